@@ -1,0 +1,13 @@
+module github.com/luaai/luaai
+
+go 1.23
+
+require (
+	github.com/yuin/gopher-lua v1.1.2
+	layeh.com/gopher-luar v1.0.11
+)
+
+require (
+	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

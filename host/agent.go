@@ -1,0 +1,316 @@
+package host
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Agent is one running instance of a behaviour: its context table, the
+// active states, their stacks and timers, pending events and requests, and
+// its random numbers.
+//
+// An Agent is used from the goroutine that owns its Host.
+type Agent struct {
+	h     *Host
+	id    int
+	b     *Behaviour
+	ctx   *lua.LTable
+	nodes []nodeRT    // by node id
+	ms    []machineRT // by machine index
+	clock float64
+	ticks int
+	pcg   *rand.PCG
+	rng   *rand.Rand
+
+	visible  []event // events this decide phase sees
+	incoming []event // events sent since, for the next tick
+
+	errs    []luabind.CallbackError
+	dropped int
+
+	// The running callback, for the functions of SPEC §7.
+	cur      *node
+	curKind  callback
+	curScore bool // cur is a utility candidate that is not active
+	ticking  bool
+
+	path   []*node   // scratch: machines on the active path
+	scores []float64 // scratch: utility scores
+}
+
+type nodeRT struct {
+	time  float64 // seconds active (frozen while paused)
+	every float64 // seconds since the last timed update
+}
+
+type machineRT struct {
+	stack     []int // child indices, top last
+	history   int   // child on top when last left, -1 for none
+	decideAcc float64
+	req       request
+	blocked   int // tick in which a request was applied here
+}
+
+type request struct {
+	kind   byte // 0 none, 'p' push, 'o' pop, 'r' replace
+	target int
+}
+
+type event struct {
+	name     string
+	payload  lua.LValue
+	consumed bool
+}
+
+type callback uint8
+
+const (
+	cbNone callback = iota
+	cbEnter
+	cbExit
+	cbUpdate
+	cbPause
+	cbResume
+	cbReload
+	cbLock
+	cbWhen
+	cbScore
+)
+
+var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "lock", "when", "score"}
+
+func (c callback) String() string { return callbackNames[c] }
+func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
+
+func (h *Host) spawn(b *Behaviour, ctx *lua.LTable) *Agent {
+	a := h.spawnDetached(b, ctx)
+	h.agents = append(h.agents, a)
+	return a
+}
+
+func (h *Host) spawnDetached(b *Behaviour, ctx *lua.LTable) *Agent {
+	h.spawned++
+	a := &Agent{
+		h: h, id: h.spawned, b: b, ctx: ctx,
+		nodes:  make([]nodeRT, len(b.nodes)),
+		ms:     make([]machineRT, len(b.machines)),
+		path:   make([]*node, 0, b.maxDepth+1),
+		scores: make([]float64, b.maxKids),
+	}
+	for i, m := range b.machines {
+		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
+	}
+	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
+	a.rng = rand.New(a.pcg)
+	old := h.vm.SetRunner(runner{a})
+	a.enter(b.root)
+	h.vm.SetRunner(old)
+	return a
+}
+
+// ID is the agent's spawn number, from 1.
+func (a *Agent) ID() int { return a.id }
+
+// Behaviour is the behaviour the agent runs.
+func (a *Agent) Behaviour() *Behaviour { return a.b }
+
+// Ticks is the number of ticks the agent has run.
+func (a *Agent) Ticks() int { return a.ticks }
+
+// Clock is the agent's game time: the sum of every tick's dt.
+func (a *Agent) Clock() float64 { return a.clock }
+
+// State is the active path, e.g. "combat.attack_player"; on a stack, the
+// path through its top state. ok is false while nothing is active (a utility
+// root without initial before its first decision).
+func (a *Agent) State() (path string, ok bool) {
+	n := a.deepest()
+	if n == a.b.root {
+		return "", false
+	}
+	return n.path, true
+}
+
+// Path is State without the flag: "" while nothing is active.
+func (a *Agent) Path() string {
+	p, _ := a.State()
+	return p
+}
+
+// deepest is the last node of the active path.
+func (a *Agent) deepest() *node {
+	n := a.b.root
+	for n.isMachine() {
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			break
+		}
+		n = n.children[st[len(st)-1]]
+	}
+	return n
+}
+
+// Active reports whether a state is on the active path or paused on a stack
+// (a paused machine's frozen subtree counts). A bare name matches at any
+// depth; a dotted path must match from the root.
+func (a *Agent) Active(nameOrPath string) bool {
+	if n, ok := a.b.byPath[nameOrPath]; ok && n != a.b.root {
+		if a.live(n) {
+			return true
+		}
+	}
+	for _, n := range a.b.byName[nameOrPath] {
+		if a.live(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// live: the node is on its parent's stack, and the parent is live.
+func (a *Agent) live(n *node) bool {
+	for ; n.parent != nil; n = n.parent {
+		found := false
+		for _, i := range a.ms[n.parent.mid].stack {
+			if i == n.index {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// Stack returns the stack of the fsm at path ("" for the root), bottom
+// first, as state names.
+func (a *Agent) Stack(path string) ([]string, error) {
+	n, ok := a.b.byPath[path]
+	if !ok || !n.isMachine() {
+		return nil, fmt.Errorf("stack of %q: %w", path, ErrUnknownState)
+	}
+	var out []string
+	for _, i := range a.ms[n.mid].stack {
+		out = append(out, n.children[i].name)
+	}
+	return out, nil
+}
+
+// Send queues an event for the agent's next decide phase. payload is
+// converted like a context value.
+func (a *Agent) Send(name string, payload any) {
+	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.h.vm.L, payload)})
+}
+
+func (a *Agent) sendLua(name string, payload lua.LValue) {
+	a.incoming = append(a.incoming, event{name: name, payload: payload})
+}
+
+// Errors returns the callback errors reported for this agent since the last
+// call, oldest first, and forgets them.
+func (a *Agent) Errors() []luabind.CallbackError {
+	out := a.errs
+	a.errs = nil
+	return out
+}
+
+func (a *Agent) report(n *node, cb string, err error) {
+	se := newScriptError(a, n, cb, err)
+	if len(a.errs) >= a.h.opts.MaxErrors {
+		a.errs = a.errs[1:]
+		a.dropped++
+	}
+	a.errs = append(a.errs, luabind.CallbackError{Message: se.Message(), State: n.path, Callback: cb})
+	if a.h.opts.OnError != nil {
+		a.h.opts.OnError(se)
+	}
+}
+
+func (a *Agent) emit(kind string, from, to *node) {
+	if a.h.opts.OnTransition == nil {
+		return
+	}
+	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path}
+	if from != nil {
+		t.From = from.path
+	}
+	a.h.opts.OnTransition(t)
+}
+
+// --- luabind.Runner: what ai.* functions act on inside callbacks ---
+
+// runner is the agent as seen from the functions of SPEC §7. It is one
+// pointer wide, so handing it to the VM as an interface does not allocate.
+type runner struct{ a *Agent }
+
+func (r runner) State() (string, bool) { return r.a.State() }
+func (r runner) Active(name string) bool { return r.a.Active(name) }
+func (r runner) Rand() *rand.Rand { return r.a.rng }
+func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payload) }
+
+// Request asks for a push, pop or replace on the nearest fsm holding the
+// running state, applied at the start of the next tick.
+func (r runner) Request(kind, name string) error {
+	a := r.a
+	if !a.curKind.isHook() {
+		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
+	}
+	m := a.cur.fsm
+	if m == nil {
+		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
+	}
+	req := request{target: -1}
+	switch kind {
+	case "push":
+		req.kind = 'p'
+	case "pop":
+		req.kind = 'o'
+	case "replace":
+		req.kind = 'r'
+	}
+	if kind != "pop" {
+		req.target = m.def.Child(name)
+		if req.target < 0 {
+			where := m.path
+			if where == "" {
+				where = "the root machine"
+			}
+			return fmt.Errorf("%q is not a state of %s: %w", name, where, ErrUnknownState)
+		}
+	}
+	a.ms[m.mid].req = req
+	return nil
+}
+
+// Time is the seconds the running state has been active.
+func (r runner) Time() float64 {
+	a := r.a
+	if a.cur == nil || a.curScore {
+		return 0
+	}
+	return a.nodes[a.cur.id].time
+}
+
+// Log passes an ai.log line to Options.OnLog.
+func (r runner) Log(msg string) {
+	a := r.a
+	if a.h.opts.OnLog == nil {
+		return
+	}
+	state := ""
+	if a.cur != nil {
+		state = a.cur.path
+	}
+	a.h.opts.OnLog(Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg})
+}
+
+// luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn.
+type luaAgent struct{ *Agent }
+
+func (l luaAgent) Ctx() *lua.LTable                      { return l.ctx }
+func (l luaAgent) Send(event string, payload lua.LValue) { l.sendLua(event, payload) }

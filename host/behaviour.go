@@ -1,0 +1,180 @@
+package host
+
+import (
+	"sort"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Behaviour is a loaded, validated behaviour script: an immutable tree of
+// states that any number of agents run. Get one from Host.LoadFile or
+// Host.LoadString.
+//
+// A Behaviour belongs to the Host that loaded it; like the Host, it is used
+// from one goroutine.
+type Behaviour struct {
+	name     string
+	def      *luabind.State
+	root     *node
+	nodes    []*node // by id, pre-order
+	machines []*node // by machine index
+	defaults *lua.LTable
+	byName   map[string][]*node
+	byPath   map[string]*node
+	maxKids  int
+	maxDepth int
+}
+
+// node is one placed state: a definition with a name, a path and a parent.
+type node struct {
+	def      *luabind.State
+	name     string
+	path     string // dot-joined from the root; "" for the root
+	id       int
+	mid      int // machine index, -1 for leaves
+	parent   *node
+	index    int // position in parent.children
+	children []*node
+	initial  int   // child index, -1 for none
+	fsm      *node // nearest fsm ancestor (not itself), nil if none
+	trans    []transition
+}
+
+type transition struct {
+	luabind.Transition
+	target int // child index in the parent machine, -1 for pop
+}
+
+func (n *node) isMachine() bool { return n.def.Kind != luabind.KindLeaf }
+func (n *node) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
+
+// Name is the file or chunk name the behaviour was loaded from.
+func (b *Behaviour) Name() string { return b.name }
+
+// States lists every state path of the behaviour in depth-first order,
+// children by name; the root is "".
+func (b *Behaviour) States() []string {
+	out := make([]string, len(b.nodes))
+	for i, n := range b.nodes {
+		out[i] = n.path
+	}
+	return out
+}
+
+func newBehaviour(L *lua.LState, name string, def *luabind.State) *Behaviour {
+	b := &Behaviour{name: name, def: def, byName: map[string][]*node{}, byPath: map[string]*node{}}
+	b.root = b.place(def, "", "", nil, 0)
+	for _, n := range b.nodes {
+		if n.parent != nil {
+			for _, t := range n.def.Transitions {
+				tr := transition{Transition: t, target: -1}
+				if t.Kind != luabind.Pop {
+					tr.target = n.parent.def.Child(t.Target)
+				}
+				n.trans = append(n.trans, tr)
+			}
+		}
+	}
+	b.defaults = mergeDefaults(L, b.root)
+	return b
+}
+
+func (b *Behaviour) place(def *luabind.State, name, path string, parent *node, depth int) *node {
+	n := &node{def: def, name: name, path: path, id: len(b.nodes), mid: -1, parent: parent, initial: -1}
+	b.nodes = append(b.nodes, n)
+	if depth > b.maxDepth {
+		b.maxDepth = depth
+	}
+	if parent != nil {
+		if parent.isFSM() {
+			n.fsm = parent
+		} else {
+			n.fsm = parent.fsm
+		}
+		b.byName[name] = append(b.byName[name], n)
+	}
+	b.byPath[path] = n
+	if !def.IsMachine() {
+		return n
+	}
+	n.mid = len(b.machines)
+	b.machines = append(b.machines, n)
+	if len(def.Children) > b.maxKids {
+		b.maxKids = len(def.Children)
+	}
+	for i, c := range def.Children {
+		p := c.Name
+		if path != "" {
+			p = path + "." + c.Name
+		}
+		child := b.place(c.Def, c.Name, p, n, depth+1)
+		child.index = i
+		n.children = append(n.children, child)
+	}
+	if def.Initial != "" {
+		n.initial = def.Child(def.Initial)
+	}
+	return n
+}
+
+// mergeDefaults merges the context defaults of every machine: the root's,
+// then level by level (outer wins), siblings in name order (first wins).
+func mergeDefaults(L *lua.LState, root *node) *lua.LTable {
+	out := L.NewTable()
+	level := []*node{root}
+	for len(level) > 0 {
+		var next []*node
+		for _, n := range level {
+			if n.def.Context != nil {
+				keys := sortedKeys(n.def.Context)
+				for _, k := range keys {
+					if out.RawGet(k) == lua.LNil {
+						out.RawSet(k, n.def.Context.RawGet(k))
+					}
+				}
+			}
+			next = append(next, n.children...)
+		}
+		level = next
+	}
+	return out
+}
+
+// sortedKeys gives a table's keys in a stable order (strings, then numbers).
+func sortedKeys(t *lua.LTable) []lua.LValue {
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	sort.Slice(keys, func(i, j int) bool {
+		ki, kj := keys[i], keys[j]
+		if ki.Type() != kj.Type() {
+			return ki.Type() > kj.Type() // strings before numbers
+		}
+		if a, ok := ki.(lua.LNumber); ok {
+			return a < kj.(lua.LNumber)
+		}
+		return ki.String() < kj.String()
+	})
+	return keys
+}
+
+// deepCopy copies tables recursively (sharing nothing but non-table values);
+// a table reached twice is copied once, so cycles survive.
+func deepCopy(L *lua.LState, v lua.LValue, seen map[*lua.LTable]*lua.LTable) lua.LValue {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return v
+	}
+	if c, ok := seen[t]; ok {
+		return c
+	}
+	c := L.CreateTable(t.Len(), 0)
+	seen[t] = c
+	t.ForEach(func(k, val lua.LValue) {
+		c.RawSet(deepCopy(L, k, seen), deepCopy(L, val, seen))
+	})
+	if mt := L.GetMetatable(t); mt != lua.LNil {
+		L.SetMetatable(c, mt)
+	}
+	return c
+}

@@ -1,0 +1,157 @@
+package host
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
+)
+
+// Ctx is the agent's live context table. Use it from the host's goroutine,
+// between ticks.
+func (a *Agent) Ctx() *lua.LTable { return a.ctx }
+
+// Get reads a top-level context field as a Go value: nil, bool, float64,
+// string, map[string]any / []any for tables, or the bound Go value.
+func (a *Agent) Get(key string) any { return fromLua(a.ctx.RawGetString(key), 0) }
+
+// Number reads a number field; ok is false when it is not a number.
+func (a *Agent) Number(key string) (float64, bool) {
+	n, ok := a.ctx.RawGetString(key).(lua.LNumber)
+	return float64(n), ok
+}
+
+// String reads a string field; ok is false when it is not a string.
+func (a *Agent) String(key string) (string, bool) {
+	s, ok := a.ctx.RawGetString(key).(lua.LString)
+	return string(s), ok
+}
+
+// Bool reads a boolean field; ok is false when it is not a boolean.
+func (a *Agent) Bool(key string) (bool, bool) {
+	b, ok := a.ctx.RawGetString(key).(lua.LBool)
+	return bool(b), ok
+}
+
+// Set writes a top-level context field. Numbers, strings, booleans, nil,
+// maps with string keys and slices become Lua values; any other Go value is
+// bound with gopher-luar (as Bind does).
+func (a *Agent) Set(key string, value any) {
+	a.ctx.RawSetString(key, toLua(a.h.vm.L, value))
+}
+
+// Bind puts a Go value into the context with gopher-luar, so Lua calls its
+// methods and reads its exported fields: ctx.body:MoveTo(x, y).
+func (a *Agent) Bind(key string, value any) {
+	a.ctx.RawSetString(key, luar.New(a.h.vm.L, value))
+}
+
+// toLua converts plain Go data to Lua values; other values are bound with
+// gopher-luar.
+func toLua(L *lua.LState, v any) lua.LValue {
+	switch v := v.(type) {
+	case nil:
+		return lua.LNil
+	case lua.LValue:
+		return v
+	case bool:
+		return lua.LBool(v)
+	case string:
+		return lua.LString(v)
+	case float64:
+		return lua.LNumber(v)
+	case float32:
+		return lua.LNumber(v)
+	case int:
+		return lua.LNumber(v)
+	case int64:
+		return lua.LNumber(v)
+	case int32:
+		return lua.LNumber(v)
+	case uint:
+		return lua.LNumber(v)
+	case uint64:
+		return lua.LNumber(v)
+	case uint32:
+		return lua.LNumber(v)
+	case map[string]any:
+		t := L.CreateTable(0, len(v))
+		for _, k := range sortedMapKeys(v) {
+			t.RawSetString(k, toLua(L, v[k]))
+		}
+		return t
+	case []any:
+		t := L.CreateTable(len(v), 0)
+		for i, x := range v {
+			t.RawSetInt(i+1, toLua(L, x))
+		}
+		return t
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return lua.LNumber(rv.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return lua.LNumber(rv.Uint())
+	case reflect.Float32, reflect.Float64:
+		return lua.LNumber(rv.Float())
+	case reflect.String:
+		return lua.LString(rv.String())
+	case reflect.Bool:
+		return lua.LBool(rv.Bool())
+	}
+	return luar.New(L, v)
+}
+
+// fromLua converts a Lua value to plain Go data. Tables whose keys are
+// 1..n become []any, other tables map[string]any (non-string keys are
+// formatted). depth guards against cycles.
+func fromLua(v lua.LValue, depth int) any {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(v)
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		return string(v)
+	case *lua.LUserData:
+		return v.Value
+	case *lua.LTable:
+		if depth > 64 {
+			return nil
+		}
+		n := v.Len()
+		count := 0
+		v.ForEach(func(lua.LValue, lua.LValue) { count++ })
+		if n > 0 && count == n {
+			out := make([]any, n)
+			for i := 1; i <= n; i++ {
+				out[i-1] = fromLua(v.RawGetInt(i), depth+1)
+			}
+			return out
+		}
+		out := make(map[string]any, count)
+		v.ForEach(func(k, val lua.LValue) {
+			key := k.String()
+			if _, ok := k.(lua.LString); !ok {
+				key = fmt.Sprint(fromLua(k, depth+1))
+			}
+			out[key] = fromLua(val, depth+1)
+		})
+		return out
+	}
+	return v
+}
+
+func sortedMapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,84 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/luaai/luaai/luabind"
+)
+
+// Sentinel errors, wrapped with %w where they occur.
+var (
+	// ErrUnknownState: a name or path that is not a state of the behaviour.
+	ErrUnknownState = errors.New("unknown state")
+	// ErrStackDepth: a push would make a machine's stack deeper than Options.MaxStackDepth.
+	ErrStackDepth = errors.New("stack depth limit reached")
+	// ErrOnStack: a push or replace names a state already paused on the stack.
+	ErrOnStack = errors.New("state is already on the stack")
+	// ErrEmptyStack: a pop of the last state of a machine.
+	ErrEmptyStack = errors.New("cannot pop the last state of a machine")
+	// ErrTicking: an agent ticked again from inside its own tick.
+	ErrTicking = errors.New("agent is already ticking")
+	// ErrClosed: the host was closed.
+	ErrClosed = errors.New("host is closed")
+	// ErrNotInHook: ai.push/pop/replace called from when, lock or score.
+	ErrNotInHook = errors.New("only allowed in hooks (enter, exit, update, pause, resume, on_reload)")
+	// ErrNoMachine: ai.push/pop/replace from a state with no fsm above it.
+	ErrNoMachine = errors.New("no fsm holds this state")
+	// ErrWrongBehaviour: a behaviour from another host.
+	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
+)
+
+// ScriptError is a callback that failed: it raised a Lua error, returned a
+// score that is not a number, or asked for a stack change that could not be
+// made. The agent goes on: the callback counts as false / 0 / no-op.
+type ScriptError struct {
+	Script    string // file the failing code is in, when Lua names it
+	Line      int    // 0 when unknown
+	Agent     int    // the agent's id (spawn number, from 1)
+	Tick      int    // the agent's tick count when it failed (0: at spawn)
+	State     string // state path, "" for the root
+	Callback  string // enter, exit, update, pause, resume, lock, when, score, transition, on_reload
+	Msg       string // the message without the position
+	Traceback string // Lua stack traceback, when there is one
+	Err       error  // the underlying error
+}
+
+// Error formats the error as "file:line: message (agent N, state S, callback C)".
+func (e *ScriptError) Error() string {
+	pos := luabind.Pos{File: e.Script, Line: e.Line}.String()
+	state := e.State
+	if state == "" {
+		state = "<root>"
+	}
+	if pos != "" {
+		pos += ": "
+	}
+	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, e.Msg, e.Agent, state, e.Callback)
+}
+
+// Unwrap returns the underlying error.
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// Message is "file:line: message" as Lua reports it (what agent:errors() shows).
+func (e *ScriptError) Message() string {
+	if e.Script == "" {
+		return e.Msg
+	}
+	return luabind.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
+}
+
+func newScriptError(a *Agent, n *node, callback string, err error) *ScriptError {
+	msg := luabind.ErrorMessage(err)
+	pos, rest := luabind.SplitPos(msg)
+	se := &ScriptError{
+		Script: pos.File, Line: pos.Line, Agent: a.id, Tick: a.ticks,
+		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: err,
+	}
+	if se.Script == "" {
+		// Errors raised by the engine itself (stack rules, NaN scores) point
+		// at the definition of the state.
+		se.Script, se.Line = n.def.Pos.File, n.def.Pos.Line
+	}
+	return se
+}

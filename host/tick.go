@@ -1,0 +1,506 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// eps is the tolerance of accumulated-time comparisons: ten ticks of 0.1
+// reach 1.0.
+const eps = 1e-9
+
+// Tick advances the agent by dt seconds (SPEC §4): clock, requests, decide,
+// update. Callback errors are reported (Options.OnError, Agent.Errors) and
+// do not stop the tick; the returned error is only for misuse (a tick from
+// inside the agent's own tick, a closed host, a bad dt).
+func (a *Agent) Tick(dt float64) error {
+	if a.h.closed {
+		return ErrClosed
+	}
+	if a.ticking {
+		return ErrTicking
+	}
+	if dt < 0 || math.IsNaN(dt) || math.IsInf(dt, 0) {
+		return fmt.Errorf("tick: dt must be a finite number ≥ 0, got %v", dt)
+	}
+	a.ticking = true
+	old := a.h.vm.SetRunner(runner{a})
+	defer func() {
+		a.h.vm.SetRunner(old)
+		a.cur, a.curKind, a.curScore = nil, cbNone, false
+		a.ticking = false
+	}()
+
+	a.ticks++
+	a.clock += dt
+	a.advance(dt)
+
+	// Events sent before this tick are what this decide phase sees.
+	a.visible, a.incoming = a.incoming, a.visible[:0]
+
+	a.applyRequests()
+	a.decide()
+	for i := range a.visible {
+		a.visible[i] = event{}
+	}
+	a.visible = a.visible[:0]
+	a.update(dt)
+	return nil
+}
+
+// advance is step 0: the clock of every active (not paused) state.
+func (a *Agent) advance(dt float64) {
+	n := a.b.root
+	for {
+		rt := &a.nodes[n.id]
+		rt.time += dt
+		rt.every += dt
+		if !n.isMachine() {
+			return
+		}
+		m := &a.ms[n.mid]
+		m.decideAcc += dt
+		if len(m.stack) == 0 {
+			return
+		}
+		n = n.children[m.stack[len(m.stack)-1]]
+	}
+}
+
+// activeMachines fills a.path with the machines on the active path, root first.
+func (a *Agent) activeMachines() []*node {
+	a.path = a.path[:0]
+	n := a.b.root
+	for n.isMachine() {
+		a.path = append(a.path, n)
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			break
+		}
+		n = n.children[st[len(st)-1]]
+	}
+	return a.path
+}
+
+// applyRequests is step 1: pending ai.push/pop/replace, innermost first.
+func (a *Agent) applyRequests() {
+	path := a.activeMachines()
+	for i := len(path) - 1; i >= 0; i-- {
+		n := path[i]
+		m := &a.ms[n.mid]
+		req := m.req
+		if req.kind == 0 {
+			continue
+		}
+		m.req = request{}
+		var err error
+		switch req.kind {
+		case 'p':
+			err = a.push(n, req.target)
+		case 'o':
+			err = a.pop(n)
+		case 'r':
+			err = a.replace(n, req.target, "replace")
+		}
+		if err != nil {
+			a.report(a.top(n), "transition", err)
+			continue
+		}
+		m.blocked = a.ticks
+	}
+}
+
+func (a *Agent) top(n *node) *node {
+	st := a.ms[n.mid].stack
+	if len(st) == 0 {
+		return n
+	}
+	return n.children[st[len(st)-1]]
+}
+
+func (a *Agent) onStack(n *node, idx int) bool {
+	for _, i := range a.ms[n.mid].stack {
+		if i == idx {
+			return true
+		}
+	}
+	return false
+}
+
+// replace exits the top state of fsm n and enters child idx. Naming the
+// active state changes nothing; naming a paused one is refused.
+func (a *Agent) replace(n *node, idx int, kind string) error {
+	m := &a.ms[n.mid]
+	cur := m.stack[len(m.stack)-1]
+	if cur == idx {
+		return nil
+	}
+	if a.onStack(n, idx) {
+		return fmt.Errorf("%s %q: %w", kind, n.children[idx].name, ErrOnStack)
+	}
+	from := n.children[cur]
+	a.exit(from)
+	m.stack[len(m.stack)-1] = idx
+	to := n.children[idx]
+	a.emit(kind, from, to)
+	a.enter(to)
+	return nil
+}
+
+// push pauses the top state of fsm n and enters child idx above it.
+func (a *Agent) push(n *node, idx int) error {
+	m := &a.ms[n.mid]
+	cur := m.stack[len(m.stack)-1]
+	if cur == idx {
+		return nil
+	}
+	if a.onStack(n, idx) {
+		return fmt.Errorf("push %q: %w", n.children[idx].name, ErrOnStack)
+	}
+	if len(m.stack) >= a.h.opts.MaxStackDepth {
+		return fmt.Errorf("push %q onto %d states: %w (MaxStackDepth %d)", n.children[idx].name, len(m.stack), ErrStackDepth, a.h.opts.MaxStackDepth)
+	}
+	covered := n.children[cur]
+	a.hook(covered, covered.def.Pause, cbPause)
+	m.stack = append(m.stack, idx)
+	to := n.children[idx]
+	a.emit("push", covered, to)
+	a.enter(to)
+	return nil
+}
+
+// pop exits the top state of fsm n and resumes the one below.
+func (a *Agent) pop(n *node) error {
+	m := &a.ms[n.mid]
+	if len(m.stack) < 2 {
+		return fmt.Errorf("pop %q: %w", n.children[m.stack[len(m.stack)-1]].name, ErrEmptyStack)
+	}
+	from := n.children[m.stack[len(m.stack)-1]]
+	a.exit(from)
+	m.stack = m.stack[:len(m.stack)-1]
+	to := n.children[m.stack[len(m.stack)-1]]
+	a.emit("pop", from, to)
+	a.hook(to, to.def.Resume, cbResume)
+	return nil
+}
+
+// enter makes n active: its hook first, then (for a machine) its initial
+// state, or with history the state that was on top when it was left.
+func (a *Agent) enter(n *node) {
+	a.nodes[n.id] = nodeRT{}
+	a.hook(n, n.def.Enter, cbEnter)
+	if !n.isMachine() {
+		return
+	}
+	m := &a.ms[n.mid]
+	m.decideAcc = 0
+	m.req = request{}
+	m.stack = m.stack[:0]
+	idx := n.initial
+	if n.def.History && m.history >= 0 {
+		idx = m.history
+	}
+	if idx < 0 {
+		return
+	}
+	m.stack = append(m.stack, idx)
+	a.enter(n.children[idx])
+}
+
+// exit leaves n: for a machine, every state on its stack top first (each
+// deepest first), then n's own hook.
+func (a *Agent) exit(n *node) {
+	if n.isMachine() {
+		m := &a.ms[n.mid]
+		if len(m.stack) > 0 {
+			m.history = m.stack[len(m.stack)-1]
+		}
+		for len(m.stack) > 0 {
+			a.exit(n.children[m.stack[len(m.stack)-1]])
+			m.stack = m.stack[:len(m.stack)-1]
+		}
+		m.req = request{}
+	}
+	a.hook(n, n.def.Exit, cbExit)
+}
+
+// decide is step 2, root first down the active path.
+func (a *Agent) decide() {
+	n := a.b.root
+	for n.isMachine() {
+		m := &a.ms[n.mid]
+		if m.blocked == a.ticks {
+			return
+		}
+		if n.def.DecideEvery > 0 {
+			if m.decideAcc+eps < n.def.DecideEvery && !a.eventsPending() {
+				return
+			}
+			m.decideAcc = 0
+		}
+		if n.isFSM() {
+			top := a.top(n)
+			if !a.locked(top) && a.tryTransitions(n, top) {
+				return
+			}
+			n = top
+			continue
+		}
+		a.decideUtility(n)
+		if len(m.stack) == 0 {
+			return
+		}
+		n = a.top(n)
+	}
+}
+
+func (a *Agent) eventsPending() bool {
+	for i := range a.visible {
+		if !a.visible[i].consumed {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Agent) locked(s *node) bool {
+	if s.def.Lock == nil {
+		return false
+	}
+	return a.test(s, s.def.Lock, lua.LNil, cbLock)
+}
+
+// tryTransitions tries the transitions of s, the top state of fsm n, in
+// order, and reports whether one fired.
+func (a *Agent) tryTransitions(n, s *node) bool {
+	for i := range s.trans {
+		t := &s.trans[i]
+		if t.After > 0 && a.nodes[s.id].time+eps < t.After {
+			continue
+		}
+		if t.On == "" {
+			if t.When != nil && !a.test(s, t.When, lua.LNil, cbWhen) {
+				continue
+			}
+			if a.fire(n, s, t) {
+				return true
+			}
+			continue
+		}
+		for j := range a.visible {
+			ev := &a.visible[j]
+			if ev.consumed || ev.name != t.On {
+				continue
+			}
+			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
+				continue
+			}
+			if a.fire(n, s, t) {
+				ev.consumed = true
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// fire applies a transition whose conditions passed; false when the stack
+// rules refuse it (reported), so the next transition is tried.
+func (a *Agent) fire(n, s *node, t *transition) bool {
+	var err error
+	switch t.Kind {
+	case luabind.To:
+		err = a.replace(n, t.target, "to")
+	case luabind.Push:
+		err = a.push(n, t.target)
+	case luabind.Pop:
+		err = a.pop(n)
+	}
+	if err != nil {
+		a.report(s, "transition", err)
+		return false
+	}
+	return true
+}
+
+// decideUtility scores every child of utility machine n and switches to the
+// winner.
+func (a *Agent) decideUtility(n *node) {
+	m := &a.ms[n.mid]
+	active := -1
+	if len(m.stack) > 0 {
+		active = m.stack[len(m.stack)-1]
+	}
+	scores := a.scores[:len(n.children)]
+	for i, c := range n.children {
+		scores[i] = a.score(c, i == active)
+		if i == active {
+			scores[i] += n.def.Momentum
+		}
+	}
+	winner, kept := -1, false
+	if active >= 0 && a.locked(n.children[active]) {
+		winner, kept = active, true
+	} else if n.def.RandomTop > 0 {
+		winner = a.randomTop(scores, n.def.RandomTop, active)
+	} else {
+		winner = best(scores, active)
+	}
+	if a.h.opts.OnDecision != nil {
+		a.reportDecision(n, scores, winner, kept)
+	}
+	if winner == active || winner < 0 {
+		return
+	}
+	var from *node
+	if active >= 0 {
+		from = n.children[active]
+		a.exit(from)
+		m.stack = m.stack[:0]
+	}
+	m.stack = append(m.stack, winner)
+	to := n.children[winner]
+	a.emit("select", from, to)
+	a.enter(to)
+}
+
+// best is the highest score; the active child keeps a tie, else the first
+// (smallest) name wins.
+func best(scores []float64, active int) int {
+	w := -1
+	for i, s := range scores {
+		if w < 0 || s > scores[w] || s == scores[w] && i == active {
+			w = i
+		}
+	}
+	return w
+}
+
+// randomTop draws among the n best positive scores, weighted by score, with
+// the agent's RNG; without a positive score it falls back to the best.
+func (a *Agent) randomTop(scores []float64, n, active int) int {
+	idx := make([]int, 0, len(scores))
+	for i, s := range scores {
+		if s > 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return best(scores, active)
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return scores[idx[i]] > scores[idx[j]] })
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	total := 0.0
+	for _, i := range idx {
+		total += scores[i]
+	}
+	r := a.rng.Float64() * total
+	for _, i := range idx {
+		r -= scores[i]
+		if r < 0 {
+			return i
+		}
+	}
+	return idx[len(idx)-1]
+}
+
+func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool) {
+	d := Decision{Agent: a.id, Tick: a.ticks, Machine: n.path, Kept: kept, Candidates: make([]Candidate, len(scores))}
+	for i, c := range n.children {
+		d.Candidates[i] = Candidate{State: c.path, Score: scores[i]}
+	}
+	if winner >= 0 {
+		d.Winner = n.children[winner].path
+	}
+	a.h.opts.OnDecision(d)
+}
+
+// update is step 3: root first down the active path, honouring every.
+func (a *Agent) update(dt float64) {
+	n := a.b.root
+	for {
+		if fn := n.def.Update; fn != nil {
+			rt := &a.nodes[n.id]
+			if every := n.def.Every; every <= 0 {
+				a.hookDt(n, fn, dt)
+			} else if rt.every+eps >= every {
+				acc := rt.every
+				rt.every = 0
+				a.hookDt(n, fn, acc)
+			}
+		}
+		if !n.isMachine() {
+			return
+		}
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			return
+		}
+		n = n.children[st[len(st)-1]]
+	}
+}
+
+// --- protected calls, with the running state set for SPEC §7 ---
+
+func (a *Agent) setCur(n *node, k callback) (*node, callback, bool) {
+	pn, pk, ps := a.cur, a.curKind, a.curScore
+	a.cur, a.curKind, a.curScore = n, k, false
+	return pn, pk, ps
+}
+
+func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
+	if fn == nil {
+		return
+	}
+	pn, pk, ps := a.setCur(n, k)
+	err := a.h.vm.CallHook(fn, a.ctx, false, 0)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err != nil {
+		a.report(n, k.String(), err)
+	}
+}
+
+func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt float64) {
+	pn, pk, ps := a.setCur(n, cbUpdate)
+	err := a.h.vm.CallHook(fn, a.ctx, true, dt)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err != nil {
+		a.report(n, "update", err)
+	}
+}
+
+func (a *Agent) test(n *node, c luabind.Cond, payload lua.LValue, k callback) bool {
+	pn, pk, ps := a.setCur(n, k)
+	ok, err := c.Test(a.h.vm, a.ctx, payload)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err != nil {
+		a.report(n, k.String(), err)
+		return false
+	}
+	return ok
+}
+
+func (a *Agent) score(n *node, active bool) float64 {
+	if n.def.Score == nil {
+		return 0
+	}
+	pn, pk, ps := a.setCur(n, cbScore)
+	a.curScore = !active
+	s, err := n.def.Score.Score(a.h.vm, a.ctx)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err == nil && math.IsNaN(s) {
+		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)
+	}
+	if err != nil {
+		a.report(n, "score", err)
+		return 0
+	}
+	return s
+}

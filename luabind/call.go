@@ -1,0 +1,192 @@
+package luabind
+
+import (
+	"errors"
+	"math/rand/v2"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Cond is a transition condition: a Lua function, a constant, or a native
+// condition evaluated in Go. payload is the event's payload (nil without `on`).
+// An error means the condition raised; the caller reports it and treats the
+// condition as false.
+type Cond interface {
+	Test(vm *VM, ctx *lua.LTable, payload lua.LValue) (bool, error)
+}
+
+// Scorer gives a utility score: a number, a Lua function, or a native scorer.
+// An error means a Lua function inside it raised; the caller reports it and
+// scores the candidate 0.
+type Scorer interface {
+	Score(vm *VM, ctx *lua.LTable) (float64, error)
+}
+
+// ErrNotANumber is returned by a Lua scorer whose result is not a number
+// (NaN included).
+var ErrNotANumber = errors.New("score is not a number")
+
+// Runner is what the luaai functions usable inside callbacks (SPEC §7) act
+// on: the agent whose callback is running. host implements it.
+type Runner interface {
+	// Request asks for a push ("push"), pop ("pop") or replace ("replace")
+	// on the nearest fsm holding the running state.
+	Request(kind, name string) error
+	Send(event string, payload lua.LValue)
+	// State is the active path; ok is false while nothing is active.
+	State() (path string, ok bool)
+	Active(name string) bool
+	Time() float64
+	Rand() *rand.Rand
+	Log(msg string)
+}
+
+// Spawner creates agents for ai.spawn. host implements it.
+type Spawner interface {
+	Spawn(def *State, overrides *lua.LTable) (LuaAgent, error)
+}
+
+// LuaAgent is an agent as ai.spawn hands it to Lua (SPEC §8).
+type LuaAgent interface {
+	Tick(dt float64) error
+	State() (string, bool)
+	Active(name string) bool
+	Ctx() *lua.LTable
+	Send(event string, payload lua.LValue)
+	// Errors returns the callback errors reported since the last call and
+	// forgets them.
+	Errors() []CallbackError
+}
+
+// CallbackError is one failed callback, as agent:errors() returns it.
+type CallbackError struct {
+	Message  string // "file:line: message" as Lua raised it
+	State    string // the state path, "" for the root
+	Callback string // "enter", "exit", "update", "pause", "resume", "lock", "when", "score", "transition", "request", "on_reload"
+}
+
+// Call runs fn(args...) protected and returns its first result. The Lua
+// stack is left as it was.
+func (vm *VM) Call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	if err := L.PCall(len(args), 1, nil); err != nil {
+		L.SetTop(top)
+		return lua.LNil, err
+	}
+	v := L.Get(-1)
+	L.SetTop(top)
+	return v, nil
+}
+
+// CallHook runs a hook: fn(ctx) or, with hasDt, fn(ctx, dt).
+func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float64) error {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	L.Push(ctx)
+	n := 1
+	if hasDt {
+		L.Push(lua.LNumber(dt))
+		n = 2
+	}
+	err := L.PCall(n, 0, nil)
+	L.SetTop(top)
+	return err
+}
+
+// CallBool runs fn(ctx, payload) and reads Lua truthiness.
+func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (bool, error) {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	L.Push(ctx)
+	L.Push(payload)
+	if err := L.PCall(2, 1, nil); err != nil {
+		L.SetTop(top)
+		return false, err
+	}
+	v := L.Get(-1)
+	L.SetTop(top)
+	return lua.LVAsBool(v), nil
+}
+
+// CallNumber runs fn(ctx) and reads a number; anything else is ErrNotANumber.
+func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	L.Push(ctx)
+	if err := L.PCall(1, 1, nil); err != nil {
+		L.SetTop(top)
+		return 0, err
+	}
+	v := L.Get(-1)
+	L.SetTop(top)
+	n, ok := number(v)
+	if !ok {
+		return 0, &notANumber{got: v.Type().String()}
+	}
+	return n, nil
+}
+
+type notANumber struct{ got string }
+
+func (e *notANumber) Error() string {
+	if e.got == "number" {
+		return "score is NaN"
+	}
+	return "score is a " + e.got + ", not a number"
+}
+func (e *notANumber) Unwrap() error { return ErrNotANumber }
+
+// ErrorMessage is the message of an error from a protected call, without the
+// traceback: "file:line: message".
+func ErrorMessage(err error) string {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
+		return ae.Object.String()
+	}
+	return err.Error()
+}
+
+// Traceback is the Lua stack traceback of an error from a protected call, or "".
+func Traceback(err error) string {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		return ae.StackTrace
+	}
+	return ""
+}
+
+// LuaCond is a condition written as a Lua function.
+type LuaCond struct{ Fn *lua.LFunction }
+
+// Test calls the function with the context and payload.
+func (c LuaCond) Test(vm *VM, ctx *lua.LTable, payload lua.LValue) (bool, error) {
+	return vm.CallBool(c.Fn, ctx, payload)
+}
+
+// ConstCond is `true` or `false` used as a condition.
+type ConstCond bool
+
+// Test returns the constant.
+func (c ConstCond) Test(*VM, *lua.LTable, lua.LValue) (bool, error) { return bool(c), nil }
+
+// LuaScorer is a score written as a Lua function.
+type LuaScorer struct{ Fn *lua.LFunction }
+
+// Score calls the function with the context.
+func (s LuaScorer) Score(vm *VM, ctx *lua.LTable) (float64, error) {
+	return vm.CallNumber(s.Fn, ctx)
+}
+
+// ConstScorer is a number used as a score.
+type ConstScorer float64
+
+// Score returns the constant.
+func (s ConstScorer) Score(*VM, *lua.LTable) (float64, error) { return float64(s), nil }

@@ -1,0 +1,563 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Kind says what a state definition is.
+type Kind uint8
+
+// The kinds of state.
+const (
+	KindLeaf    Kind = iota // a plain table
+	KindFSM                 // ai.fsm{}
+	KindUtility             // ai.utility{}
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindFSM:
+		return "fsm"
+	case KindUtility:
+		return "utility"
+	}
+	return "leaf"
+}
+
+// State is the immutable definition of one state: a leaf or a machine. A
+// machine definition carries no name: its name is its key in the parent's
+// states, so one definition may be placed in several parents.
+type State struct {
+	Kind Kind
+	Pos  Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
+
+	Enter, Exit, Update, Pause, Resume *lua.LFunction
+	Lock                               Cond // nil: never locked
+	Every                              float64
+	Transitions                        []Transition
+	Score                              Scorer // utility children only
+
+	// Machines only.
+	Initial     string  // "" for a utility machine without initial
+	Children    []Child // sorted by name
+	Context     *lua.LTable
+	DecideEvery float64
+	History     bool
+	Momentum    float64
+	RandomTop   int // 0: select the best
+	OnReload    *lua.LFunction
+	Renamed     map[string]string
+
+	// Problems found while building this definition (not its children's).
+	Problems ErrorList
+	// Warnings are suspicious but legal things (unknown fields).
+	Warnings ErrorList
+}
+
+// Child is a named state of a machine.
+type Child struct {
+	Name string
+	Def  *State
+}
+
+// IsMachine reports whether the state has children.
+func (s *State) IsMachine() bool { return s.Kind != KindLeaf }
+
+// Child returns the index of the named child, or -1.
+func (s *State) Child(name string) int {
+	i := sort.Search(len(s.Children), func(i int) bool { return s.Children[i].Name >= name })
+	if i < len(s.Children) && s.Children[i].Name == name {
+		return i
+	}
+	return -1
+}
+
+// TransitionKind says what a transition does.
+type TransitionKind uint8
+
+// The kinds of transition.
+const (
+	To TransitionKind = iota
+	Push
+	Pop
+)
+
+func (k TransitionKind) String() string {
+	switch k {
+	case Push:
+		return "push"
+	case Pop:
+		return "pop"
+	}
+	return "to"
+}
+
+// Transition is one entry of a state's transitions.
+type Transition struct {
+	Kind   TransitionKind
+	Target string // "" for pop
+	When   Cond   // nil: always
+	On     string // event name, "" for none
+	After  float64
+	Pos    Pos
+}
+
+const machineTypeName = "luaai.machine"
+
+var leafFields = map[string]bool{
+	"enter": true, "exit": true, "update": true, "pause": true, "resume": true,
+	"lock": true, "every": true, "transitions": true, "score": true,
+}
+
+var machineFields = map[string]bool{
+	"initial": true, "states": true, "context": true, "decide_every": true, "history": true,
+	"momentum": true, "select": true, "on_reload": true, "renamed": true,
+}
+
+var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "when": true, "on": true, "after": true}
+
+// decoder builds definitions from Lua tables, collecting every problem.
+type decoder struct {
+	L    *lua.LState
+	pos  Pos
+	errs *ErrorList
+	warn *ErrorList
+}
+
+func (d *decoder) errorf(pos Pos, format string, args ...any) { d.errs.Add(pos, format, args...) }
+
+// decodeMachine builds a machine from the table given to ai.fsm / ai.utility.
+func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
+	m := &State{Kind: kind, Pos: pos}
+	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings}
+	what := "ai." + kind.String()
+	d.hooks(m, t, what)
+	t.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			d.errorf(pos, "%s: field keys must be names, got %s", what, k.Type())
+			return
+		}
+		if !leafFields[string(ks)] && !machineFields[string(ks)] {
+			d.warn.Add(pos, "%s: unknown field %q", what, string(ks))
+		}
+	})
+	if v := t.RawGetString("context"); v != lua.LNil {
+		if ct, ok := v.(*lua.LTable); ok {
+			m.Context = ct
+		} else {
+			d.errorf(pos, "%s: context must be a table, got %s", what, v.Type())
+		}
+	}
+	m.DecideEvery = d.seconds(t, "decide_every", what)
+	if v := t.RawGetString("history"); v != lua.LNil {
+		if b, ok := v.(lua.LBool); ok {
+			m.History = bool(b)
+		} else {
+			d.errorf(pos, "%s: history must be a boolean, got %s", what, v.Type())
+		}
+	}
+	if v := t.RawGetString("on_reload"); v != lua.LNil {
+		if fn, ok := v.(*lua.LFunction); ok {
+			m.OnReload = fn
+		} else {
+			d.errorf(pos, "%s: on_reload must be a function, got %s", what, v.Type())
+		}
+	}
+	if v := t.RawGetString("renamed"); v != lua.LNil {
+		rt, ok := v.(*lua.LTable)
+		if !ok {
+			d.errorf(pos, "%s: renamed must be a table of old path = new path, got %s", what, v.Type())
+		} else {
+			m.Renamed = map[string]string{}
+			rt.ForEach(func(k, v lua.LValue) {
+				ks, ok1 := k.(lua.LString)
+				vs, ok2 := v.(lua.LString)
+				if !ok1 || !ok2 {
+					d.errorf(pos, "%s: renamed entries must map a path string to a path string", what)
+					return
+				}
+				m.Renamed[string(ks)] = string(vs)
+			})
+		}
+	}
+	if kind == KindUtility {
+		if v := t.RawGetString("momentum"); v != lua.LNil {
+			if n, ok := number(v); ok {
+				m.Momentum = n
+			} else {
+				d.errorf(pos, "%s: momentum must be a number, got %s", what, v.Type())
+			}
+		}
+		d.selectMode(m, t.RawGetString("select"), what)
+	} else {
+		for _, f := range []string{"momentum", "select"} {
+			if t.RawGetString(f) != lua.LNil {
+				d.errorf(pos, "%s: %s is for ai.utility machines", what, f)
+			}
+		}
+	}
+
+	states, ok := t.RawGetString("states").(*lua.LTable)
+	if !ok {
+		d.errorf(pos, "%s: states must be a table of name = state", what)
+	} else {
+		states.ForEach(func(k, v lua.LValue) {
+			name, ok := k.(lua.LString)
+			if !ok || !isIdent(string(name)) {
+				d.errorf(pos, "%s: state names must be Lua identifiers, got %s", what, lua.LVAsString(k))
+				return
+			}
+			child := d.state(string(name), v, kind)
+			if child != nil {
+				m.Children = append(m.Children, Child{Name: string(name), Def: child})
+			}
+		})
+		sort.Slice(m.Children, func(i, j int) bool { return m.Children[i].Name < m.Children[j].Name })
+		if len(m.Children) == 0 {
+			d.errorf(pos, "%s: a machine needs at least one state", what)
+		}
+	}
+
+	switch v := t.RawGetString("initial").(type) {
+	case *lua.LNilType:
+		if kind == KindFSM {
+			d.errorf(pos, "%s: missing initial state", what)
+		}
+	case lua.LString:
+		m.Initial = string(v)
+		if states != nil && m.Child(m.Initial) < 0 {
+			d.errorf(pos, "%s: initial state %q is not one of its states (%s)", what, m.Initial, m.childNames())
+		}
+	default:
+		d.errorf(pos, "%s: initial must be a state name, got %s", what, v.Type())
+	}
+
+	// Transitions of the children are checked here, where the siblings are known.
+	for _, c := range m.Children {
+		for _, tr := range c.Def.Transitions {
+			if tr.Kind == Pop {
+				continue
+			}
+			if m.Child(tr.Target) < 0 {
+				d.errorf(tr.Pos, "state %q: transition %s %q: no such state in this machine (%s)", c.Name, tr.Kind, tr.Target, m.childNames())
+			}
+		}
+	}
+	return m
+}
+
+func (m *State) childNames() string {
+	names := make([]string, len(m.Children))
+	for i, c := range m.Children {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// state decodes one entry of a machine's states.
+func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
+	switch v := v.(type) {
+	case *lua.LUserData:
+		m, ok := v.Value.(*State)
+		if !ok {
+			d.errorf(d.pos, "state %q: expected a table, ai.fsm{} or ai.utility{}, got %s", name, v.Type())
+			return nil
+		}
+		if parent == KindUtility {
+			if len(m.Transitions) > 0 {
+				d.errorf(m.Pos, "state %q: children of a utility machine take no transitions", name)
+			}
+			if m.Score == nil {
+				d.errorf(m.Pos, "state %q: children of a utility machine need a score (number, function or ai.* scorer)", name)
+			}
+		} else if m.Score != nil {
+			d.warn.Add(m.Pos, "state %q: score is only used by utility machines", name)
+		}
+		return m
+	case *lua.LTable:
+		s := &State{Kind: KindLeaf, Pos: d.pos}
+		what := fmt.Sprintf("state %q", name)
+		if v.RawGetString("states") != lua.LNil || v.RawGetString("initial") != lua.LNil {
+			d.errorf(d.pos, "%s: a plain table state cannot have states or initial; make it ai.fsm{} or ai.utility{}", what)
+		}
+		v.ForEach(func(k, _ lua.LValue) {
+			ks, ok := k.(lua.LString)
+			if !ok {
+				d.errorf(d.pos, "%s: field keys must be names, got %s", what, k.Type())
+				return
+			}
+			if !leafFields[string(ks)] && !machineFields[string(ks)] {
+				d.warn.Add(d.pos, "%s: unknown field %q", what, string(ks))
+			}
+		})
+		d.hooks(s, v, what)
+		if parent == KindUtility {
+			if len(s.Transitions) > 0 {
+				d.errorf(d.pos, "%s: children of a utility machine take no transitions", what)
+			}
+			if s.Score == nil {
+				d.errorf(d.pos, "%s: children of a utility machine need a score (number, function or ai.* scorer)", what)
+			}
+		} else if s.Score != nil {
+			d.warn.Add(d.pos, "%s: score is only used by utility machines", what)
+		}
+		return s
+	default:
+		d.errorf(d.pos, "state %q: expected a table, ai.fsm{} or ai.utility{}, got %s", name, v.Type())
+		return nil
+	}
+}
+
+// hooks decodes the fields every state has: hooks, lock, every, transitions, score.
+func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
+	for _, h := range []struct {
+		name string
+		dst  **lua.LFunction
+	}{{"enter", &s.Enter}, {"exit", &s.Exit}, {"update", &s.Update}, {"pause", &s.Pause}, {"resume", &s.Resume}} {
+		v := t.RawGetString(h.name)
+		if v == lua.LNil {
+			continue
+		}
+		fn, ok := v.(*lua.LFunction)
+		if !ok {
+			d.errorf(d.pos, "%s: hook %s must be a function, got %s", what, h.name, v.Type())
+			continue
+		}
+		*h.dst = fn
+	}
+	if v := t.RawGetString("lock"); v != lua.LNil {
+		if c, ok := toCond(v); ok {
+			s.Lock = c
+		} else {
+			d.errorf(d.pos, "%s: lock must be a function, a boolean or an ai.* condition, got %s", what, v.Type())
+		}
+	}
+	s.Every = d.seconds(t, "every", what)
+	if v := t.RawGetString("score"); v != lua.LNil {
+		if sc, ok := toScorer(v); ok {
+			s.Score = sc
+		} else {
+			d.errorf(d.pos, "%s: score must be a number, a function or an ai.* scorer, got %s", what, v.Type())
+		}
+	}
+	v := t.RawGetString("transitions")
+	if v == lua.LNil {
+		return
+	}
+	list, ok := v.(*lua.LTable)
+	if !ok {
+		d.errorf(d.pos, "%s: transitions must be a list of tables, got %s", what, v.Type())
+		return
+	}
+	n := list.Len()
+	list.ForEach(func(k, _ lua.LValue) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) != math.Trunc(float64(i)) || int(i) < 1 || int(i) > n {
+			d.errorf(d.pos, "%s: transitions must be a list {…, …}, found key %s", what, lua.LVAsString(k))
+		}
+	})
+	for i := 1; i <= n; i++ {
+		e, ok := list.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			d.errorf(d.pos, "%s: transition %d must be a table", what, i)
+			continue
+		}
+		if tr, ok := d.transition(e, fmt.Sprintf("%s: transition %d", what, i)); ok {
+			s.Transitions = append(s.Transitions, tr)
+		}
+	}
+}
+
+func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
+	tr := Transition{Pos: d.pos}
+	if fn, ok := e.RawGetString("when").(*lua.LFunction); ok && fn.Proto != nil && fn.Proto.LineDefined > 0 {
+		tr.Pos = Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+	}
+	e.ForEach(func(k, _ lua.LValue) {
+		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {
+			d.warn.Add(tr.Pos, "%s: unknown field %s", what, lua.LVAsString(k))
+		}
+	})
+	ok := true
+	kinds := 0
+	if v := e.RawGetString("to"); v != lua.LNil {
+		kinds++
+		tr.Kind, tr.Target = To, lua.LVAsString(v)
+		if _, isStr := v.(lua.LString); !isStr {
+			d.errorf(tr.Pos, "%s: to must be a state name, got %s", what, v.Type())
+			ok = false
+		}
+	}
+	if v := e.RawGetString("push"); v != lua.LNil {
+		kinds++
+		tr.Kind, tr.Target = Push, lua.LVAsString(v)
+		if _, isStr := v.(lua.LString); !isStr {
+			d.errorf(tr.Pos, "%s: push must be a state name, got %s", what, v.Type())
+			ok = false
+		}
+	}
+	if v := e.RawGetString("pop"); v != lua.LNil {
+		kinds++
+		tr.Kind, tr.Target = Pop, ""
+		if v != lua.LTrue {
+			d.errorf(tr.Pos, "%s: pop must be true", what)
+			ok = false
+		}
+	}
+	if kinds != 1 {
+		d.errorf(tr.Pos, "%s: needs exactly one of to, push, pop", what)
+		ok = false
+	}
+	if v := e.RawGetString("when"); v != lua.LNil {
+		c, isCond := toCond(v)
+		if !isCond {
+			d.errorf(tr.Pos, "%s: when must be a function, a boolean or an ai.* condition, got %s", what, v.Type())
+			ok = false
+		}
+		tr.When = c
+	}
+	if v := e.RawGetString("on"); v != lua.LNil {
+		s, isStr := v.(lua.LString)
+		if !isStr || s == "" {
+			d.errorf(tr.Pos, "%s: on must be an event name", what)
+			ok = false
+		}
+		tr.On = string(s)
+	}
+	if v := e.RawGetString("after"); v != lua.LNil {
+		n, isNum := number(v)
+		if !isNum || n < 0 || math.IsInf(n, 0) {
+			d.errorf(tr.Pos, "%s: after must be a non-negative number of seconds", what)
+			ok = false
+		}
+		tr.After = n
+	}
+	return tr, ok
+}
+
+func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
+	v := t.RawGetString(field)
+	if v == lua.LNil {
+		return 0
+	}
+	n, ok := number(v)
+	if !ok || n < 0 || math.IsInf(n, 0) {
+		d.errorf(d.pos, "%s: %s must be a non-negative number of seconds", what, field)
+		return 0
+	}
+	return n
+}
+
+func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
+	switch v := v.(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		if v != "best" {
+			d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %q`, what, string(v))
+		}
+	case *lua.LTable:
+		n, ok := number(v.RawGetString("random_top"))
+		if !ok || n < 1 || n != math.Trunc(n) {
+			d.errorf(d.pos, "%s: select.random_top must be a positive whole number", what)
+			return
+		}
+		m.RandomTop = int(n)
+	default:
+		d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %s`, what, v.Type())
+	}
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// CheckRoot validates a machine as the root of a behaviour and returns every
+// problem in it and below it, sorted by position.
+func CheckRoot(root *State, file string) ErrorList {
+	var errs ErrorList
+	if root == nil {
+		errs.Add(Pos{File: file}, "the script must return a machine (ai.fsm{} or ai.utility{})")
+		return errs
+	}
+	if len(root.Transitions) > 0 {
+		errs.Add(root.Pos, "the root machine takes no transitions (it has no siblings)")
+	}
+	seen := map[*State]bool{}
+	var walk func(s *State)
+	walk = func(s *State) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		errs = append(errs, s.Problems...)
+		for _, c := range s.Children {
+			walk(c.Def)
+		}
+	}
+	walk(root)
+	for old, nw := range root.Renamed {
+		if _, ok := root.Lookup(nw); !ok {
+			errs.Add(root.Pos, "renamed: %q maps to %q, which is not a state path", old, nw)
+		}
+	}
+	errs.Sort()
+	return errs
+}
+
+// Warnings returns the warnings of a definition and everything below it.
+func Warnings(root *State) ErrorList {
+	var out ErrorList
+	seen := map[*State]bool{}
+	var walk func(s *State)
+	walk = func(s *State) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		out = append(out, s.Warnings...)
+		for _, c := range s.Children {
+			walk(c.Def)
+		}
+	}
+	walk(root)
+	out.Sort()
+	return out
+}
+
+// Lookup finds the definition at a dotted path below s.
+func (s *State) Lookup(path string) (*State, bool) {
+	cur := s
+	for _, part := range strings.Split(path, ".") {
+		i := cur.Child(part)
+		if i < 0 {
+			return nil, false
+		}
+		cur = cur.Children[i].Def
+	}
+	return cur, true
+}
+
+// MachineValue returns the machine definition held by a Lua value made by
+// ai.fsm or ai.utility.
+func MachineValue(v lua.LValue) (*State, bool) {
+	ud, ok := v.(*lua.LUserData)
+	if !ok {
+		return nil, false
+	}
+	m, ok := ud.Value.(*State)
+	return m, ok
+}

@@ -1,0 +1,316 @@
+package luabind
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+const agentTypeName = "luaai.agent"
+
+// newModule builds the table require("luaai") returns.
+func (vm *VM) newModule() *lua.LTable {
+	L := vm.L
+	registerNativeTypes(L)
+	mt := L.NewTypeMetatable(machineTypeName)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		m, _ := MachineValue(L.Get(1))
+		if m == nil {
+			L.Push(lua.LString("machine"))
+			return 1
+		}
+		L.Push(lua.LString(fmt.Sprintf("ai.%s{%s} at %s", m.Kind, m.childNames(), m.Pos)))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("luaai.machine"))
+
+	amt := L.NewTypeMetatable(agentTypeName)
+	methods := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"tick":   vm.agentTick,
+		"state":  vm.agentState,
+		"active": vm.agentActive,
+		"send":   vm.agentSend,
+		"errors": vm.agentErrors,
+	})
+	amt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		a := checkAgent(L, 1)
+		key := L.CheckString(2)
+		if key == "ctx" {
+			L.Push(a.Ctx())
+			return 1
+		}
+		L.Push(methods.RawGetString(key))
+		return 1
+	}))
+	amt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		a := checkAgent(L, 1)
+		s, _ := a.State()
+		L.Push(lua.LString("agent(" + s + ")"))
+		return 1
+	}))
+	amt.RawSetString("__metatable", lua.LString("luaai.agent"))
+
+	exports := map[string]lua.LGFunction{
+		"fsm":     func(L *lua.LState) int { return vm.luaMachine(L, KindFSM) },
+		"utility": func(L *lua.LState) int { return vm.luaMachine(L, KindUtility) },
+		"push":    func(L *lua.LState) int { return vm.luaRequest(L, "push") },
+		"pop":     func(L *lua.LState) int { return vm.luaRequest(L, "pop") },
+		"replace": func(L *lua.LState) int { return vm.luaRequest(L, "replace") },
+		"send":    vm.luaSend,
+		"state":   vm.luaState,
+		"active":  vm.luaActive,
+		"time":    vm.luaTime,
+		"random":  vm.luaRandom,
+		"log":     vm.luaLog,
+		"spawn":   vm.luaSpawn,
+	}
+	for name, fn := range nativeExports() {
+		exports[name] = fn
+	}
+	return L.SetFuncs(L.NewTable(), exports)
+}
+
+// Exports lists the names of the luaai module's functions, sorted.
+func (vm *VM) Exports() []string {
+	t, ok := vm.modules["luaai"].(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	var names []string
+	t.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
+	sortStrings(names)
+	return names
+}
+
+func (vm *VM) luaMachine(L *lua.LState, kind Kind) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok || L.GetTop() != 1 {
+		L.ArgError(1, "ai."+kind.String()+" takes one table: ai."+kind.String()+" { initial = …, states = { … } }")
+	}
+	m := decodeMachine(L, kind, t, callerPos(L))
+	ud := L.NewUserData()
+	ud.Value = m
+	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
+	L.Push(ud)
+	return 1
+}
+
+func (vm *VM) mustRunner(L *lua.LState, fn string) Runner {
+	if vm.runner == nil {
+		L.RaiseError("ai.%s can only be called inside a callback during a tick", fn)
+	}
+	return vm.runner
+}
+
+func (vm *VM) luaRequest(L *lua.LState, kind string) int {
+	r := vm.mustRunner(L, kind)
+	name := ""
+	if kind != "pop" {
+		name = L.CheckString(1)
+	}
+	if err := r.Request(kind, name); err != nil {
+		L.RaiseError("ai.%s: %v", kind, err)
+	}
+	return 0
+}
+
+func (vm *VM) luaSend(L *lua.LState) int {
+	r := vm.mustRunner(L, "send")
+	r.Send(L.CheckString(1), L.Get(2))
+	return 0
+}
+
+func (vm *VM) luaState(L *lua.LState) int {
+	r := vm.mustRunner(L, "state")
+	if s, ok := r.State(); ok {
+		L.Push(lua.LString(s))
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 1
+}
+
+func (vm *VM) luaActive(L *lua.LState) int {
+	r := vm.mustRunner(L, "active")
+	L.Push(lua.LBool(r.Active(L.CheckString(1))))
+	return 1
+}
+
+func (vm *VM) luaTime(L *lua.LState) int {
+	r := vm.mustRunner(L, "time")
+	L.Push(lua.LNumber(r.Time()))
+	return 1
+}
+
+func (vm *VM) luaRandom(L *lua.LState) int {
+	rng := vm.mustRunner(L, "random").Rand()
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(rng.Float64()))
+	case 1:
+		m := L.CheckInt64(1)
+		if m < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(1 + rng.Int64N(m)))
+	default:
+		m, n := L.CheckInt64(1), L.CheckInt64(2)
+		if m > n {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(m + rng.Int64N(n-m+1)))
+	}
+	return 1
+}
+
+func (vm *VM) luaLog(L *lua.LState) int {
+	r := vm.mustRunner(L, "log")
+	n := L.GetTop()
+	parts := make([]string, n)
+	for i := 1; i <= n; i++ {
+		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
+	}
+	r.Log(strings.Join(parts, "\t"))
+	return 0
+}
+
+func (vm *VM) luaSpawn(L *lua.LState) int {
+	if vm.spawner == nil {
+		L.RaiseError("ai.spawn is not available here")
+	}
+	var def *State
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		path, err := vm.Resolve(callerFile(L), string(v))
+		if err != nil {
+			L.RaiseError("ai.spawn: %v", err)
+		}
+		d, err := vm.LoadBehaviour(path)
+		if err != nil {
+			L.RaiseError("ai.spawn %q: %v", string(v), err)
+		}
+		def = d
+	default:
+		m, ok := MachineValue(v)
+		if !ok {
+			L.ArgError(1, "a machine (ai.fsm{}/ai.utility{}) or a script path expected")
+		}
+		if errs := CheckRoot(m, m.Pos.File); len(errs) > 0 {
+			L.RaiseError("ai.spawn: invalid definition:\n%v", errs)
+		}
+		def = m
+	}
+	var overrides *lua.LTable
+	if v := L.Get(2); v != lua.LNil {
+		overrides = L.CheckTable(2)
+	}
+	a, err := vm.spawner.Spawn(def, overrides)
+	if err != nil {
+		L.RaiseError("ai.spawn: %v", err)
+	}
+	ud := L.NewUserData()
+	ud.Value = a
+	L.SetMetatable(ud, L.GetTypeMetatable(agentTypeName))
+	L.Push(ud)
+	return 1
+}
+
+func checkAgent(L *lua.LState, n int) LuaAgent {
+	ud := L.CheckUserData(n)
+	if a, ok := ud.Value.(LuaAgent); ok {
+		return a
+	}
+	L.ArgError(n, "agent expected")
+	return nil
+}
+
+func (vm *VM) agentTick(L *lua.LState) int {
+	a := checkAgent(L, 1)
+	dt := float64(L.OptNumber(2, 0.1))
+	if err := a.Tick(dt); err != nil {
+		L.RaiseError("agent:tick: %v", err)
+	}
+	return 0
+}
+
+func (vm *VM) agentState(L *lua.LState) int {
+	if s, ok := checkAgent(L, 1).State(); ok {
+		L.Push(lua.LString(s))
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 1
+}
+
+func (vm *VM) agentActive(L *lua.LState) int {
+	L.Push(lua.LBool(checkAgent(L, 1).Active(L.CheckString(2))))
+	return 1
+}
+
+func (vm *VM) agentSend(L *lua.LState) int {
+	checkAgent(L, 1).Send(L.CheckString(2), L.Get(3))
+	return 0
+}
+
+func (vm *VM) agentErrors(L *lua.LState) int {
+	errs := checkAgent(L, 1).Errors()
+	t := L.CreateTable(len(errs), 0)
+	for i, e := range errs {
+		et := L.CreateTable(0, 3)
+		et.RawSetString("message", lua.LString(e.Message))
+		et.RawSetString("state", lua.LString(e.State))
+		et.RawSetString("callback", lua.LString(e.Callback))
+		t.RawSetInt(i+1, et)
+	}
+	L.Push(t)
+	return 1
+}
+
+// LoadBehaviour runs a behaviour script and returns its validated root
+// machine. Results are cached by path: definitions are immutable.
+func (vm *VM) LoadBehaviour(path string) (*State, error) {
+	key, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := vm.behaviour[key]; ok {
+		return m, nil
+	}
+	proto, err := CompileFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := vm.LoadProto(proto)
+	if err != nil {
+		return nil, err
+	}
+	vm.behaviour[key] = m
+	return m, nil
+}
+
+// LoadProto runs a compiled behaviour chunk and validates the machine it
+// returns.
+func (vm *VM) LoadProto(proto *lua.FunctionProto) (*State, error) {
+	old := vm.runner
+	vm.runner = nil
+	v, err := vm.RunProto(proto)
+	vm.runner = old
+	if err != nil {
+		return nil, err
+	}
+	m, _ := MachineValue(v)
+	if errs := CheckRoot(m, proto.SourceName); len(errs) > 0 {
+		return nil, errs
+	}
+	return m, nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
