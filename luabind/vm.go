@@ -1,7 +1,9 @@
 package luabind
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,13 +174,17 @@ func (vm *VM) luaLoadString(L *lua.LState) int {
 
 // Compile parses and compiles a chunk. Every script, module and test file
 // goes through here, so one pipeline serves them all.
-func Compile(r interface{ Read([]byte) (int, error) }, name string) (*lua.FunctionProto, error) {
-	chunk, err := parse.Parse(r, name)
+func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		if pe, ok := err.(*parse.Error); ok {
 			line := pe.Pos.Line
-			if line < 0 {
-				line = 0
+			if line <= 0 { // at EOF: the last line
+				line = bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
 			}
 			msg := strings.TrimSpace(pe.Message)
 			if pe.Token != "" {

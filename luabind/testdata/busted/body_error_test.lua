@@ -1,0 +1,5 @@
+describe("body", function()
+  it("never runs", function() end)
+  local cfg = nil
+  local n = cfg.count
+end)

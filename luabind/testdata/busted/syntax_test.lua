@@ -1,0 +1,5 @@
+describe("x", function()
+  it("y", function()
+    local = 1
+  end)
+end)
