@@ -248,9 +248,9 @@ func (a *Agent) emit(kind string, from, to *node) {
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 
-func (r runner) State() (string, bool) { return r.a.State() }
-func (r runner) Active(name string) bool { return r.a.Active(name) }
-func (r runner) Rand() *rand.Rand { return r.a.rng }
+func (r runner) State() (string, bool)                 { return r.a.State() }
+func (r runner) Active(name string) bool               { return r.a.Active(name) }
+func (r runner) Rand() *rand.Rand                      { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payload) }
 
 // Request asks for a push, pop or replace on the nearest fsm holding the

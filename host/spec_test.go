@@ -27,11 +27,11 @@ local function with(t, extra) for k, v in pairs(extra) do t[k] = v end return t 
 
 type fixture struct {
 	src string
-	t  *testing.T
-	h  *host.Host
-	b  *host.Behaviour
-	tr []host.Transition
-	se []*host.ScriptError
+	t   *testing.T
+	h   *host.Host
+	b   *host.Behaviour
+	tr  []host.Transition
+	se  []*host.ScriptError
 }
 
 func newFixture(t *testing.T, src string, opts ...host.Options) *fixture {

@@ -40,7 +40,7 @@ type VM struct {
 
 	modules   map[string]lua.LValue // loaded modules by absolute path
 	loading   map[string]bool       // modules being loaded (require cycles)
-	behaviour map[string]*State      // behaviours loaded by path (ai.spawn)
+	behaviour map[string]*State     // behaviours loaded by path (ai.spawn)
 	started   time.Time
 
 	ctxArgs [2]lua.LValue

@@ -1,0 +1,97 @@
+package host_test
+
+import (
+	"fmt"
+
+	"github.com/luaai/luaai/host"
+)
+
+const doorScript = `
+local ai = require("luaai")
+return ai.fsm {
+  initial = "closed",
+  context = { opened = 0 },
+  states = {
+    closed = { transitions = { { to = "open", on = "knock" } } },
+    open = {
+      enter = function(ctx) ctx.opened = ctx.opened + 1 end,
+      transitions = { { to = "closed", after = 0.3 } },
+    },
+  },
+}`
+
+// A game loads a behaviour, spawns an agent, and ticks it from its loop.
+func Example() {
+	h, err := host.New(host.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer h.Close()
+	door, err := h.LoadString("door.lua", doorScript)
+	if err != nil {
+		panic(err)
+	}
+	a, _ := h.Spawn(door, nil)
+	a.Send("knock", nil)
+	for i := 1; i <= 5; i++ {
+		_ = h.Tick(0.1)
+		fmt.Println(i, a.Path())
+	}
+	n, _ := a.Number("opened")
+	fmt.Println("opened", n)
+	// Output:
+	// 1 open
+	// 2 open
+	// 3 open
+	// 4 closed
+	// 5 closed
+	// opened 1
+}
+
+// OnTransition receives every state change; OnError every failed callback.
+func ExampleOptions() {
+	h, _ := host.New(host.Options{
+		OnTransition: func(t host.Transition) {
+			fmt.Printf("tick %d agent %d %s -> %s\n", t.Tick, t.Agent, t.From, t.To)
+		},
+		OnError: func(e *host.ScriptError) { fmt.Println("error:", e) },
+	})
+	defer h.Close()
+	b, _ := h.LoadString("flaky.lua", `local ai = require("luaai")
+return ai.fsm {
+  initial = "a",
+  states = {
+    a = { transitions = { { to = "b", when = function(ctx) return ctx.ready end } } },
+    b = { update = function(ctx) error("out of ammo") end },
+  },
+}`)
+	a, _ := h.Spawn(b, map[string]any{"ready": true})
+	_ = a.Tick(0.1)
+	// Output:
+	// tick 1 agent 1 a -> b
+	// error: flaky.lua:6: out of ammo (agent 1, state b, update)
+}
+
+// Body is a game object; Lua calls its exported methods through gopher-luar.
+type Body struct{ X, Y float64 }
+
+// MoveBy moves the body.
+func (b *Body) MoveBy(dx, dy float64) { b.X += dx; b.Y += dy }
+
+// Bind puts a Go value into an agent's context.
+func ExampleAgent_Bind() {
+	h, _ := host.New(host.Options{})
+	defer h.Close()
+	walker, _ := h.LoadString("walker.lua", `local ai = require("luaai")
+return ai.fsm {
+  initial = "walk",
+  states = { walk = { update = function(ctx, dt) ctx.body:MoveBy(1, 2) end } },
+}`)
+	body := &Body{}
+	a, _ := h.Spawn(walker, nil)
+	a.Bind("body", body)
+	_ = h.Tick(0.1)
+	_ = h.Tick(0.1)
+	fmt.Println(body.X, body.Y)
+	// Output: 2 4
+}

@@ -1,0 +1,24 @@
+// Package luabind is the Lua side of luaai: sandboxed gopher-lua states with
+// require("luaai") preloaded, the decoding and validation of behaviour
+// definitions (ai.fsm, ai.utility), the native conditions and scorers that
+// evaluate in Go, protected calls that leave the Lua stack balanced, and the
+// busted-style test runner behind `luaai test`.
+//
+// It knows nothing of agents or ticks: where a luaai function must act on
+// the running agent (ai.push, ai.send, ai.state, ...) it calls the Runner
+// interface, and ai.spawn calls the Spawner interface; package host
+// implements both. A game should import host, not this package.
+//
+// # Sandbox
+//
+// Scripts get base (without dofile, loadfile, getfenv, setfenv,
+// collectgarbage, module; load and loadstring take source text only),
+// string, table, math, coroutine, os.time, os.clock and os.date, and a
+// require that loads only from the folder of the calling script and the
+// configured roots (no absolute paths, no ".."). There is no io, no
+// os.execute, no debug library.
+//
+// # Concurrency
+//
+// A VM is owned by one goroutine.
+package luabind
