@@ -15,8 +15,10 @@ import (
 // An Agent is used from the goroutine that owns its Host.
 type Agent struct {
 	h     *Host
+	w     *worker
 	id    int
 	b     *Behaviour
+	t     *tree // b's tree in w
 	ctx   *lua.LTable
 	nodes []nodeRT    // by node id
 	ms    []machineRT // by machine index
@@ -85,29 +87,24 @@ var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume"
 func (c callback) String() string { return callbackNames[c] }
 func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
 
-func (h *Host) spawn(b *Behaviour, ctx *lua.LTable) *Agent {
-	a := h.spawnDetached(b, ctx)
-	h.agents = append(h.agents, a)
-	return a
-}
-
-func (h *Host) spawnDetached(b *Behaviour, ctx *lua.LTable) *Agent {
+func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable) *Agent {
+	h := w.h
 	h.spawned++
 	a := &Agent{
-		h: h, id: h.spawned, b: b, ctx: ctx,
-		nodes:  make([]nodeRT, len(b.nodes)),
-		ms:     make([]machineRT, len(b.machines)),
-		path:   make([]*node, 0, b.maxDepth+1),
-		scores: make([]float64, b.maxKids),
+		h: h, w: w, id: h.spawned, b: b, t: t, ctx: ctx,
+		nodes:  make([]nodeRT, len(t.nodes)),
+		ms:     make([]machineRT, len(t.machines)),
+		path:   make([]*node, 0, t.maxDepth+1),
+		scores: make([]float64, t.maxKids),
 	}
-	for i, m := range b.machines {
+	for i, m := range t.machines {
 		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
 	}
 	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
 	a.rng = rand.New(a.pcg)
-	old := h.vm.SetRunner(runner{a})
-	a.enter(b.root)
-	h.vm.SetRunner(old)
+	old := w.vm.SetRunner(runner{a})
+	a.enter(t.root)
+	w.vm.SetRunner(old)
 	return a
 }
 
@@ -128,7 +125,7 @@ func (a *Agent) Clock() float64 { return a.clock }
 // root without initial before its first decision).
 func (a *Agent) State() (path string, ok bool) {
 	n := a.deepest()
-	if n == a.b.root {
+	if n == a.t.root {
 		return "", false
 	}
 	return n.path, true
@@ -142,7 +139,7 @@ func (a *Agent) Path() string {
 
 // deepest is the last node of the active path.
 func (a *Agent) deepest() *node {
-	n := a.b.root
+	n := a.t.root
 	for n.isMachine() {
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
@@ -157,12 +154,12 @@ func (a *Agent) deepest() *node {
 // (a paused machine's frozen subtree counts). A bare name matches at any
 // depth; a dotted path must match from the root.
 func (a *Agent) Active(nameOrPath string) bool {
-	if n, ok := a.b.byPath[nameOrPath]; ok && n != a.b.root {
+	if n, ok := a.t.byPath[nameOrPath]; ok && n != a.t.root {
 		if a.live(n) {
 			return true
 		}
 	}
-	for _, n := range a.b.byName[nameOrPath] {
+	for _, n := range a.t.byName[nameOrPath] {
 		if a.live(n) {
 			return true
 		}
@@ -190,7 +187,7 @@ func (a *Agent) live(n *node) bool {
 // Stack returns the stack of the fsm at path ("" for the root), bottom
 // first, as state names.
 func (a *Agent) Stack(path string) ([]string, error) {
-	n, ok := a.b.byPath[path]
+	n, ok := a.t.byPath[path]
 	if !ok || !n.isMachine() {
 		return nil, fmt.Errorf("stack of %q: %w", path, ErrUnknownState)
 	}
@@ -204,7 +201,7 @@ func (a *Agent) Stack(path string) ([]string, error) {
 // Send queues an event for the agent's next decide phase. payload is
 // converted like a context value.
 func (a *Agent) Send(name string, payload any) {
-	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.h.vm.L, payload)})
+	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.w.vm.L, payload)})
 }
 
 func (a *Agent) sendLua(name string, payload lua.LValue) {
@@ -227,7 +224,7 @@ func (a *Agent) report(n *node, cb string, err error) {
 	}
 	a.errs = append(a.errs, luabind.CallbackError{Message: se.Message(), State: n.path, Callback: cb})
 	if a.h.opts.OnError != nil {
-		a.h.opts.OnError(se)
+		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
 }
 
@@ -239,7 +236,7 @@ func (a *Agent) emit(kind string, from, to *node) {
 	if from != nil {
 		t.From = from.path
 	}
-	a.h.opts.OnTransition(t)
+	a.w.records = append(a.w.records, record{kind: recTransition, tr: t})
 }
 
 // --- luabind.Runner: what ai.* functions act on inside callbacks ---
@@ -306,7 +303,7 @@ func (r runner) Log(msg string) {
 	if a.cur != nil {
 		state = a.cur.path
 	}
-	a.h.opts.OnLog(Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg})
+	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg}})
 }
 
 // luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn.

@@ -7,13 +7,21 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Behaviour is a loaded, validated behaviour script: an immutable tree of
-// states that any number of agents run. Get one from Host.LoadFile or
-// Host.LoadString.
+// Behaviour is a loaded, validated behaviour script that any number of
+// agents run. Get one from Host.LoadFile or Host.LoadString. The script is
+// compiled once and run in every worker's Lua state, each of which holds its
+// own copy of the state tree.
 //
 // A Behaviour belongs to the Host that loaded it; like the Host, it is used
 // from one goroutine.
 type Behaviour struct {
+	h     *Host
+	name  string
+	trees []*tree // by worker
+}
+
+// tree is one worker's immutable copy of a behaviour: the placed states.
+type tree struct {
 	name     string
 	def      *luabind.State
 	root     *node
@@ -55,15 +63,16 @@ func (b *Behaviour) Name() string { return b.name }
 // States lists every state path of the behaviour in depth-first order,
 // children by name; the root is "".
 func (b *Behaviour) States() []string {
-	out := make([]string, len(b.nodes))
-	for i, n := range b.nodes {
+	t := b.trees[0]
+	out := make([]string, len(t.nodes))
+	for i, n := range t.nodes {
 		out[i] = n.path
 	}
 	return out
 }
 
-func newBehaviour(L *lua.LState, name string, def *luabind.State) *Behaviour {
-	b := &Behaviour{name: name, def: def, byName: map[string][]*node{}, byPath: map[string]*node{}}
+func newTree(L *lua.LState, name string, def *luabind.State) *tree {
+	b := &tree{name: name, def: def, byName: map[string][]*node{}, byPath: map[string]*node{}}
 	b.root = b.place(def, "", "", nil, 0)
 	for _, n := range b.nodes {
 		if n.parent != nil {
@@ -80,7 +89,7 @@ func newBehaviour(L *lua.LState, name string, def *luabind.State) *Behaviour {
 	return b
 }
 
-func (b *Behaviour) place(def *luabind.State, name, path string, parent *node, depth int) *node {
+func (b *tree) place(def *luabind.State, name, path string, parent *node, depth int) *node {
 	n := &node{def: def, name: name, path: path, id: len(b.nodes), mid: -1, parent: parent, initial: -1}
 	b.nodes = append(b.nodes, n)
 	if depth > b.maxDepth {

@@ -39,13 +39,13 @@ func (a *Agent) Bool(key string) (bool, bool) {
 // maps with string keys and slices become Lua values; any other Go value is
 // bound with gopher-luar (as Bind does).
 func (a *Agent) Set(key string, value any) {
-	a.ctx.RawSetString(key, toLua(a.h.vm.L, value))
+	a.ctx.RawSetString(key, toLua(a.w.vm.L, value))
 }
 
 // Bind puts a Go value into the context with gopher-luar, so Lua calls its
 // methods and reads its exported fields: ctx.body:MoveTo(x, y).
 func (a *Agent) Bind(key string, value any) {
-	a.ctx.RawSetString(key, luar.New(a.h.vm.L, value))
+	a.ctx.RawSetString(key, luar.New(a.w.vm.L, value))
 }
 
 // toLua converts plain Go data to Lua values; other values are bound with

@@ -3,7 +3,10 @@ package host
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -14,6 +17,11 @@ type Options struct {
 	// Seed seeds every agent's random numbers (ai.random): an agent's stream
 	// depends only on Seed and its spawn number. The default (zero) value is 0.
 	Seed uint64
+	// Workers is the number of worker goroutines, each owning one Lua state
+	// and a shard of the agents; Host.Tick ticks the shards in parallel.
+	// Results do not depend on it. The default (zero) value is
+	// runtime.GOMAXPROCS(0).
+	Workers int
 	// Roots are extra folders scripts may require modules and spawn scripts
 	// from, besides the folder of the script itself. The default (zero) value
 	// is none.
@@ -22,9 +30,12 @@ type Options struct {
 	// reported and does not happen. The default (zero) value is 32.
 	MaxStackDepth int
 	// MaxErrors bounds the callback errors an agent keeps until Agent.Errors
-	// is called; older ones are dropped and counted. The default (zero) value
-	// is 256.
+	// is called; older ones are dropped. The default (zero) value is 256.
 	MaxErrors int
+
+	// The hooks below are called on the goroutine that called Tick, Spawn or
+	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
+	// never concurrently, whatever the number of workers.
 
 	// OnTransition, if set, receives every state change of every agent.
 	// The default (zero) value is none.
@@ -73,30 +84,74 @@ type Candidate struct {
 	Score float64 // after momentum
 }
 
-// Host runs behaviours: it owns a Lua state, the behaviours loaded into it
-// and the agents spawned from them.
+// Host runs behaviours: it owns the workers (each a Lua state), the
+// behaviours loaded into them and the agents spawned from them.
 //
 // # Concurrency
 //
 // A Host and everything it hands out (Behaviour, Agent) are used from one
-// goroutine at a time: Lua states are not goroutine-safe. A game ticks its
-// agents from its game loop.
+// goroutine at a time: the game loop's. Host.Tick fans out to the workers
+// and returns when all are done; the hooks in Options run on the calling
+// goroutine afterwards.
 type Host struct {
 	opts       Options
-	vm         *luabind.VM
+	workers    []*worker
 	agents     []*Agent
 	spawned    int
-	behaviours map[*luabind.State]*Behaviour
+	behaviours map[*luabind.State]*Behaviour // by any worker's root definition
 	closed     bool
+	merged     []record // scratch for dispatch
+}
+
+// worker owns one Lua state and the agents whose contexts live in it. Only
+// the goroutine ticking it touches them.
+type worker struct {
+	h       *Host
+	index   int
+	vm      *luabind.VM
+	agents  []*Agent
+	records []record // hook calls waiting for dispatch
+	busy    bool     // inside Host.Tick: Agent.Tick must not dispatch
+}
+
+type recordKind uint8
+
+const (
+	recTransition recordKind = iota
+	recError
+	recLog
+	recDecision
+)
+
+type record struct {
+	kind recordKind
+	tr   Transition
+	err  *ScriptError
+	log  Log
+	dec  Decision
+}
+
+func (r *record) agent() int {
+	switch r.kind {
+	case recError:
+		return r.err.Agent
+	case recLog:
+		return r.log.Agent
+	case recDecision:
+		return r.dec.Agent
+	}
+	return r.tr.Agent
 }
 
 // New creates a host. The zero Options work.
 func New(opts Options) (*Host, error) {
-	if opts.MaxStackDepth < 0 {
-		return nil, fmt.Errorf("host: MaxStackDepth %d is negative", opts.MaxStackDepth)
-	}
-	if opts.MaxErrors < 0 {
-		return nil, fmt.Errorf("host: MaxErrors %d is negative", opts.MaxErrors)
+	switch {
+	case opts.MaxStackDepth < 0:
+		return nil, fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
+	case opts.MaxErrors < 0:
+		return nil, fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
+	case opts.Workers < 0:
+		return nil, fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
 	}
 	if opts.MaxStackDepth == 0 {
 		opts.MaxStackDepth = 32
@@ -104,23 +159,37 @@ func New(opts Options) (*Host, error) {
 	if opts.MaxErrors == 0 {
 		opts.MaxErrors = 256
 	}
+	if opts.Workers == 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
 	h := &Host{opts: opts, behaviours: map[*luabind.State]*Behaviour{}}
-	h.vm = luabind.NewVM(luabind.Options{Roots: opts.Roots})
-	h.vm.SetSpawner(luaSpawner{h})
+	cache := luabind.NewProtoCache()
+	for i := 0; i < opts.Workers; i++ {
+		w := &worker{h: h, index: i}
+		w.vm = luabind.NewVM(luabind.Options{Roots: opts.Roots, Cache: cache})
+		w.vm.SetSpawner(luaSpawner{w})
+		h.workers = append(h.workers, w)
+	}
 	return h, nil
 }
 
-// Close releases the Lua state. The host and its agents cannot be used after.
+// Close releases the Lua states. The host and its agents cannot be used after.
 func (h *Host) Close() {
-	if !h.closed {
-		h.closed = true
-		h.vm.Close()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for _, w := range h.workers {
+		w.vm.Close()
 	}
 }
 
-// VM is the host's Lua side, for tools (the test runner) that run Lua next to
-// the agents.
-func (h *Host) VM() *luabind.VM { return h.vm }
+// Workers is the number of workers.
+func (h *Host) Workers() int { return len(h.workers) }
+
+// VM is the first worker's Lua side, for tools (the test runner) that run
+// Lua next to agents.
+func (h *Host) VM() *luabind.VM { return h.workers[0].vm }
 
 // LoadFile loads and validates a behaviour script. Errors name file:line; a
 // script with any problem is refused whole (the error is a luabind.ErrorList).
@@ -128,11 +197,11 @@ func (h *Host) LoadFile(path string) (*Behaviour, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	def, err := h.vm.LoadBehaviour(path)
+	proto, err := luabind.CompileFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return h.behaviour(def, filepath.ToSlash(path)), nil
+	return h.load(proto, filepath.ToSlash(path))
 }
 
 // LoadString loads a behaviour from source text; name is used in error
@@ -145,23 +214,26 @@ func (h *Host) LoadString(name, src string) (*Behaviour, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := h.vm.LoadProto(proto)
-	if err != nil {
-		return nil, err
-	}
-	return h.behaviour(def, name), nil
+	return h.load(proto, name)
 }
 
-func (h *Host) behaviour(def *luabind.State, name string) *Behaviour {
-	if b, ok := h.behaviours[def]; ok {
-		return b
+// load runs a compiled behaviour in every worker's Lua state.
+func (h *Host) load(proto *lua.FunctionProto, name string) (*Behaviour, error) {
+	b := &Behaviour{h: h, name: name}
+	for _, w := range h.workers {
+		def, err := w.vm.LoadProto(proto)
+		if err != nil {
+			return nil, err
+		}
+		b.trees = append(b.trees, newTree(w.vm.L, name, def))
 	}
-	b := newBehaviour(h.vm.L, name, def)
-	h.behaviours[def] = b
-	return b
+	for _, t := range b.trees {
+		h.behaviours[t.def] = b
+	}
+	return b, nil
 }
 
-// Agents returns the agents in spawn order.
+// Agents returns the agents Host.Tick ticks, in spawn order.
 func (h *Host) Agents() []*Agent { return h.agents }
 
 // Spawn creates an agent running b. Each top-level key of overrides replaces
@@ -172,54 +244,132 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	if b == nil || h.behaviours[b.def] != b {
+	if b == nil || b.h != h {
 		return nil, ErrWrongBehaviour
 	}
-	L := h.vm.L
-	ctx := deepCopy(L, b.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	w := h.workers[h.spawned%len(h.workers)]
+	t := b.trees[w.index]
+	L := w.vm.L
+	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
 	for _, k := range sortedMapKeys(overrides) {
 		ctx.RawSetString(k, toLua(L, overrides[k]))
 	}
-	return h.spawn(b, ctx), nil
+	a := w.spawn(b, t, ctx)
+	h.agents = append(h.agents, a)
+	w.agents = append(w.agents, a)
+	h.dispatch()
+	return a, nil
 }
 
-// Tick ticks every agent by dt seconds, in spawn order.
+// Tick ticks every agent by dt seconds: each worker its shard, in parallel,
+// each shard in spawn order. It returns when all are done, after the hooks
+// have run.
 func (h *Host) Tick(dt float64) error {
 	if h.closed {
 		return ErrClosed
 	}
-	for _, a := range h.agents {
-		if err := a.Tick(dt); err != nil {
-			return err
+	if err := checkDt(dt); err != nil {
+		return err
+	}
+	if len(h.workers) == 1 {
+		h.workers[0].tick(dt)
+	} else {
+		var wg sync.WaitGroup
+		for _, w := range h.workers[1:] {
+			wg.Add(1)
+			go func(w *worker) {
+				defer wg.Done()
+				w.tick(dt)
+			}(w)
+		}
+		h.workers[0].tick(dt)
+		wg.Wait()
+	}
+	h.dispatch()
+	return nil
+}
+
+func (w *worker) tick(dt float64) {
+	w.busy = true
+	defer func() { w.busy = false }()
+	for _, a := range w.agents {
+		_ = a.tick(dt) // dt is checked; an agent in its own tick cannot be here
+	}
+}
+
+// dispatch calls the hooks for what the workers recorded, ordered by agent
+// id (each agent's records are already in tick order).
+func (h *Host) dispatch() {
+	all := h.merged[:0]
+	for _, w := range h.workers {
+		all = append(all, w.records...)
+		clear(w.records)
+		w.records = w.records[:0]
+	}
+	if len(all) == 0 {
+		return
+	}
+	if len(h.workers) > 1 {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].agent() < all[j].agent() })
+	}
+	for i := range all {
+		r := &all[i]
+		switch r.kind {
+		case recTransition:
+			h.opts.OnTransition(r.tr)
+		case recError:
+			h.opts.OnError(r.err)
+		case recLog:
+			h.opts.OnLog(r.log)
+		case recDecision:
+			h.opts.OnDecision(r.dec)
 		}
 	}
-	return nil
+	clear(all)
+	h.merged = all[:0]
 }
 
 // Remove takes an agent out of the host: Host.Tick no longer ticks it. Its
 // states are not exited.
 func (h *Host) Remove(a *Agent) {
-	for i, x := range h.agents {
-		if x == a {
-			h.agents = append(h.agents[:i], h.agents[i+1:]...)
-			return
-		}
-	}
+	h.agents = removeAgent(h.agents, a)
+	a.w.agents = removeAgent(a.w.agents, a)
 }
 
-// luaSpawner serves ai.spawn: agents spawned from Lua are not ticked by
-// Host.Tick; the script that spawned them ticks them.
-type luaSpawner struct{ h *Host }
+func removeAgent(list []*Agent, a *Agent) []*Agent {
+	for i, x := range list {
+		if x == a {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// luaSpawner serves ai.spawn in one worker's Lua state: agents spawned from
+// Lua are not ticked by Host.Tick; the script that spawned them ticks them.
+type luaSpawner struct{ w *worker }
 
 func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
-	h := s.h
-	b := h.behaviour(def, def.Pos.File)
-	L := h.vm.L
-	ctx := deepCopy(L, b.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	w, h := s.w, s.w.h
+	b, ok := h.behaviours[def]
+	if !ok {
+		// A definition built by the calling script itself (ai.spawn(ai.fsm{…})):
+		// it exists in this worker only.
+		b = &Behaviour{h: h, name: def.Pos.File, trees: make([]*tree, len(h.workers))}
+		b.trees[w.index] = newTree(w.vm.L, def.Pos.File, def)
+		h.behaviours[def] = b
+	}
+	t := b.trees[w.index]
+	L := w.vm.L
+	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
 	if overrides != nil {
 		for _, k := range sortedKeys(overrides) {
 			ctx.RawSet(k, overrides.RawGet(k))
 		}
 	}
-	return luaAgent{h.spawnDetached(b, ctx)}, nil
+	a := w.spawn(b, t, ctx)
+	if !w.busy {
+		h.dispatch()
+	}
+	return luaAgent{a}, nil
 }

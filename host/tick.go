@@ -21,16 +21,31 @@ func (a *Agent) Tick(dt float64) error {
 	if a.h.closed {
 		return ErrClosed
 	}
-	if a.ticking {
-		return ErrTicking
+	if err := checkDt(dt); err != nil {
+		return err
 	}
+	err := a.tick(dt)
+	if !a.w.busy {
+		a.h.dispatch()
+	}
+	return err
+}
+
+func checkDt(dt float64) error {
 	if dt < 0 || math.IsNaN(dt) || math.IsInf(dt, 0) {
 		return fmt.Errorf("tick: dt must be a finite number ≥ 0, got %v", dt)
 	}
+	return nil
+}
+
+func (a *Agent) tick(dt float64) error {
+	if a.ticking {
+		return ErrTicking
+	}
 	a.ticking = true
-	old := a.h.vm.SetRunner(runner{a})
+	old := a.w.vm.SetRunner(runner{a})
 	defer func() {
-		a.h.vm.SetRunner(old)
+		a.w.vm.SetRunner(old)
 		a.cur, a.curKind, a.curScore = nil, cbNone, false
 		a.ticking = false
 	}()
@@ -54,7 +69,7 @@ func (a *Agent) Tick(dt float64) error {
 
 // advance is step 0: the clock of every active (not paused) state.
 func (a *Agent) advance(dt float64) {
-	n := a.b.root
+	n := a.t.root
 	for {
 		rt := &a.nodes[n.id]
 		rt.time += dt
@@ -74,7 +89,7 @@ func (a *Agent) advance(dt float64) {
 // activeMachines fills a.path with the machines on the active path, root first.
 func (a *Agent) activeMachines() []*node {
 	a.path = a.path[:0]
-	n := a.b.root
+	n := a.t.root
 	for n.isMachine() {
 		a.path = append(a.path, n)
 		st := a.ms[n.mid].stack
@@ -230,7 +245,7 @@ func (a *Agent) exit(n *node) {
 
 // decide is step 2, root first down the active path.
 func (a *Agent) decide() {
-	n := a.b.root
+	n := a.t.root
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		if m.blocked == a.ticks {
@@ -419,12 +434,12 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	if winner >= 0 {
 		d.Winner = n.children[winner].path
 	}
-	a.h.opts.OnDecision(d)
+	a.w.records = append(a.w.records, record{kind: recDecision, dec: d})
 }
 
 // update is step 3: root first down the active path, honouring every.
 func (a *Agent) update(dt float64) {
-	n := a.b.root
+	n := a.t.root
 	for {
 		if fn := n.def.Update; fn != nil {
 			rt := &a.nodes[n.id]
@@ -460,7 +475,7 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 		return
 	}
 	pn, pk, ps := a.setCur(n, k)
-	err := a.h.vm.CallHook(fn, a.ctx, false, 0)
+	err := a.w.vm.CallHook(fn, a.ctx, false, 0)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, k.String(), err)
@@ -469,7 +484,7 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 
 func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt float64) {
 	pn, pk, ps := a.setCur(n, cbUpdate)
-	err := a.h.vm.CallHook(fn, a.ctx, true, dt)
+	err := a.w.vm.CallHook(fn, a.ctx, true, dt)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, "update", err)
@@ -478,7 +493,7 @@ func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt float64) {
 
 func (a *Agent) test(n *node, c luabind.Cond, payload lua.LValue, k callback) bool {
 	pn, pk, ps := a.setCur(n, k)
-	ok, err := c.Test(a.h.vm, a.ctx, payload)
+	ok, err := c.Test(a.w.vm, a.ctx, payload)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, k.String(), err)
@@ -493,7 +508,7 @@ func (a *Agent) score(n *node, active bool) float64 {
 	}
 	pn, pk, ps := a.setCur(n, cbScore)
 	a.curScore = !active
-	s, err := n.def.Score.Score(a.h.vm, a.ctx)
+	s, err := n.def.Score.Score(a.w.vm, a.ctx)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err == nil && math.IsNaN(s) {
 		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)

@@ -23,6 +23,9 @@ type Options struct {
 	// Now returns the time os.time and os.date see. The default (zero) value
 	// is time.Now.
 	Now func() time.Time
+	// Cache shares compiled modules between VMs. The default (zero) value
+	// compiles each require afresh.
+	Cache *ProtoCache
 }
 
 // VM is one sandboxed Lua state with the luaai module preloaded.
@@ -314,7 +317,7 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	if vm.loading[key] {
 		L.RaiseError("require %q: circular require", name)
 	}
-	proto, err := CompileFile(path)
+	proto, err := vm.opts.Cache.CompileFile(path)
 	if err != nil {
 		L.RaiseError("require %q: %v", name, err)
 	}
