@@ -17,6 +17,7 @@ import (
 type Behaviour struct {
 	h     *Host
 	name  string
+	path  string  // file, "" when loaded from a string
 	trees []*tree // by worker
 }
 

@@ -49,6 +49,9 @@ type Options struct {
 	// OnDecision, if set, receives every utility decision with every
 	// candidate's score. The default (zero) value is none (and costs nothing).
 	OnDecision func(Decision)
+	// OnReload, if set, receives the result of every reload. The default
+	// (zero) value is none.
+	OnReload func(ReloadResult)
 }
 
 // Transition is one state change of one agent.
@@ -101,6 +104,7 @@ type Host struct {
 	behaviours map[*luabind.State]*Behaviour // by any worker's root definition
 	closed     bool
 	merged     []record // scratch for dispatch
+	reloadQ    reloads
 }
 
 // worker owns one Lua state and the agents whose contexts live in it. Only
@@ -201,7 +205,12 @@ func (h *Host) LoadFile(path string) (*Behaviour, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.load(proto, filepath.ToSlash(path))
+	b, err := h.load(proto, filepath.ToSlash(path))
+	if err != nil {
+		return nil, err
+	}
+	b.path = path
+	return b, nil
 }
 
 // LoadString loads a behaviour from source text; name is used in error
@@ -271,6 +280,7 @@ func (h *Host) Tick(dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
+	h.ApplyReloads()
 	if len(h.workers) == 1 {
 		h.workers[0].tick(dt)
 	} else {

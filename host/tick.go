@@ -24,6 +24,9 @@ func (a *Agent) Tick(dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
+	if !a.w.busy {
+		a.h.ApplyReloads()
+	}
 	err := a.tick(dt)
 	if !a.w.busy {
 		a.h.dispatch()

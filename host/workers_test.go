@@ -30,11 +30,13 @@ return ai.fsm {
 func trace(t *testing.T, workers int) []string {
 	var out []string
 	h, err := host.New(host.Options{
-		Workers:      workers,
-		Seed:         42,
-		OnTransition: func(tr host.Transition) { out = append(out, fmt.Sprintf("T %d %d %s>%s", tr.Tick, tr.Agent, tr.From, tr.To)) },
-		OnError:      func(e *host.ScriptError) { out = append(out, fmt.Sprintf("E %d %d %s", e.Tick, e.Agent, e.Msg)) },
-		OnLog:        func(l host.Log) { out = append(out, fmt.Sprintf("L %d %d %s", l.Tick, l.Agent, l.Msg)) },
+		Workers: workers,
+		Seed:    42,
+		OnTransition: func(tr host.Transition) {
+			out = append(out, fmt.Sprintf("T %d %d %s>%s", tr.Tick, tr.Agent, tr.From, tr.To))
+		},
+		OnError: func(e *host.ScriptError) { out = append(out, fmt.Sprintf("E %d %d %s", e.Tick, e.Agent, e.Msg)) },
+		OnLog:   func(l host.Log) { out = append(out, fmt.Sprintf("L %d %d %s", l.Tick, l.Agent, l.Msg)) },
 	})
 	require.NoError(t, err)
 	defer h.Close()

@@ -1,0 +1,223 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
+)
+
+const sentryV1 = `
+return ai.fsm {
+  initial = "patrol",
+  context = { version = 0 },
+  states = {
+    patrol = with(rec("patrol"), {
+      every = 0.3,
+      update = function(ctx, dt) log(ctx, string.format("v1 patrol %.1f", dt)) end,
+      transitions = { { push = "look", on = "noise" } },
+    }),
+    look = with(rec("look"), {
+      update = function(ctx) ctx.look_time = ai.time() end,
+      transitions = { { pop = true, after = 0.5 } },
+    }),
+  },
+}`
+
+func TestReloadKeepsStackTimersAndRunsNoHooks(t *testing.T) {
+	f := newFixture(t, sentryV1)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	f.tick(a, 0.1) // patrol every-accumulator at 0.2
+	a.Send("noise", nil)
+	f.tick(a, 0.1) // pushed look; patrol frozen with accumulator 0.3 (advanced before the push)
+	f.tick(a, 0.1) // look 0.1
+	takeLog(a)
+	v2 := strings.ReplaceAll(sentryV1, "v1", "v2")
+	v2 = strings.Replace(v2, `ctx.look_time = ai.time()`, `ctx.look_time = ai.time(); log(ctx, "v2 look")`, 1)
+	require.NoError(t, f.b.ReloadSource(prelude+v2))
+	require.Empty(t, takeLog(a), "no enter/exit/pause/resume for states that still exist")
+	require.Equal(t, []string{"patrol", "look"}, must(a.Stack("")))
+	f.tick(a, 0.1)
+	require.Equal(t, []string{"v2 look"}, takeLog(a))
+	lt, _ := a.Number("look_time")
+	require.InDelta(t, 0.2, lt, 1e-9, "time in state survives the reload")
+	for i := 0; i < 3; i++ {
+		f.tick(a, 0.1)
+	}
+	// look pops after 0.5 s (its after timer went on from 0.2), patrol resumes
+	// and its frozen accumulator (0.3) makes it update at once with dt 0.3.
+	require.Equal(t, []string{"v2 look", "v2 look", "exit look", "resume patrol", "v2 patrol 0.3"}, takeLog(a))
+	require.Empty(t, f.se)
+}
+
+func TestReloadRemovedActiveStateReentersInitial(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm {
+  initial = "m",
+  states = {
+    m = ai.fsm(with(rec("m"), { initial = "a", states = { a = with(rec("a"), { transitions = { { to = "b" } } }), b = rec("b") } })),
+  },
+}`)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	require.Equal(t, "m.b", a.Path())
+	takeLog(a)
+	require.NoError(t, f.b.ReloadSource(prelude+`
+return ai.fsm {
+  initial = "m",
+  states = {
+    m = ai.fsm(with(rec("m"), { initial = "a", states = { a = with(rec("a"), {}), c = rec("c") } })),
+  },
+}`))
+	require.Equal(t, "m.a", a.Path(), "the nearest surviving machine re-entered its initial")
+	require.Equal(t, []string{"enter a"}, takeLog(a), "m itself survives: only its new initial enters")
+	last := f.tr[len(f.tr)-1]
+	require.Equal(t, host.Transition{Agent: 1, Tick: 1, Kind: "reload", From: "m.b", To: "m.a"}, last)
+}
+
+func TestReloadRenamed(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm {
+  initial = "patrol",
+  states = {
+    patrol = ai.fsm { initial = "walk", states = { walk = { update = function(ctx) ctx.t = ai.time() end }, idle = {} } },
+  },
+}`)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	f.tick(a, 0.1)
+	require.NoError(t, f.b.ReloadSource(prelude+`
+return ai.fsm {
+  initial = "patrol",
+  renamed = { ["patrol.walk"] = "patrol.walk_to" },
+  on_reload = function(ctx) ctx.reloads = (ctx.reloads or 0) + 1 end,
+  states = {
+    patrol = ai.fsm { initial = "idle", states = { walk_to = { update = function(ctx) ctx.t = ai.time() end }, idle = {} } },
+  },
+}`))
+	require.Equal(t, "patrol.walk_to", a.Path())
+	f.tick(a, 0.1)
+	tm, _ := a.Number("t")
+	require.InDelta(t, 0.3, tm, 1e-9)
+	n, _ := a.Number("reloads")
+	require.Equal(t, 1.0, n, "on_reload runs once per agent")
+}
+
+func TestReloadBrokenScriptChangesNothing(t *testing.T) {
+	var results []host.ReloadResult
+	f := newFixture(t, sentryV1, host.Options{OnReload: func(r host.ReloadResult) { results = append(results, r) }})
+	a := f.spawn(nil)
+	for i := 0; i < 3; i++ {
+		f.tick(a, 0.1)
+	}
+	takeLog(a)
+	for _, bad := range []string{
+		"return ai.fsm {", // syntax
+		`return ai.fsm { initial = "nope", states = { a = {} } }`, // validation
+		`error("refused")`, // runtime
+	} {
+		err := f.b.ReloadSource(prelude + bad)
+		require.Error(t, err)
+		var list luabind.ErrorList
+		require.ErrorAs(t, err, &list)
+		require.Equal(t, "test.lua", list[0].Pos.File)
+		require.Positive(t, list[0].Pos.Line)
+	}
+	for i := 0; i < 3; i++ {
+		f.tick(a, 0.1)
+	}
+	require.Equal(t, []string{"v1 patrol 0.3"}, takeLog(a), "the old behaviour keeps running")
+	require.Len(t, results, 3)
+	for _, r := range results {
+		require.Error(t, r.Err)
+	}
+}
+
+func TestReloadFromFileRerunsRequires(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	write("speed.lua", "return 1\n")
+	write("mover.lua", `local ai = require("luaai")
+local speed = require("speed")
+return ai.fsm { initial = "go", context = { x = 0 }, states = { go = { update = function(ctx) ctx.x = ctx.x + speed end } } }
+`)
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadFile(filepath.Join(dir, "mover.lua"))
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	write("speed.lua", "return 10\n")
+	require.NoError(t, b.Reload())
+	require.NoError(t, h.Tick(0.1))
+	x, _ := a.Number("x")
+	require.Equal(t, 11.0, x)
+	require.Contains(t, strings.Join(b.Files(), " "), "speed.lua")
+}
+
+func TestReloadQueuedFromAnotherGoroutine(t *testing.T) {
+	var mu sync.Mutex
+	var results []host.ReloadResult
+	f := newFixture(t, `
+return ai.fsm { initial = "a", states = { a = { update = function(ctx) ctx.v = 1 end } } }`,
+		host.Options{Workers: 2, OnReload: func(r host.ReloadResult) { mu.Lock(); results = append(results, r); mu.Unlock() }})
+	var agents []*host.Agent
+	for i := 0; i < 10; i++ {
+		agents = append(agents, f.spawn(nil))
+	}
+	v2 := prelude + `return ai.fsm { initial = "a", states = { a = { update = function(ctx) ctx.v = 2 end } } }`
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f.h.QueueReload(f.b, &v2)
+	}()
+	wg.Wait()
+	require.NoError(t, f.h.Tick(0.1))
+	for _, a := range agents {
+		v, _ := a.Number("v")
+		require.Equal(t, 2.0, v)
+	}
+	require.Len(t, results, 1)
+	require.NoError(t, results[0].Err)
+}
+
+func TestReloadKeepsEventsRequestsAndRandom(t *testing.T) {
+	src := `
+return ai.fsm {
+  initial = "a",
+  states = {
+    a = { update = function(ctx) log(ctx, tostring(ai.random(100))); if ctx.req then ctx.req = false; ai.push("c") end end,
+          transitions = { { to = "b", on = "go" } } },
+    b = { update = function(ctx) log(ctx, "b " .. ai.random(100)) end },
+    c = { update = function(ctx) log(ctx, "c " .. ai.random(100)) end },
+  },
+}`
+	run := func(reload bool) []string {
+		f := newFixture(t, src)
+		a := f.spawn(map[string]any{"req": true})
+		f.tick(a, 0.1) // requests push c for the next tick
+		if reload {
+			require.NoError(t, f.b.ReloadSource(prelude+src))
+		}
+		f.tick(a, 0.1)
+		a.Send("go", nil)
+		if reload {
+			require.NoError(t, f.b.ReloadSource(prelude+src))
+		}
+		f.tick(a, 0.1)
+		f.tick(a, 0.1)
+		return append(takeLog(a), a.Path())
+	}
+	require.Equal(t, run(false), run(true))
+}
