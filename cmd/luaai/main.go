@@ -1,0 +1,134 @@
+// Command luaai runs game AI behaviours written in Lua.
+//
+//	luaai run SCRIPT [flags]   spawn agents from a behaviour and tick them, printing state changes
+//	luaai test [PATH...]       run the *_test.lua files below the paths
+//
+// Exit codes: 0 success; 1 a script that does not load, a failed test, or a
+// run during which a callback raised an error; 2 a usage error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+const usage = `luaai runs game AI behaviours written in Lua.
+
+Usage:
+  luaai run SCRIPT [flags]   spawn agents from a behaviour script and tick them,
+                             printing every state change
+  luaai test [PATH...]       run the *_test.lua files below each PATH (default .)
+  luaai help [COMMAND]       show this help, or a command's flags
+
+Coming later: luaai check SCRIPT... (load and validate only) and
+luaai graph SCRIPT (the machine as a diagram).
+
+Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
+during which a callback raised an error; 2 a usage error.
+`
+
+// run is the whole command line: args without the program name. It returns
+// the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		return runCmd(rest, stdout, stderr)
+	case "test":
+		return testCmd(rest, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		return helpCmd(rest, stdout, stderr)
+	case "check", "graph":
+		fmt.Fprintf(stderr, "luaai %s: not available yet\n\n%s", cmd, usage)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+func helpCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	switch args[0] {
+	case "run":
+		fmt.Fprint(stdout, runUsage)
+	case "test":
+		fmt.Fprint(stdout, testUsage)
+	default:
+		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// errUsage marks a command line that cannot be run; the message has been
+// printed, and the caller prints the command's usage.
+var errUsage = errors.New("usage error")
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments ("luaai run script.lua --ticks 5"), and returns the
+// positional ones. A "--" ends the flags: everything after it is positional.
+// A -h or --help returns flag.ErrHelp.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.Usage = func() {} // the caller prints its usage where it belongs
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage // the flag package has printed why
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError prints "luaai CMD: message" and the command's usage to stderr.
+func usageError(stderr io.Writer, cmd, cmdUsage, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	if msg != "" {
+		fmt.Fprintf(stderr, "luaai %s: %s\n", cmd, strings.TrimSuffix(msg, "\n"))
+	}
+	fmt.Fprint(stderr, cmdUsage)
+	return exitUsage
+}
+
+// parseFailed turns a parseArgs error into an exit code: help on stdout
+// (exit 0), or the usage on stderr (exit 2).
+func parseFailed(err error, stdout, stderr io.Writer, cmdUsage string) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, cmdUsage)
+		return exitOK
+	}
+	fmt.Fprint(stderr, cmdUsage)
+	return exitUsage
+}

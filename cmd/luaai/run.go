@@ -1,0 +1,480 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/luaai/luaai/host"
+	lua "github.com/yuin/gopher-lua"
+)
+
+const runUsage = `Usage: luaai run SCRIPT [flags]
+
+Loads the behaviour SCRIPT, spawns agents from it and ticks them, printing
+every state change ("tick 3 agent 1 patrol -> combat"). Modules are required
+from the script's folder and from ./scripts when it exists.
+
+Flags (before or after SCRIPT):
+  --ticks N     ticks to run (default 10)
+  --dt S        seconds per tick (default 0.1, or 1/N with --hz N)
+  --hz N        pace the ticks in real time, N per second (default: as fast as possible)
+  --agents N    agents to spawn (default 1)
+  --seed N      seed of the agents' random numbers (default 0)
+  --set k=v     override a context default; v is read as a number, true or
+                false where it can be, else as a string (repeatable)
+  --trace       after each tick print every agent's state and context, and
+                print every utility decision with each candidate's score
+  --json        print one JSON object a line instead of text
+
+Exit codes: 0 success; 1 the script does not load, or a callback raised an
+error during the run (the run still goes to its end); 2 a usage error.
+`
+
+// runConfig is a parsed "luaai run" command line.
+type runConfig struct {
+	script string
+	ticks  int
+	dt     float64
+	hz     float64 // 0: no pacing
+	agents int
+	seed   uint64
+	set    map[string]any
+	trace  bool
+	json   bool
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	cfg, code := parseRun(args, stdout, stderr)
+	if cfg == nil {
+		return code
+	}
+	return runScript(cfg, stdout, stderr)
+}
+
+// parseRun parses and validates the flags; a nil config comes with the exit
+// code to return.
+func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
+	cfg := &runConfig{set: map[string]any{}}
+	fs := flag.NewFlagSet("luaai run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&cfg.ticks, "ticks", 10, "")
+	fs.Float64Var(&cfg.dt, "dt", 0.1, "")
+	fs.Float64Var(&cfg.hz, "hz", 0, "")
+	fs.IntVar(&cfg.agents, "agents", 1, "")
+	fs.Uint64Var(&cfg.seed, "seed", 0, "")
+	fs.Func("set", "", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return errors.New("want key=value")
+		}
+		cfg.set[k] = parseValue(v)
+		return nil
+	})
+	fs.BoolVar(&cfg.trace, "trace", false, "")
+	fs.BoolVar(&cfg.json, "json", false, "")
+	watch := fs.Bool("watch", false, "")
+
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, parseFailed(err, stdout, stderr, runUsage)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	bad := func(format string, args ...any) (*runConfig, int) {
+		return nil, usageError(stderr, "run", runUsage, format, args...)
+	}
+	switch {
+	case len(pos) == 0:
+		return bad("missing SCRIPT")
+	case len(pos) > 1:
+		return bad("one SCRIPT at a time, got %q", pos)
+	case *watch:
+		return bad("--watch is not available yet")
+	case cfg.ticks < 0:
+		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
+	case cfg.agents < 1:
+		return bad("--agents must be ≥ 1, got %d", cfg.agents)
+	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
+		return bad("--hz must be a number > 0, got %v", cfg.hz)
+	case cfg.dt < 0 || math.IsNaN(cfg.dt) || math.IsInf(cfg.dt, 0):
+		return bad("--dt must be a finite number ≥ 0, got %v", cfg.dt)
+	}
+	if cfg.hz > 0 && !given["dt"] {
+		cfg.dt = 1 / cfg.hz
+	}
+	cfg.script = pos[0]
+	return cfg, exitOK
+}
+
+// parseValue reads a --set value: a number (decimal, or hex with 0x), true or
+// false where it can, else the string itself.
+func parseValue(s string) any {
+	switch s {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if strings.Contains(s, "_") { // Go digit separators are not Lua numbers
+		return s
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f
+	}
+	hex := strings.TrimPrefix(s, "-")
+	if len(hex) > 2 && (hex[:2] == "0x" || hex[:2] == "0X") {
+		if n, err := strconv.ParseUint(hex[2:], 16, 64); err == nil {
+			if hex != s {
+				return -float64(n)
+			}
+			return float64(n)
+		}
+	}
+	return s
+}
+
+// scriptRoots are the folders the script may require from: its own, and
+// ./scripts when it exists.
+func scriptRoots(script string) []string {
+	roots := []string{filepath.Dir(script)}
+	if fi, err := os.Stat("scripts"); err == nil && fi.IsDir() {
+		roots = append(roots, "scripts")
+	}
+	return roots
+}
+
+func runScript(cfg *runConfig, stdout, stderr io.Writer) int {
+	out := newRunOutput(stdout, stderr, cfg.json)
+	defer out.flush()
+
+	opts := host.Options{
+		Seed:         cfg.seed,
+		Roots:        scriptRoots(cfg.script),
+		OnTransition: out.transition,
+		OnError:      out.scriptError,
+		OnLog:        out.log,
+	}
+	if cfg.trace {
+		opts.OnDecision = out.decision
+	}
+	h, err := host.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "luaai run: %v\n", err)
+		return exitFail
+	}
+	defer h.Close()
+
+	b, err := h.LoadFile(cfg.script)
+	if err != nil {
+		printLoadError(stderr, err)
+		return exitFail
+	}
+	agents := make([]*host.Agent, 0, cfg.agents)
+	for range cfg.agents {
+		a, err := h.Spawn(b, cfg.set)
+		if err != nil {
+			out.flush()
+			fmt.Fprintf(stderr, "luaai run: %v\n", err)
+			return exitFail
+		}
+		agents = append(agents, a)
+	}
+	out.flush()
+
+	var period time.Duration
+	if cfg.hz > 0 {
+		period = time.Duration(float64(time.Second) / cfg.hz)
+	}
+	start := time.Now()
+	for tick := 1; tick <= cfg.ticks; tick++ {
+		if period > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(tick) * period)))
+		}
+		if err := h.Tick(cfg.dt); err != nil {
+			out.flush()
+			fmt.Fprintf(stderr, "luaai run: %v\n", err)
+			return exitFail
+		}
+		if cfg.trace {
+			for _, a := range agents {
+				out.traceAgent(tick, a)
+			}
+		}
+		out.flush()
+	}
+	if out.failed {
+		return exitFail
+	}
+	return exitOK
+}
+
+// printLoadError prints why a script did not load, one "file:line: message"
+// a line.
+func printLoadError(w io.Writer, err error) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		fmt.Fprintf(w, "%s: %v\n", pe.Path, pe.Err)
+		return
+	}
+	fmt.Fprintln(w, err.Error())
+}
+
+// runOutput prints what a run reports: text or JSON lines on stdout,
+// buffered and flushed at least once a tick; script errors on stderr.
+type runOutput struct {
+	w      *bufio.Writer
+	enc    *json.Encoder
+	stderr io.Writer
+	json   bool
+	failed bool // a callback raised an error
+}
+
+func newRunOutput(stdout, stderr io.Writer, jsonLines bool) *runOutput {
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &runOutput{w: w, enc: enc, stderr: stderr, json: jsonLines}
+}
+
+func (o *runOutput) flush() { o.w.Flush() }
+
+// line writes v as one JSON line.
+func (o *runOutput) line(v any) {
+	if err := o.enc.Encode(v); err != nil {
+		// Only unencodable values fail, and jsonValue makes every value
+		// encodable; say so rather than drop the line silently.
+		fmt.Fprintf(o.w, "{\"error\":%q}\n", err.Error())
+	}
+}
+
+// optString is a JSON string, or null when empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+type transitionLine struct {
+	Tick  int     `json:"tick"`
+	Agent int     `json:"agent"`
+	From  *string `json:"from"`
+	To    string  `json:"to"`
+	Kind  string  `json:"kind"`
+}
+
+// transition prints "tick 3 agent 1 patrol -> combat", with the kind
+// appended when it is not "to": " (push)".
+func (o *runOutput) transition(t host.Transition) {
+	if o.json {
+		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, t.Kind})
+		return
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, orNone(t.From), orNone(t.To))
+	if t.Kind != "to" {
+		fmt.Fprintf(o.w, " (%s)", t.Kind)
+	}
+	o.w.WriteByte('\n')
+}
+
+type errorLine struct {
+	Tick     int    `json:"tick"`
+	Agent    int    `json:"agent"`
+	Error    string `json:"error"`
+	State    string `json:"state"`
+	Callback string `json:"callback"`
+}
+
+// scriptError prints "error: file:line: msg (agent N, state S, callback)" on
+// stderr, and in JSON mode an error line on stdout too.
+func (o *runOutput) scriptError(e *host.ScriptError) {
+	o.failed = true
+	if o.json {
+		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, e.Callback})
+	}
+	o.flush() // keep stdout and stderr in order on a terminal
+	fmt.Fprintf(o.stderr, "error: %s\n", e.Error())
+}
+
+type logLine struct {
+	Tick  int    `json:"tick"`
+	Agent int    `json:"agent"`
+	Log   string `json:"log"`
+	State string `json:"state"`
+}
+
+// log prints an ai.log line: "tick 2 agent 1 log: msg".
+func (o *runOutput) log(l host.Log) {
+	if o.json {
+		o.line(logLine{l.Tick, l.Agent, l.Msg, l.State})
+		return
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d log: %s\n", l.Tick, l.Agent, l.Msg)
+}
+
+type decisionLine struct {
+	Tick   int            `json:"tick"`
+	Agent  int            `json:"agent"`
+	Decide string         `json:"decide"`
+	Scores map[string]any `json:"scores"`
+	Winner *string        `json:"winner"`
+	Kept   bool           `json:"kept,omitempty"`
+}
+
+// decision prints a utility decision:
+// "tick 2 agent 1 decide needs: needs.eat=0.7 needs.idle=0.1 -> needs.eat".
+func (o *runOutput) decision(d host.Decision) {
+	if o.json {
+		scores := make(map[string]any, len(d.Candidates))
+		for _, c := range d.Candidates {
+			scores[c.State] = jsonNumber(c.Score)
+		}
+		o.line(decisionLine{d.Tick, d.Agent, d.Machine, scores, optString(d.Winner), d.Kept})
+		return
+	}
+	machine := d.Machine
+	if machine == "" {
+		machine = "(root)"
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d decide %s:", d.Tick, d.Agent, machine)
+	for _, c := range d.Candidates {
+		fmt.Fprintf(o.w, " %s=%s", c.State, strconv.FormatFloat(c.Score, 'g', 6, 64))
+	}
+	fmt.Fprintf(o.w, " -> %s", orNone(d.Winner))
+	if d.Kept {
+		o.w.WriteString(" (kept)")
+	}
+	o.w.WriteByte('\n')
+}
+
+type traceLine struct {
+	Tick  int     `json:"tick"`
+	Agent int     `json:"agent"`
+	State *string `json:"state"`
+	Ctx   any     `json:"ctx"`
+}
+
+// traceAgent prints an agent's state and context after a tick:
+// "tick 3 agent 1 state patrol.walk ctx {"n":3}".
+func (o *runOutput) traceAgent(tick int, a *host.Agent) {
+	state, _ := a.State()
+	ctx := jsonValue(a.Ctx(), map[*lua.LTable]bool{}, 0)
+	if o.json {
+		o.line(traceLine{tick, a.ID(), optString(state), ctx})
+		return
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ctx); err != nil {
+		b.WriteString(strconv.Quote(err.Error()))
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
+}
+
+// maxDepth bounds how deep a context is printed.
+const maxDepth = 64
+
+// jsonValue converts a Lua value to data encoding/json can print: tables
+// whose keys are exactly 1..n become arrays, other tables objects (keys
+// sorted by encoding/json); bound Go values print as their %v string,
+// functions as "function", a table inside itself as "<cycle>", numbers
+// that JSON cannot hold (NaN, ±Inf) as strings.
+func jsonValue(v lua.LValue, open map[*lua.LTable]bool, depth int) any {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(v)
+	case lua.LNumber:
+		return jsonNumber(float64(v))
+	case lua.LString:
+		return string(v)
+	case *lua.LUserData:
+		return fmt.Sprintf("%v", v.Value)
+	case *lua.LFunction:
+		return "function"
+	case *lua.LTable:
+		if open[v] {
+			return "<cycle>"
+		}
+		if depth >= maxDepth {
+			return "<too deep>"
+		}
+		open[v] = true
+		defer delete(open, v)
+		if n, ok := arrayLen(v); ok {
+			out := make([]any, n)
+			for i := range n {
+				out[i] = jsonValue(v.RawGetInt(i+1), open, depth+1)
+			}
+			return out
+		}
+		out := map[string]any{}
+		v.ForEach(func(k, val lua.LValue) {
+			out[jsonKey(k)] = jsonValue(val, open, depth+1)
+		})
+		return out
+	}
+	return v.Type().String()
+}
+
+// arrayLen reports whether t's keys are exactly 1..n, n ≥ 1.
+func arrayLen(t *lua.LTable) (int, bool) {
+	count, max, ok := 0, 0, true
+	t.ForEach(func(k, _ lua.LValue) {
+		count++
+		n, isNum := k.(lua.LNumber)
+		if !isNum || n < 1 || float64(n) != math.Trunc(float64(n)) || float64(n) > math.MaxInt32 {
+			ok = false
+			return
+		}
+		if int(n) > max {
+			max = int(n)
+		}
+	})
+	return max, ok && count > 0 && count == max
+}
+
+func jsonKey(k lua.LValue) string {
+	switch k := k.(type) {
+	case lua.LString:
+		return string(k)
+	case lua.LNumber:
+		return strconv.FormatFloat(float64(k), 'g', -1, 64)
+	case lua.LBool:
+		return strconv.FormatBool(bool(k))
+	}
+	return k.String() // a table or function key: "table: 0x…"
+}
+
+func jsonNumber(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return f
+}

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// cli runs the command line and returns its exit code, stdout and stderr.
+func cli(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// lines splits output into lines, without the final newline.
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// jsonLines decodes every stdout line as one JSON object.
+func jsonLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range lines(s) {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), "line %q", l)
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestRunOutput(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stdout []string
+	}{
+		{
+			name: "text transitions",
+			args: []string{"run", "testdata/guard.lua", "--ticks", "6"},
+			stdout: []string{
+				"tick 1 agent 1 patrol.find -> patrol.walk",
+				"tick 2 agent 1 patrol.walk -> patrol.find",
+				"tick 3 agent 1 patrol -> combat",
+				"tick 5 agent 1 combat -> patrol",
+				"tick 6 agent 1 patrol.find -> patrol.walk",
+			},
+		},
+		{
+			name: "json transitions",
+			args: []string{"run", "--json", "testdata/guard.lua", "--ticks=5"},
+			stdout: []string{
+				`{"tick":1,"agent":1,"from":"patrol.find","to":"patrol.walk","kind":"to"}`,
+				`{"tick":2,"agent":1,"from":"patrol.walk","to":"patrol.find","kind":"to"}`,
+				`{"tick":3,"agent":1,"from":"patrol","to":"combat","kind":"to"}`,
+				`{"tick":5,"agent":1,"from":"combat","to":"patrol","kind":"to"}`,
+			},
+		},
+		{
+			name: "push and pop kinds, flags before the script",
+			args: []string{"run", "--ticks", "6", "testdata/stack.lua"},
+			stdout: []string{
+				"tick 3 agent 1 a -> b (push)",
+				"tick 4 agent 1 b -> a (pop)",
+			},
+		},
+		{
+			name: "json push and pop",
+			args: []string{"run", "testdata/stack.lua", "--json"},
+			stdout: []string{
+				`{"tick":3,"agent":1,"from":"a","to":"b","kind":"push"}`,
+				`{"tick":4,"agent":1,"from":"b","to":"a","kind":"pop"}`,
+			},
+		},
+		{
+			name: "default ticks is 10",
+			args: []string{"run", "testdata/guard.lua"},
+			stdout: []string{
+				"tick 1 agent 1 patrol.find -> patrol.walk",
+				"tick 2 agent 1 patrol.walk -> patrol.find",
+				"tick 3 agent 1 patrol -> combat",
+				"tick 5 agent 1 combat -> patrol",
+				"tick 6 agent 1 patrol.find -> patrol.walk",
+				"tick 7 agent 1 patrol.walk -> patrol.find",
+				"tick 8 agent 1 patrol.find -> patrol.walk",
+				"tick 9 agent 1 patrol.walk -> patrol.find",
+				"tick 10 agent 1 patrol.find -> patrol.walk",
+			},
+		},
+		{
+			name:   "zero ticks",
+			args:   []string{"run", "testdata/guard.lua", "--ticks", "0", "--trace"},
+			stdout: nil,
+		},
+		{
+			name: "agents",
+			args: []string{"run", "testdata/switch.lua", "--agents", "3", "--set", "go=true", "--ticks", "2"},
+			stdout: []string{
+				"tick 1 agent 1 idle -> moving",
+				"tick 1 agent 2 idle -> moving",
+				"tick 1 agent 3 idle -> moving",
+			},
+		},
+		{
+			name: "set false keeps idle",
+			args: []string{"run", "testdata/switch.lua", "--set", "go=false", "--ticks", "2"},
+		},
+		{
+			name: "text trace",
+			args: []string{"run", "testdata/stack.lua", "--ticks", "4", "--trace"},
+			stdout: []string{
+				`tick 1 agent 1 state a ctx {"n":1}`,
+				`tick 2 agent 1 state a ctx {"n":2}`,
+				"tick 3 agent 1 a -> b (push)",
+				`tick 3 agent 1 state b ctx {"n":2}`,
+				"tick 4 agent 1 b -> a (pop)",
+				`tick 4 agent 1 state a ctx {"n":3}`,
+			},
+		},
+		{
+			name: "text trace: decisions, logs, tables, functions",
+			args: []string{"run", "testdata/needs.lua", "--ticks", "4", "--trace"},
+			stdout: []string{
+				"tick 1 agent 1 decide (root): eat=0 idle=0.25 -> idle",
+				`tick 1 agent 1 state idle ctx {"f":"function","hunger":0.1,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
+				"tick 2 agent 1 decide (root): eat=0.1 idle=0.25 -> idle",
+				`tick 2 agent 1 state idle ctx {"f":"function","hunger":0.2,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
+				"tick 3 agent 1 decide (root): eat=0.2 idle=0.25 -> idle",
+				`tick 3 agent 1 state idle ctx {"f":"function","hunger":0.30000000000000004,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
+				"tick 4 agent 1 decide (root): eat=0.3 idle=0.25 -> eat",
+				"tick 4 agent 1 idle -> eat (select)",
+				"tick 4 agent 1 log: eating at 0.30000000000000004",
+				`tick 4 agent 1 state eat ctx {"f":"function","hunger":0.4,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
+			},
+		},
+		{
+			name: "without trace: no decisions, logs still shown",
+			args: []string{"run", "testdata/needs.lua", "--ticks", "4"},
+			stdout: []string{
+				"tick 4 agent 1 idle -> eat (select)",
+				"tick 4 agent 1 log: eating at 0.30000000000000004",
+			},
+		},
+		{
+			name: "json trace",
+			args: []string{"run", "testdata/needs.lua", "--ticks", "4", "--trace", "--json"},
+			stdout: []string{
+				`{"tick":1,"agent":1,"decide":"","scores":{"eat":0,"idle":0.25},"winner":"idle"}`,
+				`{"tick":1,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.1,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
+				`{"tick":2,"agent":1,"decide":"","scores":{"eat":0.1,"idle":0.25},"winner":"idle"}`,
+				`{"tick":2,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.2,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
+				`{"tick":3,"agent":1,"decide":"","scores":{"eat":0.2,"idle":0.25},"winner":"idle"}`,
+				`{"tick":3,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.30000000000000004,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
+				`{"tick":4,"agent":1,"decide":"","scores":{"eat":0.30000000000000004,"idle":0.25},"winner":"eat"}`,
+				`{"tick":4,"agent":1,"from":"idle","to":"eat","kind":"select"}`,
+				`{"tick":4,"agent":1,"log":"eating at 0.30000000000000004","state":"eat"}`,
+				`{"tick":4,"agent":1,"state":"eat","ctx":{"f":"function","hunger":0.4,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
+			},
+		},
+		{
+			name: "cycles are cut",
+			args: []string{"run", "testdata/cycle.lua", "--ticks", "1", "--trace", "--json"},
+			stdout: []string{
+				`{"tick":1,"agent":1,"state":"a","ctx":{"list":[1,2,{"me":"<cycle>"}],"self":"<cycle>"}}`,
+			},
+		},
+		{
+			name: "paced with hz",
+			args: []string{"run", "testdata/stack.lua", "--hz", "1000", "--ticks", "4"},
+			stdout: []string{
+				"tick 3 agent 1 a -> b (push)",
+				"tick 4 agent 1 b -> a (pop)",
+			},
+		},
+		{
+			name: "double dash ends the flags",
+			args: []string{"run", "--ticks", "3", "--", "testdata/stack.lua"},
+			stdout: []string{
+				"tick 3 agent 1 a -> b (push)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(tt.args...)
+			require.Equal(t, 0, code, "stderr: %s", stderr)
+			require.Empty(t, stderr)
+			require.Equal(t, tt.stdout, lines(stdout))
+		})
+	}
+}
+
+func TestRunSet(t *testing.T) {
+	code, stdout, stderr := cli("run", "testdata/switch.lua", "--ticks", "1", "--trace", "--json",
+		"--set", "go=true", "--set", "speed=2.5", "--set", "name=alice", "--set", "extra=-3")
+	require.Equal(t, 0, code, stderr)
+	got := jsonLines(t, stdout)
+	require.Len(t, got, 2)
+	require.Equal(t, map[string]any{"tick": 1.0, "agent": 1.0, "from": "idle", "to": "moving", "kind": "to"}, got[0])
+	require.Equal(t, "moving", got[1]["state"])
+	require.Equal(t, map[string]any{"go": true, "speed": 2.5, "name": "alice", "extra": -3.0}, got[1]["ctx"])
+
+	// A later --set of the same key wins.
+	code, stdout, _ = cli("run", "testdata/switch.lua", "--ticks", "1", "--trace", "--set", "name=a", "--set", "name=b=c")
+	require.Equal(t, 0, code)
+	require.Equal(t, []string{`tick 1 agent 1 state idle ctx {"go":false,"name":"b=c","speed":1}`}, lines(stdout))
+}
+
+func TestParseValue(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{"1", 1.0},
+		{"-2.5", -2.5},
+		{"1e3", 1000.0},
+		{".5", 0.5},
+		{"0x10", 16.0},
+		{"-0x10", -16.0},
+		{"007", 7.0},
+		{"true", true},
+		{"false", false},
+		{"True", "True"},
+		{"yes", "yes"},
+		{"", ""},
+		{"inf", "inf"},
+		{"NaN", "NaN"},
+		{"1e999", "1e999"},
+		{"1_000", "1_000"},
+		{"0xZZ", "0xZZ"},
+		{"hello world", "hello world"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, parseValue(tt.in), "parseValue(%q)", tt.in)
+	}
+}
+
+func TestRunTraceJSONEveryLine(t *testing.T) {
+	code, stdout, stderr := cli("run", "testdata/guard.lua", "--agents", "2", "--ticks", "3", "--trace", "--json")
+	require.Equal(t, 0, code, stderr)
+	got := jsonLines(t, stdout)
+	var traces []map[string]any
+	for _, m := range got {
+		if _, ok := m["ctx"]; ok {
+			traces = append(traces, m)
+		}
+	}
+	require.Len(t, traces, 6) // 3 ticks × 2 agents
+	for i, m := range traces {
+		require.Equal(t, float64(i/2+1), m["tick"])
+		require.Equal(t, float64(i%2+1), m["agent"])
+		require.Equal(t, map[string]any{"n": float64(i/2 + 1)}, m["ctx"])
+	}
+	require.Equal(t, "combat.attack", traces[4]["state"])
+}
+
+func TestRunCallbackError(t *testing.T) {
+	code, stdout, stderr := cli("run", "testdata/failing.lua", "--ticks", "6")
+	require.Equal(t, 1, code)
+	require.Equal(t, []string{"error: testdata/failing.lua:11: boom (agent 1, state a, update)"}, lines(stderr))
+	// The run goes on to its end.
+	require.Equal(t, []string{"tick 4 agent 1 a -> b"}, lines(stdout))
+
+	code, stdout, stderr = cli("run", "testdata/failing.lua", "--ticks", "6", "--json")
+	require.Equal(t, 1, code)
+	require.Equal(t, []string{"error: testdata/failing.lua:11: boom (agent 1, state a, update)"}, lines(stderr))
+	require.Equal(t, []string{
+		`{"tick":2,"agent":1,"error":"testdata/failing.lua:11: boom","state":"a","callback":"update"}`,
+		`{"tick":4,"agent":1,"from":"a","to":"b","kind":"to"}`,
+	}, lines(stdout))
+}
+
+func TestRunLoadErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		stderr string
+	}{
+		{"syntax error", "testdata/syntax.lua", "testdata/syntax.lua:5: syntax error near 'states'"},
+		{"invalid definition", "testdata/invalid.lua", `testdata/invalid.lua:3: state "a": transition to "nowhere"`},
+		{"missing file", "testdata/nope.lua", "testdata/nope.lua: no such file or directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli("run", tt.script, "--json")
+			require.Equal(t, 1, code)
+			require.Empty(t, stdout)
+			require.True(t, strings.HasPrefix(stderr, tt.stderr), "stderr: %s", stderr)
+		})
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"missing script", []string{"run"}, "missing SCRIPT"},
+		{"two scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua"}, "one SCRIPT at a time"},
+		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for flag -ticks`},
+		{"negative ticks", []string{"run", "testdata/guard.lua", "--ticks", "-1"}, "--ticks must be ≥ 0"},
+		{"zero agents", []string{"run", "testdata/guard.lua", "--agents", "0"}, "--agents must be ≥ 1"},
+		{"negative dt", []string{"run", "testdata/guard.lua", "--dt", "-0.1"}, "--dt must be a finite number ≥ 0"},
+		{"NaN dt", []string{"run", "testdata/guard.lua", "--dt", "NaN"}, "--dt must be a finite number ≥ 0"},
+		{"infinite dt", []string{"run", "testdata/guard.lua", "--dt", "+Inf"}, "--dt must be a finite number ≥ 0"},
+		{"zero hz", []string{"run", "testdata/guard.lua", "--hz", "0"}, "--hz must be a number > 0"},
+		{"negative hz", []string{"run", "testdata/guard.lua", "--hz", "-5"}, "--hz must be a number > 0"},
+		{"negative seed", []string{"run", "testdata/guard.lua", "--seed", "-1"}, `invalid value "-1" for flag -seed`},
+		{"set without =", []string{"run", "testdata/guard.lua", "--set", "go"}, `invalid value "go" for flag -set: want key=value`},
+		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for flag -set`},
+		{"flag without value", []string{"run", "testdata/guard.lua", "--ticks"}, "flag needs an argument: -ticks"},
+		{"watch", []string{"run", "testdata/guard.lua", "--watch"}, "--watch is not available yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(tt.args...)
+			require.Equal(t, 2, code)
+			require.Empty(t, stdout)
+			require.Contains(t, stderr, tt.msg)
+			require.Contains(t, stderr, "Usage: luaai run SCRIPT")
+		})
+	}
+}
+
+func TestRunDtAndHz(t *testing.T) {
+	// The root's clock is visible through ai.time() in an update hook.
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default dt", nil, `{"t":0.30000000000000004}`},
+		{"dt", []string{"--dt", "0.5"}, `{"t":1.5}`},
+		{"hz sets dt", []string{"--hz", "500"}, `{"t":0.006}`},
+		{"dt wins over hz", []string{"--hz", "500", "--dt", "1"}, `{"t":3}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "testdata/clock.lua", "--ticks", "3", "--trace"}, tt.args...)
+			code, stdout, stderr := cli(args...)
+			require.Equal(t, 0, code, stderr)
+			l := lines(stdout)
+			require.Len(t, l, 3)
+			require.Equal(t, "tick 3 agent 1 state a ctx "+tt.want, l[2])
+		})
+	}
+}
+
+func TestRunSeed(t *testing.T) {
+	_, a, _ := cli("run", "testdata/dice.lua", "--ticks", "3", "--trace", "--agents", "2", "--seed", "7")
+	_, b, _ := cli("run", "testdata/dice.lua", "--ticks", "3", "--trace", "--agents", "2", "--seed", "7")
+	_, c, _ := cli("run", "testdata/dice.lua", "--ticks", "3", "--trace", "--agents", "2", "--seed", "8")
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, c)
+	require.Len(t, lines(a), 6)
+}
+
+type point struct{ X, Y int }
+
+func (p point) String() string { return fmt.Sprintf("(%d,%d)", p.X, p.Y) }
+
+func TestJSONValue(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	ud := L.NewUserData()
+	ud.Value = point{1, 2}
+	holes := L.NewTable()
+	holes.RawSetInt(1, lua.LString("a"))
+	holes.RawSetInt(3, lua.LString("c"))
+	mixed := L.NewTable()
+	mixed.RawSetInt(1, lua.LTrue)
+	mixed.RawSetString("k", lua.LFalse)
+	mixed.RawSet(lua.LTrue, lua.LNumber(1))
+	mixed.RawSet(lua.LNumber(2.5), lua.LNumber(2))
+	ctx := L.NewTable()
+	ctx.RawSetString("body", ud)
+	ctx.RawSetString("fn", L.NewFunction(func(*lua.LState) int { return 0 }))
+	ctx.RawSetString("nan", lua.LNumber(math.NaN()))
+	ctx.RawSetString("inf", lua.LNumber(math.Inf(1)))
+	ctx.RawSetString("ninf", lua.LNumber(math.Inf(-1)))
+	ctx.RawSetString("holes", holes)
+	ctx.RawSetString("mixed", mixed)
+	ctx.RawSetString("empty", L.NewTable())
+	ctx.RawSetString("shared1", holes) // shared, not a cycle: printed twice
+	ctx.RawSetString("html", lua.LString("<a & b>"))
+
+	got := jsonValue(ctx, map[*lua.LTable]bool{}, 0)
+	b, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.JSONEq(t, `{
+		"body": "(1,2)", "fn": "function", "nan": "nan", "inf": "inf", "ninf": "-inf",
+		"holes": {"1": "a", "3": "c"}, "shared1": {"1": "a", "3": "c"},
+		"mixed": {"1": true, "k": false, "true": 1, "2.5": 2},
+		"empty": {}, "html": "<a & b>"
+	}`, string(b))
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+)
+
+const testUsage = `Usage: luaai test [PATH...]
+
+Runs every *_test.lua file below each PATH (default .), sorted, each in a
+fresh host whose require and ai.spawn resolve against the test file's folder.
+A PATH may also name one test file. Below a PATH, folders named testdata
+or starting with "." or "_" are skipped (name them to run them). Test files use a busted-style subset:
+describe, it, before_each, after_each and assert.*.
+
+Prints each failure with file:line, expected and actual, then
+"N passed, N failed". Exit codes: 0 all passed; 1 a failure, or no test
+file found; 2 a usage error.
+`
+
+func testCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("luaai test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr, testUsage)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	files, err := findTests(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "luaai test: %v\n", err)
+		return exitFail
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "luaai test: no *_test.lua files in %s\n", strings.Join(paths, " "))
+		fmt.Fprintln(stdout, "0 passed, 0 failed")
+		return exitFail
+	}
+	var total luabind.TestResult
+	for _, f := range files {
+		r, err := runTestFile(f, stdout)
+		if err != nil {
+			fmt.Fprintf(stdout, "%s: %v\n", f, err)
+			r.Failed++
+		}
+		total.Add(r)
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", total.Passed, total.Failed)
+	if total.Failed > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// runTestFile runs one test file in a fresh host rooted at its folder.
+func runTestFile(path string, w io.Writer) (luabind.TestResult, error) {
+	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path)}})
+	if err != nil {
+		return luabind.TestResult{}, err
+	}
+	defer h.Close()
+	return h.VM().RunTestFile(path, w), nil
+}
+
+// findTests lists the *_test.lua files below each path (a path naming a
+// file is taken as it is), sorted and without duplicates. Below a path,
+// folders skipDir names are not searched.
+func findTests(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var files []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, root := range paths {
+		fi, err := os.Stat(root)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			add(filepath.Clean(root))
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != root && skipDir(d.Name()) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(d.Name(), "_test.lua") {
+				add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// skipDir: as the go tool does, folders named testdata (fixtures, often
+// failing on purpose) or starting with "." or "_" are not searched unless
+// given on the command line.
+func skipDir(name string) bool {
+	return name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestTestCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		last     string   // the last stdout line
+		contains []string // in stdout
+		stderr   string   // in stderr
+	}{
+		{
+			name: "passing folder",
+			args: []string{"test", "testdata/tests/pass"},
+			code: 0,
+			last: "2 passed, 0 failed",
+		},
+		{
+			name:     "failing folder",
+			args:     []string{"test", "testdata/tests/fail"},
+			code:     1,
+			last:     "1 passed, 1 failed",
+			contains: []string{"testdata/tests/fail/bad_test.lua:3", `"combat"`, `"patrol"`},
+		},
+		{
+			name:     "both, counts summed",
+			args:     []string{"test", "testdata/tests"},
+			code:     1,
+			last:     "3 passed, 1 failed",
+			contains: []string{"bad_test.lua:3"},
+		},
+		{
+			name: "a file",
+			args: []string{"test", "testdata/tests/pass/switch_test.lua"},
+			code: 0,
+			last: "2 passed, 0 failed",
+		},
+		{
+			name: "a file and its folder: run once",
+			args: []string{"test", "testdata/tests/pass/switch_test.lua", "testdata/tests/pass"},
+			code: 0,
+			last: "2 passed, 0 failed",
+		},
+		{
+			name:   "testdata folders below a path are skipped",
+			args:   []string{"test", "."},
+			code:   1,
+			last:   "0 passed, 0 failed",
+			stderr: "no *_test.lua files in .",
+		},
+		{
+			name:   "missing path",
+			args:   []string{"test", "testdata/nope"},
+			code:   1,
+			stderr: "testdata/nope: no such file or directory",
+		},
+		{
+			name:   "unknown flag",
+			args:   []string{"test", "--bogus"},
+			code:   2,
+			stderr: "Usage: luaai test",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(tt.args...)
+			require.Equal(t, tt.code, code, "stdout: %s\nstderr: %s", stdout, stderr)
+			if tt.last != "" {
+				l := lines(stdout)
+				require.NotEmpty(t, l)
+				require.Equal(t, tt.last, l[len(l)-1])
+			}
+			for _, s := range tt.contains {
+				require.Contains(t, stdout, s)
+			}
+			if tt.stderr != "" {
+				require.Contains(t, stderr, tt.stderr)
+			} else {
+				require.Empty(t, stderr)
+			}
+		})
+	}
+}
+
+func TestTestCommandEmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := cli("test", dir)
+	require.Equal(t, 1, code)
+	require.Equal(t, "0 passed, 0 failed\n", stdout)
+	require.Contains(t, stderr, "no *_test.lua files in "+dir)
+}
+
+// Without paths the current folder is searched.
+func TestTestCommandDefaultPath(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(filepath.Join("testdata", "tests", "pass")))
+	t.Cleanup(func() { require.NoError(t, os.Chdir(wd)) })
+
+	code, stdout, stderr := cli("test")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "2 passed, 0 failed\n", stdout)
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no args", nil, 2, "", "Usage:\n  luaai run SCRIPT"},
+		{"help", []string{"help"}, 0, "Usage:\n  luaai run SCRIPT", ""},
+		{"-h", []string{"-h"}, 0, "luaai test [PATH...]", ""},
+		{"--help", []string{"--help"}, 0, "luaai check SCRIPT", ""},
+		{"help run", []string{"help", "run"}, 0, "Usage: luaai run SCRIPT", ""},
+		{"help test", []string{"help", "test"}, 0, "Usage: luaai test", ""},
+		{"help unknown", []string{"help", "fly"}, 2, "", `unknown command "fly"`},
+		{"run -h", []string{"run", "-h"}, 0, "--ticks N", ""},
+		{"run --help after the script", []string{"run", "testdata/guard.lua", "--help"}, 0, "--set k=v", ""},
+		{"test -h", []string{"test", "-h"}, 0, "Usage: luaai test", ""},
+		{"unknown command", []string{"fly"}, 2, "", `luaai: unknown command "fly"`},
+		{"check not yet", []string{"check", "x.lua"}, 2, "", "luaai check: not available yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(tt.args...)
+			require.Equal(t, tt.code, code)
+			if tt.stdout == "" {
+				require.Empty(t, stdout)
+			} else {
+				require.Contains(t, stdout, tt.stdout)
+			}
+			if tt.stderr == "" {
+				require.Empty(t, stderr)
+			} else {
+				require.Contains(t, stderr, tt.stderr)
+				require.True(t, strings.Contains(stderr, "Usage"), stderr)
+			}
+		})
+	}
+}

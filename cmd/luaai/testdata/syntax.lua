@@ -1,0 +1,6 @@
+local ai = require("luaai")
+
+return ai.fsm {
+  initial = "a"
+  states = { a = {} },
+}

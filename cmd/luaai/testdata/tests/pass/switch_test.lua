@@ -1,0 +1,15 @@
+local ai = require("luaai")
+
+describe("switch", function()
+  it("starts idle", function()
+    local a = ai.spawn("door.lua")
+    assert.are.equal("idle", a:state())
+  end)
+
+  it("moves when go is set", function()
+    local a = ai.spawn("door.lua", { go = true })
+    a:tick(0.1)
+    assert.are.equal("moving", a:state())
+    assert.are.same({}, a:errors())
+  end)
+end)
