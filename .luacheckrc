@@ -1,0 +1,4 @@
+-- luacheck configuration for the shipped behaviours (CI runs `luacheck scripts`).
+std = "lua51"
+max_line_length = 120
+files["**/*_test.lua"] = { std = "+busted" }

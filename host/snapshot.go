@@ -1,0 +1,610 @@
+package host
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// SnapshotVersion is the version of the snapshot format this package writes
+// and reads.
+const SnapshotVersion = 1
+
+// Snapshot errors, wrapped with %w.
+var (
+	// ErrUnsaveable: a context value that cannot be saved (a function, a
+	// coroutine, a table cycle); the error names the field path.
+	ErrUnsaveable = errors.New("value cannot be saved")
+	// ErrBadSnapshot: corrupt JSON, another version, or a snapshot that does
+	// not match the behaviour.
+	ErrBadSnapshot = errors.New("bad snapshot")
+	// ErrIDInUse: a restored agent's id is already used in this host.
+	ErrIDInUse = errors.New("agent id already in use")
+)
+
+// snapshotFile is the JSON document: see the README's "Snapshots" section.
+type snapshotFile struct {
+	Version int             `json:"version"`
+	Agents  []agentSnapshot `json:"agents"`
+}
+
+type agentSnapshot struct {
+	ID        int                        `json:"id"`
+	Behaviour string                     `json:"behaviour"`
+	Ticks     int                        `json:"ticks"`
+	Clock     float64                    `json:"clock"`
+	RNG       string                     `json:"rng"`
+	Ctx       json.RawMessage            `json:"ctx"`
+	Bound     []string                   `json:"bound,omitempty"`
+	States    map[string]stateSnapshot   `json:"states"`
+	Machines  map[string]machineSnapshot `json:"machines"`
+	Events    []eventSnapshot            `json:"events,omitempty"`
+}
+
+type stateSnapshot struct {
+	Time  float64 `json:"time"`
+	Every float64 `json:"every"`
+}
+
+type machineSnapshot struct {
+	Stack     []string         `json:"stack"`
+	History   string           `json:"history,omitempty"`
+	DecideAcc float64          `json:"decide_acc,omitempty"`
+	Request   *requestSnapshot `json:"request,omitempty"`
+}
+
+type requestSnapshot struct {
+	Kind   string `json:"kind"` // push, pop, replace
+	Target string `json:"target,omitempty"`
+}
+
+type eventSnapshot struct {
+	Name    string          `json:"name"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Snapshot saves the agent as JSON (the format of Host.Snapshot with one
+// agent). A context value that cannot be saved is an error naming its field
+// path; bound Go values are recorded by name and must be bound again after
+// Restore.
+func (a *Agent) Snapshot() ([]byte, error) {
+	s, err := a.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{s}})
+}
+
+// Snapshot saves every agent Host.Tick ticks, in spawn order. Nothing is
+// returned unless every agent could be saved.
+func (h *Host) Snapshot() ([]byte, error) {
+	f := snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{}}
+	for _, a := range h.agents {
+		s, err := a.snapshot()
+		if err != nil {
+			return nil, err
+		}
+		f.Agents = append(f.Agents, s)
+	}
+	return json.Marshal(f)
+}
+
+func (a *Agent) snapshot() (agentSnapshot, error) {
+	rng, err := a.pcg.MarshalBinary()
+	if err != nil {
+		return agentSnapshot{}, err
+	}
+	s := agentSnapshot{
+		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
+		RNG:    base64.StdEncoding.EncodeToString(rng),
+		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
+	}
+	enc := &encoder{}
+	if s.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
+		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	s.Bound = enc.bound
+	for _, n := range a.t.nodes {
+		if rt := a.nodes[n.id]; rt != (nodeRT{}) {
+			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every}
+		}
+		if !n.isMachine() {
+			continue
+		}
+		m := &a.ms[n.mid]
+		if len(m.stack) == 0 && m.history < 0 && m.req.kind == 0 && m.decideAcc == 0 {
+			continue
+		}
+		ms := machineSnapshot{Stack: []string{}, DecideAcc: m.decideAcc}
+		for _, i := range m.stack {
+			ms.Stack = append(ms.Stack, n.children[i].name)
+		}
+		if m.history >= 0 {
+			ms.History = n.children[m.history].name
+		}
+		if m.req.kind != 0 {
+			r := &requestSnapshot{Kind: map[byte]string{'p': "push", 'o': "pop", 'r': "replace"}[m.req.kind]}
+			if m.req.target >= 0 {
+				r.Target = n.children[m.req.target].name
+			}
+			ms.Request = r
+		}
+		s.Machines[n.path] = ms
+	}
+	for i, ev := range a.incoming {
+		p, err := enc.encode(ev.payload, fmt.Sprintf("event %d (%s) payload", i+1, ev.name))
+		if err != nil {
+			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+		}
+		s.Events = append(s.Events, eventSnapshot{Name: ev.name, Payload: p})
+	}
+	return s, nil
+}
+
+// Restore recreates agents from a snapshot (Host.Snapshot or
+// Agent.Snapshot) in this host, running one of the given behaviours: with
+// one behaviour every agent runs it, with several each agent runs the one
+// whose Name matches its record. The agents continue exactly where they
+// were (same ids, clocks, tick counts, states, timers, pending events and
+// requests, random numbers); no hook runs. Bound Go values come back as nil:
+// bind them again with Agent.Bind. A corrupt or mismatched snapshot is an
+// error wrapping ErrBadSnapshot, and then no agent is added.
+func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) {
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if len(behaviours) == 0 {
+		return nil, fmt.Errorf("restore: no behaviour given")
+	}
+	for _, b := range behaviours {
+		if b == nil || b.h != h {
+			return nil, ErrWrongBehaviour
+		}
+	}
+	var f snapshotFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
+	}
+	if f.Version != SnapshotVersion {
+		return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
+	}
+	used := map[int]bool{}
+	for _, a := range h.agents {
+		used[a.id] = true
+	}
+	var out []*Agent
+	for i := range f.Agents {
+		s := &f.Agents[i]
+		b := behaviours[0]
+		if len(behaviours) > 1 {
+			b = nil
+			for _, c := range behaviours {
+				if c.name == s.Behaviour {
+					b = c
+				}
+			}
+			if b == nil {
+				return nil, fmt.Errorf("restore: %w: agent %d runs %q, which was not given", ErrBadSnapshot, s.ID, s.Behaviour)
+			}
+		}
+		if s.ID < 1 || used[s.ID] {
+			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, ErrIDInUse)
+		}
+		used[s.ID] = true
+		a, err := h.restoreAgent(b, s)
+		if err != nil {
+			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, err)
+		}
+		out = append(out, a)
+	}
+	for _, a := range out {
+		h.agents = append(h.agents, a)
+		a.w.agents = append(a.w.agents, a)
+		if a.id > h.spawned {
+			h.spawned = a.id
+		}
+	}
+	byID := func(list []*Agent) {
+		sort.SliceStable(list, func(i, j int) bool { return list[i].id < list[j].id })
+	}
+	byID(h.agents)
+	for _, w := range h.workers {
+		byID(w.agents)
+	}
+	return out, nil
+}
+
+func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
+	}
+	if s.Ticks < 0 || math.IsNaN(s.Clock) || s.Clock < 0 {
+		return nil, bad("negative ticks or clock")
+	}
+	w := h.workers[(s.ID-1)%len(h.workers)]
+	t := b.trees[w.index]
+	L := w.vm.L
+	a := &Agent{
+		h: h, w: w, id: s.ID, b: b, t: t, ticks: s.Ticks, clock: s.Clock,
+		nodes:  make([]nodeRT, len(t.nodes)),
+		ms:     make([]machineRT, len(t.machines)),
+		path:   make([]*node, 0, t.maxDepth+1),
+		scores: make([]float64, t.maxKids),
+	}
+	for i, m := range t.machines {
+		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
+	}
+	raw, err := base64.StdEncoding.DecodeString(s.RNG)
+	if err != nil {
+		return nil, bad("rng: %v", err)
+	}
+	a.pcg = rand.NewPCG(0, 0)
+	if err := a.pcg.UnmarshalBinary(raw); err != nil {
+		return nil, bad("rng: %v", err)
+	}
+	a.rng = rand.New(a.pcg)
+	ctx, err := decodeValue(L, s.Ctx, 0)
+	if err != nil {
+		return nil, bad("ctx: %v", err)
+	}
+	ct, ok := ctx.(*lua.LTable)
+	if !ok {
+		return nil, bad("ctx is not a table")
+	}
+	a.ctx = ct
+	for path, st := range s.States {
+		n, ok := t.byPath[path]
+		if !ok {
+			return nil, bad("state %q is not in behaviour %s", path, b.name)
+		}
+		if !finite(st.Time) || !finite(st.Every) {
+			return nil, bad("state %q: timers must be finite", path)
+		}
+		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every}
+	}
+	for path, ms := range s.Machines {
+		n, ok := t.byPath[path]
+		if !ok || !n.isMachine() {
+			return nil, bad("machine %q is not in behaviour %s", path, b.name)
+		}
+		m := &a.ms[n.mid]
+		child := func(name string) (int, error) {
+			i := n.def.Child(name)
+			if i < 0 {
+				return -1, bad("machine %q has no state %q", path, name)
+			}
+			return i, nil
+		}
+		for _, name := range ms.Stack {
+			i, err := child(name)
+			if err != nil {
+				return nil, err
+			}
+			if a.onStack(n, i) || (!n.isFSM() && len(m.stack) > 0) || len(m.stack) >= h.opts.MaxStackDepth {
+				return nil, bad("machine %q: invalid stack %v", path, ms.Stack)
+			}
+			m.stack = append(m.stack, i)
+		}
+		if ms.History != "" {
+			if m.history, err = child(ms.History); err != nil {
+				return nil, err
+			}
+		}
+		if !finite(ms.DecideAcc) {
+			return nil, bad("machine %q: decide_acc must be finite", path)
+		}
+		m.decideAcc = ms.DecideAcc
+		if r := ms.Request; r != nil {
+			switch r.Kind {
+			case "push", "replace":
+				i, err := child(r.Target)
+				if err != nil {
+					return nil, err
+				}
+				m.req = request{kind: map[string]byte{"push": 'p', "replace": 'r'}[r.Kind], target: i}
+			case "pop":
+				m.req = request{kind: 'o', target: -1}
+			default:
+				return nil, bad("machine %q: request kind %q", path, r.Kind)
+			}
+		}
+	}
+	// The active path must be whole: every fsm on it has a state.
+	for n := t.root; n.isMachine(); {
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			if n.isFSM() {
+				return nil, bad("fsm %q has no active state", n.path)
+			}
+			break
+		}
+		n = n.children[st[len(st)-1]]
+	}
+	for _, ev := range s.Events {
+		p, err := decodeValue(L, ev.Payload, 0)
+		if err != nil {
+			return nil, bad("event %q payload: %v", ev.Name, err)
+		}
+		a.incoming = append(a.incoming, event{name: ev.Name, payload: p})
+	}
+	return a, nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// encoder turns Lua values into JSON: numbers, strings, booleans, nested
+// tables (sequences as arrays, string-keyed tables as objects, others as
+// {"$pairs": [[k, v], …]}), NaN and infinities as {"$num": "nan"|"inf"|"-inf"},
+// bound Go values as {"$bound": "path"}.
+type encoder struct {
+	bound   []string
+	visited []*lua.LTable
+}
+
+func (e *encoder) encode(v lua.LValue, path string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := e.write(&buf, v, path); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		buf.WriteString("null")
+	case lua.LBool:
+		buf.WriteString(strconv.FormatBool(bool(v)))
+	case lua.LNumber:
+		f := float64(v)
+		switch {
+		case math.IsNaN(f):
+			buf.WriteString(`{"$num":"nan"}`)
+		case math.IsInf(f, 1):
+			buf.WriteString(`{"$num":"inf"}`)
+		case math.IsInf(f, -1):
+			buf.WriteString(`{"$num":"-inf"}`)
+		default:
+			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	case lua.LString:
+		b, _ := json.Marshal(string(v))
+		buf.Write(b)
+	case *lua.LUserData:
+		e.bound = append(e.bound, path)
+		b, _ := json.Marshal(path)
+		buf.WriteString(`{"$bound":`)
+		buf.Write(b)
+		buf.WriteByte('}')
+	case *lua.LTable:
+		return e.table(buf, v, path)
+	default:
+		return fmt.Errorf("%s: a %s: %w", path, v.Type(), ErrUnsaveable)
+	}
+	return nil
+}
+
+func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
+	for _, seen := range e.visited {
+		if seen == t {
+			return fmt.Errorf("%s: a table cycle: %w", path, ErrUnsaveable)
+		}
+	}
+	e.visited = append(e.visited, t)
+	defer func() { e.visited = e.visited[:len(e.visited)-1] }()
+	// Keys in the table's own iteration order, so pairs() visits them in the
+	// same order after a restore.
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	n := t.Len()
+	if n > 0 && n == len(keys) {
+		buf.WriteByte('[')
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				buf.WriteByte(',')
+			}
+			if err := e.write(buf, t.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	plain := true
+	for _, k := range keys {
+		s, ok := k.(lua.LString)
+		plain = plain && ok && !strings.HasPrefix(string(s), "$")
+	}
+	if plain {
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k.String())
+			buf.Write(kb)
+			buf.WriteByte(':')
+			if err := e.write(buf, t.RawGet(k), path+"."+k.String()); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	}
+	buf.WriteString(`{"$pairs":[`)
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('[')
+		sub := fmt.Sprintf("%s[%s]", path, lua.LVAsString(k))
+		if err := e.write(buf, k, sub+" (key)"); err != nil {
+			return err
+		}
+		buf.WriteByte(',')
+		if err := e.write(buf, t.RawGet(k), sub); err != nil {
+			return err
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString("]}")
+	return nil
+}
+
+// decodeValue reads what encoder wrote, keeping the order of object keys.
+func decodeValue(L *lua.LState, raw json.RawMessage, depth int) (lua.LValue, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return lua.LNil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := readValue(L, dec, depth)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data")
+	}
+	return v, nil
+}
+
+func readValue(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) {
+	if depth > 200 {
+		return nil, fmt.Errorf("nested too deep")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok := tok.(type) {
+	case nil:
+		return lua.LNil, nil
+	case bool:
+		return lua.LBool(tok), nil
+	case string:
+		return lua.LString(tok), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(tok), 64)
+		if err != nil {
+			return nil, err
+		}
+		return lua.LNumber(f), nil
+	case json.Delim:
+		if tok == '[' {
+			t := L.NewTable()
+			for i := 1; dec.More(); i++ {
+				v, err := readValue(L, dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t.RawSetInt(i, v)
+			}
+			_, err := dec.Token() // ]
+			return t, err
+		}
+		if tok == '{' {
+			return readObject(L, dec, depth)
+		}
+	}
+	return nil, fmt.Errorf("unexpected %v", tok)
+}
+
+func readObject(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) {
+	t := L.NewTable()
+	first := true
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := kt.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key %v", kt)
+		}
+		if first && strings.HasPrefix(key, "$") {
+			v, err := readSpecial(L, dec, key, depth)
+			if err != nil {
+				return nil, err
+			}
+			if dec.More() {
+				return nil, fmt.Errorf("%s object with more keys", key)
+			}
+			_, err = dec.Token() // }
+			return v, err
+		}
+		first = false
+		v, err := readValue(L, dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		t.RawSetString(key, v)
+	}
+	_, err := dec.Token() // }
+	return t, err
+}
+
+func readSpecial(L *lua.LState, dec *json.Decoder, key string, depth int) (lua.LValue, error) {
+	switch key {
+	case "$num":
+		v, err := readValue(L, dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		switch v {
+		case lua.LString("nan"):
+			return lua.LNumber(math.NaN()), nil
+		case lua.LString("inf"):
+			return lua.LNumber(math.Inf(1)), nil
+		case lua.LString("-inf"):
+			return lua.LNumber(math.Inf(-1)), nil
+		}
+		return nil, fmt.Errorf("bad $num %v", v)
+	case "$bound":
+		if _, err := readValue(L, dec, depth+1); err != nil {
+			return nil, err
+		}
+		return lua.LNil, nil // the game binds it again
+	case "$pairs":
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil, fmt.Errorf("$pairs must be a list")
+		}
+		t := L.NewTable()
+		for dec.More() {
+			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+				return nil, fmt.Errorf("$pairs entries must be [key, value]")
+			}
+			k, err := readValue(L, dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if k == lua.LNil {
+				return nil, fmt.Errorf("nil table key")
+			}
+			if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+				return nil, fmt.Errorf("NaN table key")
+			}
+			v, err := readValue(L, dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+				return nil, fmt.Errorf("$pairs entries must be [key, value]")
+			}
+			t.RawSet(k, v)
+		}
+		_, err := dec.Token() // ]
+		return t, err
+	}
+	return nil, fmt.Errorf("unknown %s object", key)
+}
