@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -32,6 +33,9 @@ type Options struct {
 	// MaxErrors bounds the callback errors an agent keeps until Agent.Errors
 	// is called; older ones are dropped. The default (zero) value is 256.
 	MaxErrors int
+	// Stdout receives what scripts print with print(). The default (zero)
+	// value is os.Stdout.
+	Stdout io.Writer
 
 	// The hooks below are called on the goroutine that called Tick, Spawn or
 	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
@@ -170,7 +174,7 @@ func New(opts Options) (*Host, error) {
 	cache := luabind.NewProtoCache()
 	for i := 0; i < opts.Workers; i++ {
 		w := &worker{h: h, index: i}
-		w.vm = luabind.NewVM(luabind.Options{Roots: opts.Roots, Cache: cache})
+		w.vm = luabind.NewVM(luabind.Options{Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout})
 		w.vm.SetSpawner(luaSpawner{w})
 		h.workers = append(h.workers, w)
 	}
