@@ -38,6 +38,8 @@ type Agent struct {
 	curKind  callback
 	curScore bool // cur is a utility candidate that is not active
 	ticking  bool
+	// suspended by the Suspend fault policy
+	suspended bool
 
 	path   []*node   // scratch: machines on the active path
 	scores []float64 // scratch: utility scores
@@ -107,6 +109,13 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable) *Agent {
 	w.vm.SetRunner(old)
 	return a
 }
+
+// Suspended reports whether the agent was suspended by the Suspend fault
+// policy.
+func (a *Agent) Suspended() bool { return a.suspended }
+
+// Resume lets a suspended agent tick again.
+func (a *Agent) Resume() { a.suspended = false }
 
 // ID is the agent's spawn number, from 1.
 func (a *Agent) ID() int { return a.id }
@@ -225,6 +234,9 @@ func (a *Agent) report(n *node, cb string, err error) {
 	a.errs = append(a.errs, luabind.CallbackError{Message: se.Message(), State: n.path, Callback: cb})
 	if a.h.opts.OnError != nil {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
+	}
+	if a.h.opts.Faults == Suspend {
+		a.suspended = true
 	}
 }
 

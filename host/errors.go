@@ -25,6 +25,8 @@ var (
 	ErrNotInHook = errors.New("only allowed in hooks (enter, exit, update, pause, resume, on_reload)")
 	// ErrNoMachine: ai.push/pop/replace from a state with no fsm above it.
 	ErrNoMachine = errors.New("no fsm holds this state")
+	// ErrSuspended: Agent.Tick on an agent suspended by the Suspend fault policy.
+	ErrSuspended = errors.New("agent is suspended after a failed callback")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )
@@ -42,6 +44,9 @@ type ScriptError struct {
 	Msg       string // the message without the position
 	Traceback string // Lua stack traceback, when there is one
 	Err       error  // the underlying error
+	// Count is how many times this (script, line, callback) has failed in
+	// the host so far, when the error reaches Options.OnError.
+	Count int
 }
 
 // Error formats the error as "file:line: message (agent N, state S, callback C)".
@@ -53,6 +58,9 @@ func (e *ScriptError) Error() string {
 	}
 	if pos != "" {
 		pos += ": "
+	}
+	if e.Count > 1 {
+		return fmt.Sprintf("%s%s (agent %d, state %s, %s; failed %d times)", pos, e.Msg, e.Agent, state, e.Callback, e.Count)
 	}
 	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, e.Msg, e.Agent, state, e.Callback)
 }

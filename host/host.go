@@ -36,6 +36,15 @@ type Options struct {
 	// Stdout receives what scripts print with print(). The default (zero)
 	// value is os.Stdout.
 	Stdout io.Writer
+	// Faults says what happens to an agent whose callback fails. The
+	// default (zero) value is Continue.
+	Faults FaultPolicy
+	// ReportAllErrors sends every failed callback to OnError. The default
+	// (zero) value reports the first failure of each (script, line,
+	// callback) and then its 10th, 100th, 1000th… with ScriptError.Count,
+	// so a callback failing every tick for thousands of agents cannot flood
+	// the log. Agent.Errors is not affected.
+	ReportAllErrors bool
 
 	// The hooks below are called on the goroutine that called Tick, Spawn or
 	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
@@ -109,7 +118,26 @@ type Host struct {
 	closed     bool
 	merged     []record // scratch for dispatch
 	reloadQ    reloads
+	errCounts  map[errKey]int
 }
+
+type errKey struct {
+	script   string
+	line     int
+	callback string
+}
+
+// FaultPolicy says what happens to an agent whose callback fails.
+type FaultPolicy uint8
+
+const (
+	// Continue: the failed callback counts as false, score 0 or no-op and
+	// the agent goes on.
+	Continue FaultPolicy = iota
+	// Suspend: the agent finishes the tick in which a callback failed, then
+	// stops ticking until Agent.Resume.
+	Suspend
+)
 
 // worker owns one Lua state and the agents whose contexts live in it. Only
 // the goroutine ticking it touches them.
@@ -260,7 +288,7 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	if b == nil || b.h != h {
 		return nil, ErrWrongBehaviour
 	}
-	w := h.workers[h.spawned%len(h.workers)]
+	w := h.workerFor(h.spawned + 1)
 	t := b.trees[w.index]
 	L := w.vm.L
 	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
@@ -272,6 +300,13 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	w.agents = append(w.agents, a)
 	h.dispatch()
 	return a, nil
+}
+
+// workerFor shards agents in blocks of 64 consecutive ids, so agents
+// spawned together (and their memory, allocated together) stay on one
+// worker: interleaving them makes the workers' caches fight over lines.
+func (h *Host) workerFor(id int) *worker {
+	return h.workers[((id-1)/64)%len(h.workers)]
 }
 
 // Tick ticks every agent by dt seconds: each worker its shard, in parallel,
@@ -307,7 +342,9 @@ func (w *worker) tick(dt float64) {
 	w.busy = true
 	defer func() { w.busy = false }()
 	for _, a := range w.agents {
-		_ = a.tick(dt) // dt is checked; an agent in its own tick cannot be here
+		if !a.suspended {
+			_ = a.tick(dt) // dt is checked; an agent in its own tick cannot be here
+		}
 	}
 }
 
@@ -332,7 +369,15 @@ func (h *Host) dispatch() {
 		case recTransition:
 			h.opts.OnTransition(r.tr)
 		case recError:
-			h.opts.OnError(r.err)
+			if h.errCounts == nil {
+				h.errCounts = map[errKey]int{}
+			}
+			k := errKey{r.err.Script, r.err.Line, r.err.Callback}
+			h.errCounts[k]++
+			r.err.Count = h.errCounts[k]
+			if h.opts.ReportAllErrors || isPowerOf10(r.err.Count) {
+				h.opts.OnError(r.err)
+			}
 		case recLog:
 			h.opts.OnLog(r.log)
 		case recDecision:
@@ -341,6 +386,24 @@ func (h *Host) dispatch() {
 	}
 	clear(all)
 	h.merged = all[:0]
+}
+
+func isPowerOf10(n int) bool {
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
+}
+
+// ErrorCounts returns how often each failing (script, line, callback) has
+// failed in this host so far, as reported to OnError ("file:line callback" →
+// count). Only counted while OnError is set.
+func (h *Host) ErrorCounts() map[string]int {
+	out := map[string]int{}
+	for k, n := range h.errCounts {
+		out[fmt.Sprintf("%s:%d %s", k.script, k.line, k.callback)] = n
+	}
+	return out
 }
 
 // Remove takes an agent out of the host: Host.Tick no longer ticks it. Its

@@ -232,7 +232,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	if s.Ticks < 0 || math.IsNaN(s.Clock) || s.Clock < 0 {
 		return nil, bad("negative ticks or clock")
 	}
-	w := h.workers[(s.ID-1)%len(h.workers)]
+	w := h.workerFor(s.ID)
 	t := b.trees[w.index]
 	L := w.vm.L
 	a := &Agent{

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -23,6 +24,9 @@ func (a *Agent) Tick(dt float64) error {
 	}
 	if err := checkDt(dt); err != nil {
 		return err
+	}
+	if a.suspended {
+		return ErrSuspended
 	}
 	if !a.w.busy {
 		a.h.ApplyReloads()
@@ -515,6 +519,12 @@ func (a *Agent) score(n *node, active bool) float64 {
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err == nil && math.IsNaN(s) {
 		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)
+	}
+	if err != nil && errors.Is(err, luabind.ErrNotANumber) {
+		// Not a Lua error: point at the scoring function, if it is one.
+		if ls, ok := n.def.Score.(luabind.LuaScorer); ok && ls.Fn.Proto != nil {
+			err = fmt.Errorf("%s:%d: %w", ls.Fn.Proto.SourceName, ls.Fn.Proto.LineDefined, err)
+		}
 	}
 	if err != nil {
 		a.report(n, "score", err)

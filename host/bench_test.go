@@ -1,0 +1,304 @@
+package host_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// benchGuard is the guard of the benchmarks: a 2-level HFSM. Per tick: one
+// Lua condition at the root (patrol -> combat), one in the active child
+// machine, one Lua update at the leaf that moves a position.
+const benchGuard = `local ai = require("luaai")
+local function player_found(ctx) return ctx.player == "found" end
+local function far(ctx) return ctx.x > 1000 end
+local function step(ctx, dt) ctx.x = ctx.x + dt end
+return ai.fsm {
+  initial = "patrol",
+  context = { x = 0, player = "none" },
+  states = {
+    patrol = ai.fsm {
+      initial = "walk_to_waypoint",
+      transitions = { { to = "combat", when = %s } },
+      states = {
+        find_waypoint = { transitions = { { to = "walk_to_waypoint", when = true } } },
+        walk_to_waypoint = { update = step, transitions = { { to = "find_waypoint", when = %s } } },
+      },
+    },
+    combat = ai.fsm {
+      initial = "walk_to_player",
+      states = { walk_to_player = { update = step }, attack = {} },
+    },
+  },
+}`
+
+func guardSource(native bool) string {
+	if native {
+		return fmt.Sprintf(benchGuard, `ai.eq("player", "found")`, `ai.gt("x", 1000)`)
+	}
+	return fmt.Sprintf(benchGuard, "player_found", "far")
+}
+
+// pureLuaGuard is the same behaviour as a modder would write it without
+// luaai: states as tables, a Lua loop ticking every agent.
+const pureLuaGuard = `
+local function player_found(ctx) return ctx.player == "found" end
+local function far(ctx) return ctx.x > 1000 end
+local function step(ctx, dt) ctx.x = ctx.x + dt end
+local root = {
+  patrol = {
+    initial = "walk_to_waypoint",
+    transitions = { { to = "combat", when = player_found } },
+    states = {
+      find_waypoint = { transitions = { { to = "walk_to_waypoint", when = function() return true end } } },
+      walk_to_waypoint = { update = step, transitions = { { to = "find_waypoint", when = far } } },
+    },
+  },
+  combat = { initial = "walk_to_player", transitions = {}, states = { walk_to_player = { update = step, transitions = {} }, attack = { transitions = {} } } },
+}
+local agents = {}
+for i = 1, N do
+  agents[i] = { top = "patrol", sub = "walk_to_waypoint", ctx = { x = 0, player = "none" } }
+end
+local function try(list, ctx)
+  for i = 1, #list do
+    local t = list[i]
+    if t.when(ctx) then return t.to end
+  end
+end
+function tick_all(dt)
+  for i = 1, #agents do
+    local a = agents[i]
+    local ctx = a.ctx
+    local top = root[a.top]
+    local to = try(top.transitions, ctx)
+    if to then
+      a.top = to
+      a.sub = root[to].initial
+    else
+      local sub = top.states[a.sub]
+      local to2 = try(sub.transitions, ctx)
+      if to2 then a.sub = to2 end
+    end
+    local leaf = root[a.top].states[a.sub]
+    if leaf.update then leaf.update(ctx, dt) end
+  end
+end
+`
+
+const benchAgents = 10000
+
+func newGuards(b *testing.B, n, workers int, native bool) *host.Host {
+	h, err := host.New(host.Options{Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	beh, err := h.LoadString("guard.lua", guardSource(native))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := h.Spawn(beh, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := h.Tick(0.016); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+func reportPerAgentTick(b *testing.B, agents int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(agents), "ns/agent-tick")
+}
+
+func BenchmarkGuard(b *testing.B) {
+	b.Run("floor", func(b *testing.B) {
+		L := lua.NewState()
+		defer L.Close()
+		if err := L.DoString(`
+function player_found(ctx) return ctx.player == "found" end
+function far(ctx) return ctx.x > 1000 end
+function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
+			b.Fatal(err)
+		}
+		fns := []*lua.LFunction{L.GetGlobal("player_found").(*lua.LFunction), L.GetGlobal("far").(*lua.LFunction), L.GetGlobal("step").(*lua.LFunction)}
+		ctxs := make([]*lua.LTable, benchAgents)
+		for i := range ctxs {
+			ctxs[i] = L.NewTable()
+			ctxs[i].RawSetString("x", lua.LNumber(0))
+			ctxs[i].RawSetString("player", lua.LString("none"))
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for _, ctx := range ctxs {
+				for j, fn := range fns {
+					L.Push(fn)
+					L.Push(ctx)
+					n := 1
+					if j == 2 {
+						L.Push(lua.LNumber(0.016))
+						n = 2
+					}
+					if err := L.PCall(n, 1, nil); err != nil {
+						b.Fatal(err)
+					}
+					L.Pop(1)
+				}
+			}
+		}
+		reportPerAgentTick(b, benchAgents)
+	})
+	b.Run("engine", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false)
+		defer h.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			_ = h.Tick(0.016)
+		}
+		reportPerAgentTick(b, benchAgents)
+	})
+	b.Run("pure_lua", func(b *testing.B) {
+		L := lua.NewState()
+		defer L.Close()
+		if err := L.DoString(strings.Replace(pureLuaGuard, "N do", fmt.Sprint(benchAgents, " do"), 1)); err != nil {
+			b.Fatal(err)
+		}
+		tick := L.GetGlobal("tick_all").(*lua.LFunction)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			L.Push(tick)
+			L.Push(lua.LNumber(0.016))
+			if err := L.PCall(1, 0, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportPerAgentTick(b, benchAgents)
+	})
+	b.Run("native", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, true)
+		defer h.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			_ = h.Tick(0.016)
+		}
+		reportPerAgentTick(b, benchAgents)
+	})
+}
+
+// BenchmarkWorkers ticks 20,000 native-condition guards with 1 and 2
+// workers; BenchmarkWorkers/cpu_loop shows what the machine's cores allow
+// for a CPU-bound Go loop split the same way.
+func BenchmarkWorkers(b *testing.B) {
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprint(w), func(b *testing.B) {
+			h := newGuards(b, 2*benchAgents, w, true)
+			defer h.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = h.Tick(0.016)
+			}
+			reportPerAgentTick(b, 2*benchAgents)
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/tick")
+		})
+	}
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprint("cpu_loop_", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				done := make(chan uint64, w)
+				for g := 0; g < w; g++ {
+					go func() {
+						x := uint64(g + 1)
+						for k := 0; k < 4_000_000/w; k++ {
+							x ^= x << 13
+							x ^= x >> 7
+							x ^= x << 17
+						}
+						done <- x
+					}()
+				}
+				for g := 0; g < w; g++ {
+					<-done
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUtility scores 8 states per decision, with Lua and native scorers.
+func BenchmarkUtility(b *testing.B) {
+	for _, native := range []bool{false, true} {
+		name := "lua"
+		if native {
+			name = "native"
+		}
+		b.Run(name, func(b *testing.B) {
+			var states []string
+			for i := 0; i < 8; i++ {
+				score := fmt.Sprintf("function(ctx) return ctx.hunger * (1 - ctx.d%d) end", i)
+				if native {
+					score = fmt.Sprintf(`ai.product(ai.field("hunger"), ai.inverse(ai.field("d%d")))`, i)
+				}
+				states = append(states, fmt.Sprintf("s%d = { score = %s }", i, score))
+			}
+			ctx := []string{"hunger = 0.5"}
+			for i := 0; i < 8; i++ {
+				ctx = append(ctx, fmt.Sprintf("d%d = %v", i, float64(i)/10))
+			}
+			src := fmt.Sprintf(`local ai = require("luaai")
+return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "), strings.Join(states, ", "))
+			h, err := host.New(host.Options{Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			beh, err := h.LoadString("utility.lua", src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 1000; i++ {
+				_, _ = h.Spawn(beh, nil)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = h.Tick(0.016)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/decision")
+		})
+	}
+}
+
+// BenchmarkMemoryPerAgent reports the heap an agent of the guard behaviour
+// costs beyond its context fields.
+func BenchmarkMemoryPerAgent(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		h, err := host.New(host.Options{Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		beh, err := h.LoadString("guard.lua", guardSource(true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for j := 0; j < benchAgents; j++ {
+			_, _ = h.Spawn(beh, nil)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/benchAgents, "B/agent")
+		h.Close()
+	}
+}

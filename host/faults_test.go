@@ -1,0 +1,92 @@
+package host_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+const failing = `local ai = require("luaai")
+return ai.fsm {
+  initial = "a",
+  context = { n = 0 },
+  states = { a = { update = function(ctx) ctx.n = ctx.n + 1; if ctx.bad then error("broken") end end } },
+}`
+
+func TestFaultPolicy(t *testing.T) {
+	for _, policy := range []host.FaultPolicy{host.Continue, host.Suspend} {
+		h, err := host.New(host.Options{Faults: policy})
+		require.NoError(t, err)
+		b, err := h.LoadString("f.lua", failing)
+		require.NoError(t, err)
+		bad, _ := h.Spawn(b, map[string]any{"bad": true})
+		good, _ := h.Spawn(b, nil)
+		for i := 0; i < 3; i++ {
+			require.NoError(t, h.Tick(0.1))
+		}
+		n, _ := bad.Number("n")
+		g, _ := good.Number("n")
+		require.Equal(t, 3.0, g, "other agents go on")
+		if policy == host.Continue {
+			require.Equal(t, 3.0, n)
+			require.False(t, bad.Suspended())
+		} else {
+			require.Equal(t, 1.0, n, "suspended after the tick that failed")
+			require.True(t, bad.Suspended())
+			require.ErrorIs(t, bad.Tick(0.1), host.ErrSuspended)
+			bad.Set("bad", false)
+			bad.Resume()
+			require.NoError(t, h.Tick(0.1))
+			n, _ = bad.Number("n")
+			require.Equal(t, 2.0, n)
+		}
+		h.Close()
+	}
+}
+
+func TestErrorFloodIsCounted(t *testing.T) {
+	var got []*host.ScriptError
+	h, err := host.New(host.Options{OnError: func(e *host.ScriptError) { got = append(got, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("f.lua", failing)
+	require.NoError(t, err)
+	for i := 0; i < 100; i++ {
+		_, _ = h.Spawn(b, map[string]any{"bad": true})
+	}
+	for i := 0; i < 10; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	// 1000 failures of one line: reported at the 1st, 10th, 100th and 1000th.
+	require.Len(t, got, 4)
+	require.Equal(t, []int{1, 10, 100, 1000}, []int{got[0].Count, got[1].Count, got[2].Count, got[3].Count})
+	require.Contains(t, got[3].Error(), "failed 1000 times")
+	require.Equal(t, map[string]int{"f.lua:5 update": 1000}, h.ErrorCounts())
+	require.Len(t, h.Agents()[0].Errors(), 10, "each agent still keeps its own errors")
+}
+
+func TestScriptErrorShape(t *testing.T) {
+	var got *host.ScriptError
+	h, err := host.New(host.Options{OnError: func(e *host.ScriptError) { got = e }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("f.lua", failing)
+	require.NoError(t, err)
+	a, _ := h.Spawn(b, map[string]any{"bad": true})
+	require.NoError(t, a.Tick(0.1))
+	require.NotNil(t, got)
+	require.Equal(t, "f.lua", got.Script)
+	require.Equal(t, 5, got.Line)
+	require.Equal(t, 1, got.Agent)
+	require.Equal(t, 1, got.Tick)
+	require.Equal(t, "a", got.State)
+	require.Equal(t, "update", got.Callback)
+	require.Equal(t, "broken", got.Msg)
+	require.Contains(t, got.Traceback, "stack traceback")
+	var api *lua.ApiError
+	require.True(t, errors.As(got, &api))
+	require.Equal(t, "f.lua:5: broken (agent 1, state a, update)", got.Error())
+}
