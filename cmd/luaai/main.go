@@ -33,6 +33,8 @@ Usage:
   luaai run SCRIPT [flags]   spawn agents from a behaviour script and tick them,
                              printing every state change
   luaai test [PATH...]       run the *_test.lua files below each PATH (default .)
+  luaai bench SCRIPT [flags] measure a behaviour: agent-ticks/s, tick time
+                             p50/p99/max, allocations and memory per agent
   luaai help [COMMAND]       show this help, or a command's flags
 
 Coming later: luaai check SCRIPT... (load and validate only) and
@@ -54,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCmd(rest, stdout, stderr)
 	case "test":
 		return testCmd(rest, stdout, stderr)
+	case "bench":
+		return benchCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return helpCmd(rest, stdout, stderr)
 	case "check", "graph":
@@ -75,6 +79,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, runUsage)
 	case "test":
 		fmt.Fprint(stdout, testUsage)
+	case "bench":
+		fmt.Fprint(stdout, benchUsage)
 	default:
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
