@@ -26,6 +26,9 @@ type Options struct {
 	// Cache shares compiled modules between VMs. The default (zero) value
 	// compiles each require afresh.
 	Cache *ProtoCache
+	// Stdout receives what scripts print. The default (zero) value is
+	// os.Stdout.
+	Stdout io.Writer
 }
 
 // VM is one sandboxed Lua state with the luaai module preloaded.
@@ -153,7 +156,11 @@ func (vm *VM) luaPrint(L *lua.LState) int {
 	for i := 1; i <= n; i++ {
 		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
 	}
-	fmt.Fprintln(os.Stdout, strings.Join(parts, "\t"))
+	out := vm.opts.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	fmt.Fprintln(out, strings.Join(parts, "\t"))
 	return 0
 }
 
