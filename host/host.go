@@ -98,6 +98,10 @@ type Decision struct {
 type Candidate struct {
 	State string  // path
 	Score float64 // after momentum
+	// Parts are the values of a native scorer's direct sub-scorers (e.g.
+	// the factors of ai.product), so a trace shows why it scored what it
+	// did; nil for numbers and Lua functions.
+	Parts []luabind.Part
 }
 
 // Host runs behaviours: it owns the workers (each a Lua state), the

@@ -802,3 +802,26 @@ return ai.fsm {
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 3)
 }
+
+func TestDecisionTraceShowsNativeParts(t *testing.T) {
+	var got []host.Decision
+	f := newFixture(t, `
+return ai.utility {
+  states = {
+    eat = { score = ai.product(ai.field("hunger"), ai.inverse(ai.field("distance"))) },
+    idle = { score = 0.1 },
+  },
+}`, host.Options{OnDecision: func(d host.Decision) { got = append(got, d) }})
+	a := f.spawn(map[string]any{"hunger": 0.5, "distance": 0.25})
+	f.tick(a, 0.1)
+	require.Len(t, got, 1)
+	d := got[0]
+	require.Equal(t, "eat", d.Winner)
+	require.Equal(t, "eat", d.Candidates[0].State)
+	require.InDelta(t, 0.375, d.Candidates[0].Score, 1e-12)
+	require.Len(t, d.Candidates[0].Parts, 2)
+	require.Equal(t, 0.5, d.Candidates[0].Parts[0].Value)
+	require.Equal(t, 0.75, d.Candidates[0].Parts[1].Value)
+	require.Contains(t, d.Candidates[0].Parts[1].Name, "inverse")
+	require.Nil(t, d.Candidates[1].Parts)
+}

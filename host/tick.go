@@ -437,6 +437,11 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	d := Decision{Agent: a.id, Tick: a.ticks, Machine: n.path, Kept: kept, Candidates: make([]Candidate, len(scores))}
 	for i, c := range n.children {
 		d.Candidates[i] = Candidate{State: c.path, Score: scores[i]}
+		if p, ok := c.def.Score.(interface {
+			Parts(*luabind.VM, *lua.LTable) []luabind.Part
+		}); ok {
+			d.Candidates[i].Parts = p.Parts(a.w.vm, a.ctx)
+		}
 	}
 	if winner >= 0 {
 		d.Winner = n.children[winner].path
