@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,12 +12,16 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -26,40 +32,74 @@ every state change ("tick 3 agent 1 patrol -> combat"). Modules are required
 from the script's folder and from ./scripts when it exists.
 
 Flags (before or after SCRIPT):
-  --ticks N     ticks to run (default 10)
+  --ticks N     ticks to run (default 10; with --watch: until interrupted)
   --dt S        seconds per tick (default 0.1, or 1/N with --hz N)
-  --hz N        pace the ticks in real time, N per second (default: as fast as possible)
+  --hz N        pace the ticks in real time, N per second (default: as fast as
+                possible; with --watch and no --ticks: 10)
   --agents N    agents to spawn (default 1)
   --seed N      seed of the agents' random numbers (default 0)
   --set k=v     override a context default; v is read as a number, true or
                 false where it can be, else as a string (repeatable)
   --trace       after each tick print every agent's state and context, and
                 print every utility decision with each candidate's score
-  --json        print one JSON object a line instead of text
+  --json        print one JSON object a line instead of text (what scripts
+                print() then goes to stderr)
+  --watch       reload the behaviour between ticks whenever SCRIPT or a module
+                it requires changes on disk; each reload prints "reload ok:
+                SCRIPT" or "reload failed: file:line: message" on stderr (with
+                --json also {"tick":N,"reload":"ok"|"<errors>"} on stdout). A
+                failed reload keeps the old behaviour running and does not by
+                itself change the exit code
+  --save FILE   after the last tick, write a snapshot of every agent to FILE
+                (also when interrupted)
+  --load FILE   restore the agents from a snapshot FILE instead of spawning
+                them (not with --agents or --set); tick numbers continue from it
 
-Exit codes: 0 success; 1 the script does not load, or a callback raised an
-error during the run (the run still goes to its end); 2 a usage error.
+Ctrl-C (SIGINT or SIGTERM) stops the run cleanly after the current tick: the
+output is flushed, --save is written, and the exit code is as if it had ended.
+
+Exit codes: 0 success; 1 the script does not load, a callback raised an error
+during the run (the run still goes to its end), or --load / --save failed;
+2 a usage error.
 `
+
+// defaultWatchHz paces a --watch run without --ticks.
+const defaultWatchHz = 10
 
 // runConfig is a parsed "luaai run" command line.
 type runConfig struct {
-	script string
-	ticks  int
-	dt     float64
-	hz     float64 // 0: no pacing
-	agents int
-	seed   uint64
-	set    map[string]any
-	trace  bool
-	json   bool
+	script  string
+	ticks   int
+	forever bool // --watch without --ticks: until interrupted
+	dt      float64
+	hz      float64 // 0: no pacing
+	agents  int
+	seed    uint64
+	set     map[string]any
+	trace   bool
+	json    bool
+	watch   bool
+	save    string
+	load    string
 }
 
+// runCmd runs "luaai run": args are the arguments after "run". SIGINT and
+// SIGTERM end the run cleanly; a second one kills the process.
 func runCmd(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop) // after the first signal, the default behaviour again
+	return runCmdContext(ctx, args, stdout, stderr)
+}
+
+// runCmdContext is runCmd ending cleanly when ctx is done (what an interrupt
+// does).
+func runCmdContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, code := parseRun(args, stdout, stderr)
 	if cfg == nil {
 		return code
 	}
-	return runScript(cfg, stdout, stderr)
+	return runScript(ctx, cfg, stdout, stderr)
 }
 
 // parseRun parses and validates the flags; a nil config comes with the exit
@@ -83,7 +123,9 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	})
 	fs.BoolVar(&cfg.trace, "trace", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
-	watch := fs.Bool("watch", false, "")
+	fs.BoolVar(&cfg.watch, "watch", false, "")
+	fs.StringVar(&cfg.save, "save", "", "")
+	fs.StringVar(&cfg.load, "load", "", "")
 
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -100,8 +142,6 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("missing SCRIPT")
 	case len(pos) > 1:
 		return bad("one SCRIPT at a time, got %q", pos)
-	case *watch:
-		return bad("--watch is not available yet")
 	case cfg.ticks < 0:
 		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
 	case cfg.agents < 1:
@@ -110,6 +150,20 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--hz must be a number > 0, got %v", cfg.hz)
 	case cfg.dt < 0 || math.IsNaN(cfg.dt) || math.IsInf(cfg.dt, 0):
 		return bad("--dt must be a finite number ≥ 0, got %v", cfg.dt)
+	case given["save"] && cfg.save == "":
+		return bad("--save needs a file name")
+	case given["load"] && cfg.load == "":
+		return bad("--load needs a file name")
+	case cfg.load != "" && given["agents"]:
+		return bad("--agents cannot be used with --load: the agents come from the snapshot")
+	case cfg.load != "" && given["set"]:
+		return bad("--set cannot be used with --load: the contexts come from the snapshot")
+	}
+	if cfg.watch && !given["ticks"] {
+		cfg.forever = true
+		if !given["hz"] {
+			cfg.hz = defaultWatchHz
+		}
 	}
 	if cfg.hz > 0 && !given["dt"] {
 		cfg.dt = 1 / cfg.hz
@@ -155,13 +209,19 @@ func scriptRoots(script string) []string {
 	return roots
 }
 
-func runScript(cfg *runConfig, stdout, stderr io.Writer) int {
+func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) int {
 	out := newRunOutput(stdout, stderr, cfg.json)
 	defer out.flush()
+	fail := func(format string, args ...any) int {
+		out.flush()
+		fmt.Fprintf(stderr, "luaai run: "+format+"\n", args...)
+		return exitFail
+	}
 
 	opts := host.Options{
 		Seed:         cfg.seed,
 		Roots:        scriptRoots(cfg.script),
+		Stdout:       out.printer(),
 		OnTransition: out.transition,
 		OnError:      out.scriptError,
 		OnLog:        out.log,
@@ -171,8 +231,7 @@ func runScript(cfg *runConfig, stdout, stderr io.Writer) int {
 	}
 	h, err := host.New(opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "luaai run: %v\n", err)
-		return exitFail
+		return fail("%v", err)
 	}
 	defer h.Close()
 
@@ -181,43 +240,208 @@ func runScript(cfg *runConfig, stdout, stderr io.Writer) int {
 		printLoadError(stderr, err)
 		return exitFail
 	}
-	agents := make([]*host.Agent, 0, cfg.agents)
-	for range cfg.agents {
-		a, err := h.Spawn(b, cfg.set)
-		if err != nil {
-			out.flush()
-			fmt.Fprintf(stderr, "luaai run: %v\n", err)
-			return exitFail
+	var agents []*host.Agent
+	if cfg.load != "" {
+		if agents, err = restore(h, b, cfg.load); err != nil {
+			return fail("%v", err)
 		}
-		agents = append(agents, a)
+	} else {
+		for range cfg.agents {
+			a, err := h.Spawn(b, cfg.set)
+			if err != nil {
+				return fail("%v", err)
+			}
+			agents = append(agents, a)
+		}
 	}
 	out.flush()
 
-	var period time.Duration
-	if cfg.hz > 0 {
-		period = time.Duration(float64(time.Second) / cfg.hz)
+	// The ticks done so far: a run from a snapshot continues its numbering.
+	done := 0
+	for _, a := range agents {
+		done = max(done, a.Ticks())
 	}
-	start := time.Now()
-	for tick := 1; tick <= cfg.ticks; tick++ {
-		if period > 0 {
-			time.Sleep(time.Until(start.Add(time.Duration(tick) * period)))
+	l := &runLoop{cfg: cfg, out: out, h: h, b: b}
+	if cfg.watch {
+		if l.w, err = newWatcher(b.Files(), opts.Roots); err != nil {
+			return fail("--watch: %v", err)
 		}
-		if err := h.Tick(cfg.dt); err != nil {
-			out.flush()
-			fmt.Fprintf(stderr, "luaai run: %v\n", err)
-			return exitFail
+		defer l.w.Close()
+	}
+	if err := l.run(ctx, done, agents); err != nil {
+		return fail("%v", err)
+	}
+	if cfg.save != "" {
+		if err := save(h, cfg.save); err != nil {
+			return fail("--save %s: %v", cfg.save, err)
 		}
-		if cfg.trace {
-			for _, a := range agents {
-				out.traceAgent(tick, a)
-			}
-		}
-		out.flush()
 	}
 	if out.failed {
 		return exitFail
 	}
 	return exitOK
+}
+
+// restore adds the agents of the snapshot file to h, running b.
+func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--load: %w", err) // names the file
+	}
+	agents, err := h.Restore(data, b)
+	if err != nil {
+		return nil, fmt.Errorf("--load %s: %w", file, err)
+	}
+	return agents, nil
+}
+
+// save writes a snapshot of every agent of h to file, atomically: a
+// temporary file in the same folder renamed over it, so an interrupted save
+// never leaves half a snapshot.
+func save(h *host.Host, file string) error {
+	data, err := h.Snapshot()
+	if err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// runLoop ticks the host, paced or not, and reloads the behaviour between
+// ticks when the watcher (if any) says its files changed. It owns the host:
+// nothing else touches it while it runs.
+type runLoop struct {
+	cfg *runConfig
+	out *runOutput
+	h   *host.Host
+	b   *host.Behaviour
+	w   *watcher // nil without --watch
+}
+
+// run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
+// done is the number of ticks the agents had before.
+func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error {
+	var timer *time.Timer
+	var period time.Duration
+	if l.cfg.hz > 0 {
+		period = time.Duration(float64(time.Second) / l.cfg.hz)
+		timer = time.NewTimer(0)
+		defer timer.Stop()
+	}
+	start := time.Now()
+	for i := 1; l.cfg.forever || i <= l.cfg.ticks; i++ {
+		var due <-chan time.Time
+		if timer != nil {
+			timer.Reset(time.Until(start.Add(time.Duration(i) * period)))
+			due = timer.C
+		}
+		if !l.between(ctx, done, due) {
+			return nil // interrupted
+		}
+		if err := l.h.Tick(l.cfg.dt); err != nil {
+			return err
+		}
+		done++
+		if l.cfg.trace {
+			for _, a := range agents {
+				l.out.traceAgent(a.Ticks(), a)
+			}
+		}
+		l.out.flush()
+	}
+	return nil
+}
+
+// between serves what comes in before the next tick — reloads, watcher
+// errors — until due fires (at once when due is nil). It reports false when
+// ctx is done.
+func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) bool {
+	var changed <-chan struct{}
+	var errs <-chan error
+	if l.w != nil {
+		changed, errs = l.w.Changed(), l.w.Errors()
+	}
+	for {
+		// What is pending first, so that an unpaced run sees it too.
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			l.reload(done)
+			continue
+		case err := <-errs:
+			l.out.watchError(err)
+			continue
+		default:
+		}
+		if due == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			l.reload(done)
+		case err := <-errs:
+			l.out.watchError(err)
+		case <-due:
+			return true
+		}
+	}
+}
+
+// reload reloads the behaviour from its file and watches what it now
+// requires. done is the number of ticks done.
+func (l *runLoop) reload(done int) {
+	err := l.out.reload(done, l.cfg.script, l.b.Reload)
+	files := l.b.Files()
+	if err != nil {
+		// A module that broke the reload is not among b.Files() when it is
+		// newly required: watch the files the error names too, so that
+		// fixing them reloads.
+		files = append(files, errorFiles(err)...)
+	}
+	if err := l.w.set(files, err != nil); err != nil {
+		l.out.watchError(err)
+	}
+}
+
+// errorFiles lists the files named by a load error.
+func errorFiles(err error) []string {
+	var list luabind.ErrorList
+	if !errors.As(err, &list) {
+		return nil
+	}
+	var files []string
+	for _, e := range list {
+		if fi, err := os.Stat(filepath.Dir(e.Pos.File)); err == nil && fi.IsDir() {
+			files = append(files, e.Pos.File)
+		}
+	}
+	return files
 }
 
 // printLoadError prints why a script did not load, one "file:line: message"
@@ -232,23 +456,92 @@ func printLoadError(w io.Writer, err error) {
 }
 
 // runOutput prints what a run reports: text or JSON lines on stdout,
-// buffered and flushed at least once a tick; script errors on stderr.
+// buffered and flushed at least once a tick; script errors and reloads on
+// stderr.
 type runOutput struct {
-	w      *bufio.Writer
+	stdout io.Writer
+	w      *bufio.Writer // over stdout, or over a held buffer during a reload
 	enc    *json.Encoder
-	stderr io.Writer
+	stderr io.Writer // the real one, or a held buffer during a reload
 	json   bool
 	failed bool // a callback raised an error
+
+	printMu sync.Mutex // print() runs on every worker's goroutine
 }
 
 func newRunOutput(stdout, stderr io.Writer, jsonLines bool) *runOutput {
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &runOutput{w: w, enc: enc, stderr: stderr, json: jsonLines}
+	return &runOutput{stdout: stdout, w: w, enc: enc, stderr: stderr, json: jsonLines}
 }
 
 func (o *runOutput) flush() { o.w.Flush() }
+
+// printer is where scripts' print() goes: the buffered stdout, in order with
+// the ticks' lines, or stderr in --json mode so that stdout stays one JSON
+// object a line.
+func (o *runOutput) printer() io.Writer { return printWriter{o} }
+
+type printWriter struct{ o *runOutput }
+
+// Write is called from the workers' goroutines during a tick, when the
+// run loop writes nothing else, and from the run loop between ticks.
+func (p printWriter) Write(b []byte) (int, error) {
+	p.o.printMu.Lock()
+	defer p.o.printMu.Unlock()
+	if p.o.json {
+		return p.o.stderr.Write(b)
+	}
+	return p.o.w.Write(b)
+}
+
+type reloadLine struct {
+	Tick   int    `json:"tick"`
+	Reload string `json:"reload"`
+}
+
+// reload runs reload (a Behaviour.Reload) and reports its result: "reload
+// ok: SCRIPT" or "reload failed: file:line: message" lines on stderr, and a
+// reload line on stdout in JSON mode. What the reload itself reports
+// (transitions of kind "reload", on_reload errors and logs) is held back and
+// printed after it. tick is the number of ticks done.
+func (o *runOutput) reload(tick int, script string, reload func() error) error {
+	o.flush()
+	var held, heldErr bytes.Buffer
+	stderr := o.stderr
+	o.w.Reset(&held)
+	o.stderr = &heldErr
+	err := reload()
+	o.flush()
+	o.w.Reset(o.stdout)
+	o.stderr = stderr
+
+	if err == nil {
+		fmt.Fprintf(stderr, "reload ok: %s\n", script)
+		if o.json {
+			o.line(reloadLine{tick, "ok"})
+		}
+	} else {
+		msg := err.Error()
+		for _, l := range strings.Split(msg, "\n") {
+			fmt.Fprintf(stderr, "reload failed: %s\n", l)
+		}
+		if o.json {
+			o.line(reloadLine{tick, msg})
+		}
+	}
+	stderr.Write(heldErr.Bytes())
+	o.w.Write(held.Bytes())
+	o.flush()
+	return err
+}
+
+// watchError reports a problem of the file watcher; the run goes on.
+func (o *runOutput) watchError(err error) {
+	o.flush()
+	fmt.Fprintf(o.stderr, "luaai run: --watch: %v\n", err)
+}
 
 // line writes v as one JSON line.
 func (o *runOutput) line(v any) {

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,7 +325,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{"set without =", []string{"run", "testdata/guard.lua", "--set", "go"}, `invalid value "go" for flag -set: want key=value`},
 		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for flag -set`},
 		{"flag without value", []string{"run", "testdata/guard.lua", "--ticks"}, "flag needs an argument: -ticks"},
-		{"watch", []string{"run", "testdata/guard.lua", "--watch"}, "--watch is not available yet"},
+		{"load with agents", []string{"run", "testdata/guard.lua", "--load", "x.json", "--agents", "2"}, "--agents cannot be used with --load"},
+		{"load with set", []string{"run", "testdata/guard.lua", "--set", "a=1", "--load", "x.json"}, "--set cannot be used with --load"},
+		{"empty save", []string{"run", "testdata/guard.lua", "--save", ""}, "--save needs a file name"},
+		{"empty load", []string{"run", "testdata/guard.lua", "--load="}, "--load needs a file name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,4 +412,166 @@ func TestJSONValue(t *testing.T) {
 		"mixed": {"1": true, "k": false, "true": 1, "2.5": 2},
 		"empty": {}, "html": "<a & b>"
 	}`, string(b))
+}
+
+// ticksFrom keeps the lines of text output whose tick is ≥ from.
+func ticksFrom(t *testing.T, out []string, from int) []string {
+	t.Helper()
+	var kept []string
+	for _, l := range out {
+		var n int
+		_, err := fmt.Sscanf(l, "tick %d ", &n)
+		require.NoError(t, err, "line %q", l)
+		if n >= from {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
+
+func TestRunSaveLoadContinues(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		snapHas string // in the snapshot
+	}{
+		{"one agent", []string{"testdata/wander.lua", "--trace"}, `"ticks":10`},
+		{"several agents, seeded", []string{"testdata/wander.lua", "--trace", "--agents", "4", "--seed", "9"}, `"id":4`},
+		{"a state pushed at the save", []string{"testdata/wander.lua", "--trace", "--agents", "3", "--seed", "5"}, `"stack":["walk","look"]`},
+		{"another dt", []string{"testdata/stack.lua", "--trace", "--dt", "0.05"}, `"ctx":{"n":9}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := filepath.Join(t.TempDir(), "snap.json")
+			code, full, stderr := cli(append([]string{"run", "--ticks", "20"}, tt.args...)...)
+			require.Equal(t, 0, code, stderr)
+
+			code, first, stderr := cli(append([]string{"run", "--ticks", "10", "--save", snap}, tt.args...)...)
+			require.Equal(t, 0, code, stderr)
+			require.Equal(t, ticksFrom(t, lines(full), 0)[:len(lines(first))], lines(first))
+			data, err := os.ReadFile(snap)
+			require.NoError(t, err)
+			require.Contains(t, string(data), tt.snapHas)
+
+			// --agents and --seed are not allowed or not needed with --load.
+			args := []string{"run", tt.args[0], "--load", snap, "--ticks", "10", "--trace"}
+			if slices.Contains(tt.args, "--dt") {
+				args = append(args, "--dt", "0.05")
+			}
+			code, second, stderr := cli(args...)
+			require.Equal(t, 0, code, stderr)
+			require.NotEmpty(t, lines(second))
+			require.Equal(t, ticksFrom(t, lines(full), 11), lines(second))
+		})
+	}
+}
+
+func TestRunSaveLoadJSON(t *testing.T) {
+	snap := filepath.Join(t.TempDir(), "snap.json")
+	code, _, stderr := cli("run", "testdata/wander.lua", "--ticks", "10", "--save", snap, "--json")
+	require.Equal(t, 0, code, stderr)
+	var doc struct {
+		Version int
+		Agents  []struct{ ID, Ticks int }
+	}
+	data, err := os.ReadFile(snap)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.Equal(t, 1, doc.Version)
+	require.Len(t, doc.Agents, 1)
+	require.Equal(t, 10, doc.Agents[0].Ticks)
+
+	code, stdout, stderr := cli("run", "testdata/wander.lua", "--load", snap, "--ticks", "3", "--trace", "--json")
+	require.Equal(t, 0, code, stderr)
+	var ticks []float64
+	for _, m := range jsonLines(t, stdout) {
+		if _, ok := m["ctx"]; ok {
+			ticks = append(ticks, m["tick"].(float64))
+		}
+	}
+	require.Equal(t, []float64{11, 12, 13}, ticks)
+
+	// Saving over an existing snapshot replaces it whole and leaves no
+	// temporary file behind.
+	code, _, stderr = cli("run", "testdata/wander.lua", "--load", snap, "--ticks", "5", "--save", snap)
+	require.Equal(t, 0, code, stderr)
+	data, err = os.ReadFile(snap)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.Equal(t, 15, doc.Agents[0].Ticks)
+	entries, err := os.ReadDir(filepath.Dir(snap))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+}
+
+func TestRunLoadErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	guardSnap := filepath.Join(dir, "guard.json")
+	code, _, stderr := cli("run", "testdata/guard.lua", "--ticks", "2", "--save", guardSnap)
+	require.Equal(t, 0, code, stderr)
+
+	tests := []struct {
+		name   string
+		script string
+		file   string
+		msg    string
+	}{
+		{"not JSON", "testdata/guard.lua", write("garbage.json", "garbage\x00\xff"), "bad snapshot"},
+		{"empty file", "testdata/guard.lua", write("empty.json", ""), "bad snapshot"},
+		{"truncated", "testdata/guard.lua", write("truncated.json", `{"version":1,"agents":[{"id":1,`), "bad snapshot"},
+		{"another version", "testdata/guard.lua", write("v99.json", `{"version":99,"agents":[]}`), "version 99"},
+		{"unknown field", "testdata/guard.lua", write("field.json", `{"version":1,"agents":[],"extra":1}`), "bad snapshot"},
+		{"another behaviour", "testdata/stack.lua", guardSnap, "bad snapshot"},
+		{"bad rng", "testdata/guard.lua", write("rng.json", `{"version":1,"agents":[{"id":1,"behaviour":"x","ticks":0,"clock":0,"rng":"!!","ctx":{},"states":{},"machines":{}}]}`), "rng"},
+		{"missing file", "testdata/guard.lua", filepath.Join(dir, "nope.json"), "no such file"},
+		{"a folder", "testdata/guard.lua", dir, "directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli("run", tt.script, "--load", tt.file)
+			require.Equal(t, 1, code, stderr)
+			require.Empty(t, stdout)
+			require.Contains(t, stderr, tt.file)
+			require.Contains(t, stderr, tt.msg)
+			require.NotContains(t, stderr, "panic")
+			require.Equal(t, 1, len(lines(stderr)), stderr)
+		})
+	}
+}
+
+func TestRunSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "needs.json")
+	// A function in the context cannot be saved: nothing is written.
+	code, stdout, stderr := cli("run", "testdata/needs.lua", "--ticks", "4", "--save", snap)
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout, "tick") // the run itself went to its end
+	require.Contains(t, stderr, "--save "+snap)
+	require.Contains(t, stderr, "ctx.f")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+
+	code, _, stderr = cli("run", "testdata/guard.lua", "--ticks", "1", "--save", filepath.Join(dir, "no", "such", "dir.json"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "no such file or directory")
+}
+
+func TestRunPrint(t *testing.T) {
+	// print() is in order with the text output on stdout; in --json mode it
+	// goes to stderr so that stdout stays JSON.
+	code, stdout, stderr := cli("run", "testdata/print.lua", "--ticks", "2")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+	require.Equal(t, []string{"n is\t1", "tick 2 agent 1 a -> b"}, lines(stdout))
+
+	code, stdout, stderr = cli("run", "testdata/print.lua", "--ticks", "2", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{"n is\t1"}, lines(stderr))
+	require.Len(t, jsonLines(t, stdout), 1)
 }

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// waitTimeout bounds every wait for the background run: generous, since
+// the race detector and a loaded machine slow everything down; a passing
+// test waits only as long as it must.
+const waitTimeout = 20 * time.Second
+
+// syncBuffer is a bytes.Buffer the run's goroutine writes while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// bgRun is "luaai run" running in a goroutine until cancelled.
+type bgRun struct {
+	stdout, stderr syncBuffer
+	cancel         context.CancelFunc
+	code           chan int
+}
+
+// startRun starts "luaai run args…" in the background.
+func startRun(t *testing.T, args ...string) *bgRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &bgRun{cancel: cancel, code: make(chan int, 1)}
+	go func() { r.code <- runCmdContext(ctx, args, &r.stdout, &r.stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.code:
+		case <-time.After(waitTimeout):
+			t.Error("the run did not end after cancel")
+		}
+	})
+	return r
+}
+
+// stop cancels the run (what Ctrl-C does) and returns its exit code.
+func (r *bgRun) stop(t *testing.T) int {
+	t.Helper()
+	r.cancel()
+	select {
+	case code := <-r.code:
+		r.code <- code // for the cleanup
+		return code
+	case <-time.After(waitTimeout):
+		t.Fatalf("the run did not end after cancel\nstderr:\n%s", r.stderr.String())
+		return -1
+	}
+}
+
+// waitFor polls until cond holds for the output so far, failing the test
+// after waitTimeout or when the run ends first.
+func (r *bgRun) waitFor(t *testing.T, what string, cond func(stdout, stderr string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		stdout, stderr := r.stdout.String(), r.stderr.String()
+		if cond(stdout, stderr) {
+			return
+		}
+		select {
+		case code := <-r.code:
+			r.code <- code
+			t.Fatalf("the run ended (exit %d) before %s\nstdout (end):\n%s\nstderr:\n%s", code, what, lastLines(stdout, 20), stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s\nstdout (end):\n%s\nstderr:\n%s", what, lastLines(stdout, 20), stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func lastLines(s string, n int) string {
+	l := lines(s)
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+// toggler is a behaviour that goes x -> y -> x … one change a tick.
+func toggler(x, y string) string {
+	return fmt.Sprintf(`local ai = require("luaai")
+
+return ai.fsm {
+  initial = %q,
+  states = {
+    %s = { transitions = { { to = %q } } },
+    %s = { transitions = { { to = %q } } },
+  },
+}
+`, x, x, y, y, x)
+}
+
+// moduleToggler is toggler with its state names from a required module.
+func moduleToggler(module string) string {
+	return fmt.Sprintf(`local ai = require("luaai")
+local names = require(%q)
+
+return ai.fsm {
+  initial = names.first,
+  states = {
+    [names.first] = { transitions = { { to = names.second } } },
+    [names.second] = { transitions = { { to = names.first } } },
+  },
+}
+`, module)
+}
+
+func names(first, second string) string {
+	return fmt.Sprintf("return { first = %q, second = %q }\n", first, second)
+}
+
+// broken does not load: its ai.fsm (line 3) names an initial state that
+// does not exist.
+const broken = `local ai = require("luaai")
+
+return ai.fsm {
+  initial = "nowhere",
+  states = { a = {} },
+}
+`
+
+// lastReload is the last "reload …" line of stderr.
+func lastReload(stderr string) string {
+	l := lines(stderr)
+	for i := len(l) - 1; i >= 0; i-- {
+		if strings.HasPrefix(l[i], "reload ") {
+			return l[i]
+		}
+	}
+	return ""
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// renameOver saves the way many editors do: a temporary file in the same
+// folder, renamed over the old one.
+func renameOver(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".swp")
+	writeFile(t, tmp, content)
+	require.NoError(t, os.Rename(tmp, path))
+}
+
+func TestRunWatch(t *testing.T) {
+	for _, mode := range []string{"text", "json"} {
+		t.Run(mode, func(t *testing.T) { testRunWatch(t, mode == "json") })
+	}
+}
+
+func testRunWatch(t *testing.T, jsonMode bool) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "toggle.lua")
+	module := filepath.Join(dir, "names.lua")
+	extra := filepath.Join(dir, "extra.lua")
+	snap := filepath.Join(dir, "snap.json")
+	writeFile(t, script, toggler("a", "b"))
+
+	// transition is how a state change x -> y prints.
+	transition := func(x, y, kind string) string {
+		if jsonMode {
+			return fmt.Sprintf(`"from":%q,"to":%q,"kind":%q}`, x, y, kind)
+		}
+		if kind == "to" {
+			return fmt.Sprintf("agent 1 %s -> %s\n", x, y)
+		}
+		return fmt.Sprintf("agent 1 %s -> %s (%s)\n", x, y, kind)
+	}
+
+	args := []string{"--watch", "--hz", "50", "--save", snap, script}
+	if jsonMode {
+		args = append(args, "--json")
+	}
+	r := startRun(t, args...)
+	// Ticks start once the watcher is in place.
+	r.waitFor(t, "the first ticks", func(stdout, _ string) bool {
+		return strings.Contains(stdout, transition("b", "a", "to"))
+	})
+
+	quote := regexp.QuoteMeta
+	steps := []struct {
+		name   string
+		change func(t *testing.T)
+		// stderr is a regexp the step's last reload report on stderr must match
+		// (a slow machine may see a save as two changes, the first of a half
+		// written file: only the last report counts).
+		stderr string
+		// reload is a regexp the step's {"reload": …} line must match (JSON mode).
+		reload string
+		// entered is the state agents are moved to when theirs vanished ("" when
+		// the reload failed), after is a transition of the behaviour that must
+		// run after the reload.
+		entered     string
+		after       [2]string
+		wantModules []string // b.Files() after the step, beyond the script
+	}{
+		{
+			name:    "rewritten in place",
+			change:  func(t *testing.T) { writeFile(t, script, toggler("c", "d")) },
+			stderr:  `^reload ok: ` + quote(script) + `$`,
+			reload:  `^ok$`,
+			entered: "c", after: [2]string{"c", "d"},
+		},
+		{
+			name:    "temporary file renamed over it",
+			change:  func(t *testing.T) { renameOver(t, script, toggler("e", "f")) },
+			stderr:  `^reload ok: ` + quote(script) + `$`,
+			reload:  `^ok$`,
+			entered: "e", after: [2]string{"e", "f"},
+		},
+		{
+			name:   "broken: the old behaviour keeps running",
+			change: func(t *testing.T) { writeFile(t, script, broken) },
+			stderr: `^reload failed: ` + quote(script) + `:3: .*"nowhere"`,
+			reload: `^` + quote(script) + `:3: .*"nowhere"`,
+			after:  [2]string{"e", "f"},
+		},
+		{
+			name: "fixed, with a module",
+			change: func(t *testing.T) {
+				writeFile(t, module, names("g", "h"))
+				renameOver(t, script, moduleToggler("names"))
+			},
+			stderr:  `^reload ok: ` + quote(script) + `$`,
+			reload:  `^ok$`,
+			entered: "g", after: [2]string{"g", "h"},
+		},
+		{
+			name:    "the module changed",
+			change:  func(t *testing.T) { writeFile(t, module, names("i", "jj")) },
+			stderr:  `^reload ok: ` + quote(script) + `$`,
+			reload:  `^ok$`,
+			entered: "i", after: [2]string{"i", "jj"},
+		},
+		{
+			name:   "a module that does not exist yet",
+			change: func(t *testing.T) { writeFile(t, script, moduleToggler("extra")) },
+			stderr: `^reload failed: ` + quote(script) + `:2: require "extra": .*not found`,
+			reload: `^` + quote(script) + `:2: require "extra"`,
+			after:  [2]string{"i", "jj"},
+		},
+		{
+			name:    "the missing module created",
+			change:  func(t *testing.T) { renameOver(t, extra, names("k", "l")) },
+			stderr:  `^reload ok: ` + quote(script) + `$`,
+			reload:  `^ok$`,
+			entered: "k", after: [2]string{"k", "l"},
+		},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			outStart, errStart := len(r.stdout.String()), len(r.stderr.String())
+			step.change(t)
+			re := regexp.MustCompile(step.stderr)
+			r.waitFor(t, "the reload report", func(_, stderr string) bool {
+				return re.MatchString(lastReload(stderr[errStart:]))
+			})
+			// Everything printed from now on comes after the reload.
+			mark := len(r.stdout.String())
+			r.waitFor(t, fmt.Sprintf("%s -> %s after the reload", step.after[0], step.after[1]), func(stdout, _ string) bool {
+				return strings.Contains(stdout[mark:], transition(step.after[0], step.after[1], "to"))
+			})
+			out := r.stdout.String()[outStart:]
+			if step.entered != "" { // the agent's state vanished
+				if jsonMode {
+					require.Contains(t, out, fmt.Sprintf(`"to":%q,"kind":"reload"}`, step.entered))
+				} else {
+					require.Contains(t, out, fmt.Sprintf(" -> %s (reload)\n", step.entered))
+				}
+			}
+			if jsonMode {
+				var reloads []string
+				for _, m := range jsonLines(t, out) {
+					if v, ok := m["reload"]; ok {
+						reloads = append(reloads, v.(string))
+						require.IsType(t, 0.0, m["tick"])
+					}
+				}
+				require.NotEmpty(t, reloads, out)
+				require.Regexp(t, step.reload, reloads[len(reloads)-1])
+			}
+		})
+		if t.Failed() {
+			return
+		}
+	}
+
+	require.Equal(t, 0, r.stop(t), "a failed reload does not change the exit code\nstderr:\n%s", r.stderr.String())
+	require.True(t, strings.HasSuffix(r.stdout.String(), "\n"), "stdout is flushed whole")
+	// --save was written when interrupted, and runs on.
+	code, _, stderr := cli("run", script, "--load", snap, "--ticks", "2")
+	require.Equal(t, 0, code, stderr)
+}
+
+func TestRunInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send to oneself")
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"watch runs until interrupted", []string{"--watch", "--hz", "100", "testdata/guard.lua"}},
+		{"a long run stops early", []string{"--ticks", "1000000", "--hz", "100", "testdata/guard.lua", "--json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			code := make(chan int, 1)
+			go func() { code <- runCmd(tt.args, &stdout, &stderr) }()
+			// Ticks print once the signal handler is in place.
+			deadline := time.Now().Add(waitTimeout)
+			for !strings.Contains(stdout.String(), "tick") {
+				require.True(t, time.Now().Before(deadline), "no tick printed; stderr: %s", stderr.String())
+				time.Sleep(5 * time.Millisecond)
+			}
+			require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+			select {
+			case c := <-code:
+				require.Equal(t, 0, c, stderr.String())
+			case <-time.After(waitTimeout):
+				t.Fatal("SIGINT did not end the run")
+			}
+			require.Empty(t, stderr.String())
+			require.True(t, strings.HasSuffix(stdout.String(), "\n"))
+		})
+	}
+}
+
+func TestRunWatchUnpacedTicks(t *testing.T) {
+	// --watch with --ticks and no --hz runs its ticks as fast as it can and
+	// ends by itself.
+	code, stdout, stderr := cli("run", "testdata/guard.lua", "--watch", "--ticks", "6")
+	require.Equal(t, 0, code, stderr)
+	require.Len(t, lines(stdout), 5)
+}
