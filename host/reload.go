@@ -126,17 +126,44 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 		}
 		trees[i] = newTree(w.vm.L, b.name, def)
 	}
+	old := b.trees
 	b.trees = trees
 	for _, t := range trees {
 		h.behaviours[t.def] = b
 	}
-	for _, a := range h.agents {
-		if a.b == b {
-			a.remap(trees[a.w.index])
+	// Each worker remaps its own agents (their Lua state is its own), in
+	// parallel as in Host.Tick; the hooks run after, in agent order.
+	h.eachWorker(func(w *worker) {
+		var agents []*Agent
+		for _, a := range w.agents {
+			if a.b == b {
+				agents = append(agents, a)
+			}
 		}
-	}
+		if len(agents) > 0 {
+			newRemap(old[w.index], trees[w.index], len(agents)).apply(agents)
+		}
+	})
 	h.dispatch()
 	return nil
+}
+
+// eachWorker runs fn for every worker, in parallel when there are several.
+func (h *Host) eachWorker(fn func(*worker)) {
+	if len(h.workers) == 1 {
+		fn(h.workers[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, w := range h.workers[1:] {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			fn(w)
+		}(w)
+	}
+	fn(h.workers[0])
+	wg.Wait()
 }
 
 // rename maps an old path through the root's renamed table (longest
@@ -153,39 +180,79 @@ func rename(path string, renamed map[string]string, keys []string) string {
 	return path
 }
 
-// remap moves the agent onto a new tree of its behaviour.
-func (a *Agent) remap(nt *tree) {
-	ot := a.t
+// remapPlan moves the agents of one worker from an old tree of their
+// behaviour to the new one. The state mapping depends only on the two
+// trees, so it is computed once; the agents' new records come from blocks
+// allocated once for all of them.
+type remapPlan struct {
+	ot, nt *tree
+	to     []*node // by old node id: the new node of the same path, or nil
+	// children[old machine id][old child index] = new child index, or -1
+	children [][]int
+
+	nodes  []nodeRT
+	ms     []machineRT
+	stacks []int
+	paths  []*node
+	scores []float64
+}
+
+func newRemap(ot, nt *tree, agents int) *remapPlan {
 	keys := make([]string, 0, len(nt.def.Renamed))
 	for k := range nt.def.Renamed {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
-	// to[old id] is the new node of the same path, or nil.
-	to := make([]*node, len(ot.nodes))
+	p := &remapPlan{ot: ot, nt: nt, to: make([]*node, len(ot.nodes)), children: make([][]int, len(ot.machines))}
 	for _, o := range ot.nodes {
-		to[o.id] = nt.byPath[rename(o.path, nt.def.Renamed, keys)]
+		p.to[o.id] = nt.byPath[rename(o.path, nt.def.Renamed, keys)]
 	}
-	to[ot.root.id] = nt.root
+	p.to[ot.root.id] = nt.root
+	for _, o := range ot.machines {
+		n := p.to[o.id]
+		idx := make([]int, len(o.children))
+		for i, c := range o.children {
+			idx[i] = -1
+			if nc := p.to[c.id]; nc != nil && n != nil && nc.parent == n {
+				idx[i] = nc.index
+			}
+		}
+		p.children[o.mid] = idx
+	}
+	stackCap := 0
+	for _, m := range nt.machines {
+		stackCap += len(m.children)
+	}
+	p.nodes = make([]nodeRT, agents*len(nt.nodes))
+	p.ms = make([]machineRT, agents*len(nt.machines))
+	p.stacks = make([]int, agents*stackCap)
+	p.paths = make([]*node, 0, agents*(nt.maxDepth+1))
+	p.scores = make([]float64, agents*nt.maxKids)
+	return p
+}
 
-	nodes := make([]nodeRT, len(nt.nodes))
-	ms := make([]machineRT, len(nt.machines))
-	for i, m := range nt.machines {
-		ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
-	}
-	mapChild := func(o, n *node, idx int) int {
-		if idx < 0 {
-			return -1
+func (p *remapPlan) apply(agents []*Agent) {
+	nn, nm, nk := len(p.nt.nodes), len(p.nt.machines), p.nt.maxKids
+	stackCap := len(p.stacks) / len(agents)
+	for i, a := range agents {
+		nodes := p.nodes[i*nn : (i+1)*nn : (i+1)*nn]
+		ms := p.ms[i*nm : (i+1)*nm : (i+1)*nm]
+		stacks := p.stacks[i*stackCap : (i+1)*stackCap]
+		for j, m := range p.nt.machines {
+			k := len(m.children)
+			ms[j] = machineRT{stack: stacks[:0:k], history: -1, blocked: -1}
+			stacks = stacks[k:]
 		}
-		c := to[o.children[idx].id]
-		if c == nil || c.parent != n {
-			return -1
-		}
-		return c.index
+		depth := p.nt.maxDepth + 1
+		a.remap(p, nodes, ms, p.paths[i*depth:i*depth:(i+1)*depth], p.scores[i*nk:(i+1)*nk:(i+1)*nk])
 	}
+}
+
+// remap moves the agent onto the new tree with the given fresh records.
+func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
 	var vanished []*node // new machines whose active child is gone
-	for _, o := range ot.nodes {
-		n := to[o.id]
+	for _, o := range p.ot.nodes {
+		n := p.to[o.id]
 		if n == nil {
 			continue
 		}
@@ -194,34 +261,34 @@ func (a *Agent) remap(nt *tree) {
 			continue
 		}
 		om, nm := &a.ms[o.mid], &ms[n.mid]
-		for _, idx := range om.stack {
-			if j := mapChild(o, n, idx); j >= 0 {
+		idx := p.children[o.mid]
+		for _, c := range om.stack {
+			if j := idx[c]; j >= 0 {
 				nm.stack = append(nm.stack, j)
 			}
 		}
-		if len(om.stack) > 0 && mapChild(o, n, om.stack[len(om.stack)-1]) < 0 {
+		if len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0 {
 			vanished = append(vanished, n)
 		}
-		nm.history = mapChild(o, n, om.history)
+		if om.history >= 0 {
+			nm.history = idx[om.history]
+		}
 		nm.decideAcc = om.decideAcc
-		if om.req.kind != 0 {
-			if om.req.kind == 'o' {
-				nm.req = om.req
-			} else if j := mapChild(o, n, om.req.target); j >= 0 {
-				nm.req = request{kind: om.req.kind, target: j}
-			}
+		switch {
+		case om.req.kind == 'o':
+			nm.req = om.req
+		case om.req.kind != 0 && idx[om.req.target] >= 0:
+			nm.req = request{kind: om.req.kind, target: idx[om.req.target]}
 		}
 	}
 	oldPath := a.Path()
-	a.t, a.nodes, a.ms = nt, nodes, ms
-	a.path = make([]*node, 0, nt.maxDepth+1)
-	a.scores = make([]float64, nt.maxKids)
+	a.t, a.nodes, a.ms, a.path, a.scores = p.nt, nodes, ms, path, scores
 
 	old := a.w.vm.SetRunner(runner{a})
 	defer a.w.vm.SetRunner(old)
 	// Walk the active path: a machine that lost its active child, or a
 	// machine that is new at an active place, re-enters its initial.
-	n := nt.root
+	n := p.nt.root
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		lost := false
@@ -244,8 +311,8 @@ func (a *Agent) remap(nt *tree) {
 		}
 		n = n.children[m.stack[len(m.stack)-1]]
 	}
-	if fn := nt.def.OnReload; fn != nil {
-		a.hook(nt.root, fn, cbReload)
+	if fn := p.nt.def.OnReload; fn != nil {
+		a.hook(p.nt.root, fn, cbReload)
 	}
 }
 
