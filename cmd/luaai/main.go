@@ -2,6 +2,8 @@
 //
 //	luaai run SCRIPT [flags]   spawn agents from a behaviour and tick them, printing state changes
 //	luaai test [PATH...]       run the *_test.lua files below the paths
+//	luaai check SCRIPT...      load and validate scripts: errors and warnings as file:line
+//	luaai graph SCRIPT         the behaviour as a Graphviz DOT or Mermaid diagram
 //
 // Exit codes: 0 success; 1 a script that does not load, a failed test, or a
 // run during which a callback raised an error; 2 a usage error.
@@ -35,10 +37,11 @@ Usage:
   luaai test [PATH...]       run the *_test.lua files below each PATH (default .)
   luaai bench SCRIPT [flags] measure a behaviour: agent-ticks/s, tick time
                              p50/p99/max, allocations and memory per agent
+  luaai check SCRIPT...      load and validate scripts without running them,
+                             printing errors and warnings as file:line
+  luaai graph SCRIPT [--format dot|mermaid]
+                             print the behaviour as a diagram
   luaai help [COMMAND]       show this help, or a command's flags
-
-Coming later: luaai check SCRIPT... (load and validate only) and
-luaai graph SCRIPT (the machine as a diagram).
 
 Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
 during which a callback raised an error; 2 a usage error.
@@ -60,9 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return benchCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return helpCmd(rest, stdout, stderr)
-	case "check", "graph":
-		fmt.Fprintf(stderr, "luaai %s: not available yet\n\n%s", cmd, usage)
-		return exitUsage
+	case "check":
+		return checkCmd(rest, stdout, stderr)
+	case "graph":
+		return graphCmd(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
@@ -79,6 +83,10 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, runUsage)
 	case "test":
 		fmt.Fprint(stdout, testUsage)
+	case "check":
+		fmt.Fprint(stdout, checkUsage)
+	case "graph":
+		fmt.Fprint(stdout, graphUsage)
 	case "bench":
 		fmt.Fprint(stdout, benchUsage)
 	default:

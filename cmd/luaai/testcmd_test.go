@@ -130,7 +130,6 @@ func TestHelpAndUsage(t *testing.T) {
 		{"run --help after the script", []string{"run", "testdata/guard.lua", "--help"}, 0, "--set k=v", ""},
 		{"test -h", []string{"test", "-h"}, 0, "Usage: luaai test", ""},
 		{"unknown command", []string{"fly"}, 2, "", `luaai: unknown command "fly"`},
-		{"check not yet", []string{"check", "x.lua"}, 2, "", "luaai check: not available yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// luaai runs the command line and returns the exit code, stdout and stderr.
+func luaai(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // exact
+		stderr string // contained
+	}{
+		{
+			name: "clean: prints nothing",
+			args: []string{"check", "testdata/check/clean.lua"},
+		},
+		{
+			name: "warnings only: exit 0",
+			args: []string{"check", "testdata/check/warnings.lua"},
+			stdout: `testdata/check/warnings.lua:6: warning: ai.fsm: unknown field "colour"
+testdata/check/warnings.lua:14: warning: state "idle": transition 2 (to flee) can never fire: transition 1 (to walk) always fires first
+testdata/check/warnings.lua:20: warning: state "walk": transition 2 (to flee) never fires: its when is false
+testdata/check/warnings.lua:22: warning: state "walk": transition 4 (to idle): when reads ctx.enemy, but "enemy" is in no context defaults (a typo, or set by the game?)
+testdata/check/warnings.lua:27: warning: state "secret": no transition reaches it (only ai.push/ai.replace could)
+testdata/check/warnings.lua:28: warning: state "lair": no transition reaches it from the initial state, only from secret, which nothing reaches (only ai.push/ai.replace could)
+testdata/check/warnings.lua:29: warning: state "camp": no transition reaches it (only ai.push/ai.replace could)
+testdata/check/warnings.lua:30: warning: state "camp.rest": score reads ctx.fatigue, but "fatigue" is in no context defaults (a typo, or set by the game?)
+`,
+		},
+		{
+			name: "every definition error, exit 1",
+			args: []string{"check", "testdata/check/errors.lua"},
+			code: 1,
+			stdout: `testdata/check/errors.lua:4: state "a": hook enter must be a function, got number
+testdata/check/errors.lua:4: state "a": transition 1: needs exactly one of to, push, pop
+testdata/check/errors.lua:4: ai.fsm: initial state "missing" is not one of its states (a, b)
+testdata/check/errors.lua:4: state "b": transition to "nowhere": no such state in this machine (a, b)
+`,
+		},
+		{
+			name:   "a utility child with transitions is an error",
+			args:   []string{"check", "testdata/check/utility_transitions.lua"},
+			code:   1,
+			stdout: "testdata/check/utility_transitions.lua:5: state \"a\": children of a utility machine take no transitions\n",
+		},
+		{
+			name:   "a script that raises while loading",
+			args:   []string{"check", "testdata/check/runtime_error.lua"},
+			code:   1,
+			stdout: "testdata/check/runtime_error.lua:4: attempt to index a non-table object(nil) with key 'first'\n",
+		},
+		{
+			name:   "syntax error",
+			args:   []string{"check", "testdata/syntax.lua"},
+			code:   1,
+			stdout: "testdata/syntax.lua:5: syntax error near 'states'\n",
+		},
+		{
+			name:   "missing file",
+			args:   []string{"check", "testdata/check/nope.lua"},
+			code:   1,
+			stdout: "testdata/check/nope.lua: no such file or directory\n",
+		},
+		{
+			name: "several scripts: each reported, exit 1 if any has an error",
+			args: []string{"check", "testdata/check/clean.lua", "testdata/invalid.lua", "testdata/check/utility_transitions.lua"},
+			code: 1,
+			stdout: `testdata/invalid.lua:3: state "a": transition to "nowhere": no such state in this machine (a)
+testdata/check/utility_transitions.lua:5: state "a": children of a utility machine take no transitions
+`,
+		},
+		{
+			name: "flags after the scripts are still flags",
+			args: []string{"check", "testdata/check/clean.lua", "--bogus"},
+			code: 2, stderr: "Usage: luaai check",
+		},
+		{name: "no script", args: []string{"check"}, code: 2, stderr: "luaai check: missing SCRIPT"},
+		{name: "help", args: []string{"check", "-h"}, stdout: checkUsage},
+		{name: "luaai help check", args: []string{"help", "check"}, stdout: checkUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := luaai(tt.args...)
+			require.Equal(t, tt.code, code, "stdout: %s\nstderr: %s", stdout, stderr)
+			require.Equal(t, tt.stdout, stdout, "stderr: %s", stderr)
+			if tt.stderr != "" {
+				require.Contains(t, stderr, tt.stderr)
+			} else {
+				require.Empty(t, stderr)
+			}
+		})
+	}
+}
+
+// Every shipped behaviour, and its tests (only compiled), checks clean.
+func TestCheckShippedScripts(t *testing.T) {
+	scripts, err := filepath.Glob("../../scripts/*.lua")
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	code, stdout, stderr := luaai(append([]string{"check"}, scripts...)...)
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	require.Empty(t, stdout)
+	require.Empty(t, stderr)
+}
+
+// A broken test file is caught by check (syntax) without being run.
+func TestCheckTestFileIsCompiledOnly(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good_test.lua")
+	bad := filepath.Join(dir, "bad_test.lua")
+	writeScript(t, good, `describe("x", function() it("y", function() assert.is_true(true) end) end)`)
+	writeScript(t, bad, "describe(\"x\", function()\n  it(\"y\", function() end\nend)\n")
+	code, stdout, _ := luaai("check", good)
+	require.Equal(t, 0, code, stdout)
+	require.Empty(t, stdout)
+	code, stdout, _ = luaai("check", bad)
+	require.Equal(t, 1, code)
+	require.True(t, strings.HasPrefix(stdout, bad+":"), stdout)
+}
+
+// check resolves require like run: from the script's folder.
+func TestCheckRequiresModules(t *testing.T) {
+	dir := t.TempDir()
+	writeScript(t, filepath.Join(dir, "parts.lua"), `local ai = require("luaai")
+return { idle = { transitions = { { to = "gone", when = ai.is("typo") } } }, gone = {} }`)
+	writeScript(t, filepath.Join(dir, "main.lua"), `local ai = require("luaai")
+local parts = require("parts")
+return ai.fsm { initial = "idle", context = { ok = true }, states = parts }`)
+	code, stdout, stderr := luaai("check", filepath.Join(dir, "main.lua"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `warning: state "idle": transition 1 (to gone): when reads ctx.typo`)
+}
+
+func writeScript(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}

@@ -1,0 +1,289 @@
+package luaai_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDocs runs every example in docs/*.md, so the docs cannot rot. The
+// conventions, which the docs follow:
+//
+//   - A ```lua block whose first line is a comment naming a file
+//     (`-- hungry.lua`, `-- hungry_test.lua`) is written under that name into
+//     a folder of its own for the document. A *_test.lua file is run by the
+//     test runner (luaai test) and must pass with at least one test. Any
+//     other named file that returns a machine must load with no error and
+//     no warning, unless its name starts with "broken" (shown to `luaai
+//     check`).
+//   - A ```lua block without a file name is run in a fresh host: when it
+//     returns a machine, that machine must load with no error and no
+//     warning; otherwise it must run without error.
+//   - A ```go block is a whole program: it is built against this module and
+//     run from the module root, and must exit 0.
+//   - A ```sh block's lines that start with "luaai " are run with the luaai
+//     command, from the document's folder (where its named files are), in
+//     order; none may be a usage error (exit 2). Lines with --watch are not
+//     run (they never end).
+//   - A ```text block right after the line <!-- output --> is the exact
+//     stdout of the ```go or ```sh block before it.
+func TestDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs programs")
+	}
+	docs, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, docs)
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	cli := buildCLI(t, root)
+	for _, doc := range docs {
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			blocks := docBlocks(t, doc)
+			require.NotEmpty(t, blocks)
+			dir := t.TempDir()
+			for _, b := range blocks {
+				if b.lang == "lua" && b.file != "" {
+					require.NoError(t, os.WriteFile(filepath.Join(dir, b.file), []byte(b.text), 0o644))
+				}
+			}
+			var goBlocks []docBlock
+			for _, b := range blocks {
+				switch b.lang {
+				case "lua":
+					checkLuaBlock(t, dir, b)
+				case "go":
+					goBlocks = append(goBlocks, b)
+				case "sh":
+					checkShellBlock(t, dir, cli, b)
+				}
+			}
+			checkGoBlocks(t, root, goBlocks)
+		})
+	}
+}
+
+// docBlock is one fenced code block of a document.
+type docBlock struct {
+	doc    string
+	line   int    // of the opening fence
+	lang   string // lua, go, sh, text, ...
+	text   string
+	file   string  // lua: the file named by the first line
+	output *string // the ```text block after <!-- output -->, if any
+}
+
+func (b docBlock) where() string { return fmt.Sprintf("%s:%d", b.doc, b.line) }
+
+var fileComment = regexp.MustCompile(`^--\s*([\w.-]+\.lua)\s*$`)
+
+// docBlocks reads the fenced blocks of a Markdown file, attaching each
+// <!-- output --> text block to the block before it.
+func docBlocks(t *testing.T, path string) []docBlock {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var blocks []docBlock
+	var cur *docBlock
+	var body strings.Builder
+	wantOutput := false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if cur == nil {
+			if strings.TrimSpace(line) == "<!-- output -->" {
+				wantOutput = true
+				continue
+			}
+			if lang, ok := strings.CutPrefix(line, "```"); ok {
+				cur = &docBlock{doc: path, line: n, lang: strings.TrimSpace(lang)}
+				body.Reset()
+			} else if strings.TrimSpace(line) != "" {
+				wantOutput = false
+			}
+			continue
+		}
+		if line == "```" {
+			cur.text = body.String()
+			if wantOutput {
+				require.Equal(t, "text", cur.lang, "%s: <!-- output --> must be followed by a ```text block", cur.where())
+				require.NotEmpty(t, blocks, "%s: output of nothing", cur.where())
+				out := cur.text
+				blocks[len(blocks)-1].output = &out
+				wantOutput = false
+			} else {
+				if cur.lang == "lua" {
+					first, _, _ := strings.Cut(cur.text, "\n")
+					if m := fileComment.FindStringSubmatch(first); m != nil {
+						cur.file = m[1]
+					}
+				}
+				blocks = append(blocks, *cur)
+			}
+			cur = nil
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	require.NoError(t, sc.Err())
+	require.Nil(t, cur, "%s: unclosed code block", path)
+	return blocks
+}
+
+func checkLuaBlock(t *testing.T, dir string, b docBlock) {
+	h, err := host.New(host.Options{Workers: 1, Roots: []string{dir}, Stdout: &bytes.Buffer{}})
+	require.NoError(t, err)
+	defer h.Close()
+	vm := h.VM()
+	switch {
+	case strings.HasSuffix(b.file, "_test.lua"):
+		var out bytes.Buffer
+		r := vm.RunTestFile(filepath.Join(dir, b.file), &out)
+		require.Zero(t, r.Failed, "%s: %s fails:\n%s", b.where(), b.file, out.String())
+		require.NotZero(t, r.Passed, "%s: %s runs no test", b.where(), b.file)
+	case b.file != "":
+		if strings.HasPrefix(b.file, "broken") {
+			return
+		}
+		v, err := vm.RunFile(filepath.Join(dir, b.file))
+		require.NoError(t, err, b.where())
+		if _, ok := luabind.MachineValue(v); ok {
+			def, err := vm.LoadBehaviour(filepath.Join(dir, b.file))
+			require.NoError(t, err, b.where())
+			require.Empty(t, luabind.Lint(def), "%s: %s has warnings", b.where(), b.file)
+		}
+	default:
+		v, err := vm.RunString("example.lua", b.text)
+		require.NoError(t, err, b.where())
+		if m, ok := luabind.MachineValue(v); ok {
+			require.Empty(t, luabind.CheckRoot(m, "example.lua"), b.where())
+			require.Empty(t, luabind.Lint(m), "%s: warnings", b.where())
+			_, err := h.LoadString("example.lua", b.text)
+			require.NoError(t, err, b.where())
+		}
+	}
+}
+
+// buildCLI builds cmd/luaai for the ```sh blocks.
+func buildCLI(t *testing.T, root string) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "luaai")
+	_, stderr, err := runTool(t, root, 5*time.Minute, goTool(t), "build", "-o", exe, "./cmd/luaai")
+	require.NoError(t, err, "go build ./cmd/luaai:\n%s", stderr)
+	return exe
+}
+
+func checkShellBlock(t *testing.T, dir, cli string, b docBlock) {
+	var stdout strings.Builder
+	ran := false
+	for _, line := range strings.Split(b.text, "\n") {
+		line = strings.TrimSpace(line)
+		args, ok := strings.CutPrefix(line, "luaai ")
+		if !ok || strings.Contains(line, "--watch") {
+			continue
+		}
+		if i := strings.Index(args, " #"); i >= 0 { // a trailing comment
+			args = args[:i]
+		}
+		ran = true
+		out, errOut, err := runTool(t, dir, time.Minute, cli, shellWords(t, args)...)
+		stdout.WriteString(out)
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			require.NotEqual(t, 2, exit.ExitCode(), "%s: %q is a usage error:\n%s", b.where(), line, errOut)
+		} else {
+			require.NoError(t, err, b.where())
+		}
+	}
+	if b.output != nil {
+		require.True(t, ran, "%s: an output for a block that runs nothing", b.where())
+		require.Equal(t, *b.output, stdout.String(), "%s: the output shown differs", b.where())
+	}
+}
+
+// shellWords splits a command line on spaces, honouring '…' and "…".
+func shellWords(t *testing.T, s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	require.Zero(t, quote, "unclosed quote in %q", s)
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// checkGoBlocks builds every Go block as a program of a throwaway module
+// that requires this one, then runs each from the module root.
+func checkGoBlocks(t *testing.T, root string, blocks []docBlock) {
+	if len(blocks) == 0 {
+		return
+	}
+	mod := t.TempDir()
+	gomod := fmt.Sprintf("module docexamples\n\ngo 1.23\n\nrequire github.com/luaai/luaai v0.0.0\n\nreplace github.com/luaai/luaai => %s\n", root)
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644))
+	var pkgs []string
+	for i, b := range blocks {
+		name := fmt.Sprintf("example%d", i+1)
+		require.NoError(t, os.MkdirAll(filepath.Join(mod, name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(mod, name, "main.go"), []byte(b.text), 0o644))
+		pkgs = append(pkgs, "./"+name)
+	}
+	bin := t.TempDir()
+	cmd := exec.Command(goTool(t), append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		var where []string
+		for i, b := range blocks {
+			where = append(where, fmt.Sprintf("example%d = %s", i+1, b.where()))
+		}
+		t.Fatalf("the Go examples do not build:\n%s\n(%s)", out, strings.Join(where, ", "))
+	}
+	for i, b := range blocks {
+		exe := filepath.Join(bin, fmt.Sprintf("example%d", i+1))
+		stdout, stderr, err := runTool(t, root, time.Minute, exe)
+		require.NoError(t, err, "%s:\n%s%s", b.where(), stdout, stderr)
+		if b.output != nil {
+			require.Equal(t, *b.output, stdout, "%s: the output shown differs", b.where())
+		}
+	}
+}

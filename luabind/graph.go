@@ -1,0 +1,401 @@
+package luabind
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Graph formats accepted by WriteGraph.
+const (
+	GraphDOT     = "dot"
+	GraphMermaid = "mermaid"
+)
+
+// WriteGraph draws a behaviour's whole hierarchy, for `luaai graph`: as
+// Graphviz DOT (format "dot") or a Mermaid state diagram ("mermaid"). name
+// titles the diagram (the script's path). The output depends only on the
+// definition: children in name order, transitions in their order.
+//
+// Both formats show:
+//
+//   - every machine as a group (a DOT cluster "cluster_<path>", a Mermaid
+//     composite state) titled with its name and kind, and its history,
+//     decide_every, select and momentum when set;
+//   - the initial state of each machine, marked by an edge from a point (DOT)
+//     or from [*] (Mermaid);
+//   - each transition as an edge between siblings, labelled with its kind
+//     (push, pop; to is unlabelled), `on <event>`, `after <s>s` and
+//     `when <condition>` (a native condition as ai.* without the prefix, a Lua
+//     function as fn@file:line). In DOT, to is solid, push dashed and pop
+//     dotted;
+//   - a pop as an edge to a "(previous)" pseudo-state of the machine: the
+//     state below on the stack, which depends on how the state got there and
+//     cannot be known from the definition;
+//   - each child of a utility machine with its score (a native scorer, a
+//     number, or fn@file:line), and a state's lock when it has one.
+//
+// Edges to and from a nested machine end at its border (DOT compound edges).
+func WriteGraph(w io.Writer, root *State, name, format string) error {
+	if root == nil {
+		return fmt.Errorf("graph: no definition")
+	}
+	g := newGraph(root)
+	var b strings.Builder
+	switch format {
+	case GraphDOT, "":
+		g.dot(&b, name)
+	case GraphMermaid:
+		g.mermaid(&b, name)
+	default:
+		return fmt.Errorf("graph: unknown format %q (want dot or mermaid)", format)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// gnode is a state placed in the tree, with its path.
+type gnode struct {
+	name, path string
+	def        *State
+	parent     *gnode
+	children   []*gnode
+	id         string // Mermaid id
+}
+
+type graph struct {
+	root  *gnode
+	nodes []*gnode // pre-order
+	ids   map[string]bool
+}
+
+// maxGraphDepth stops a definition that contains itself (which the loader
+// cannot build, but a hand-made State could) from recursing forever.
+const maxGraphDepth = 64
+
+func newGraph(root *State) *graph {
+	g := &graph{ids: map[string]bool{}}
+	var place func(def *State, name, path string, parent *gnode, depth int) *gnode
+	place = func(def *State, name, path string, parent *gnode, depth int) *gnode {
+		n := &gnode{name: name, path: path, def: def, parent: parent}
+		g.nodes = append(g.nodes, n)
+		if depth < maxGraphDepth {
+			for _, c := range def.Children {
+				n.children = append(n.children, place(c.Def, c.Name, joinPath(path, c.Name), n, depth+1))
+			}
+		}
+		return n
+	}
+	g.root = place(root, "", "", nil, 0)
+	g.assignIDs()
+	return g
+}
+
+// mermaidKeywords cannot be Mermaid state ids (the lexer is case-insensitive).
+var mermaidKeywords = map[string]bool{
+	"state": true, "note": true, "end": true, "direction": true, "scale": true, "hide": true,
+	"as": true, "class": true, "classdef": true, "style": true, "click": true, "default": true,
+	"statediagram": true, "statediagram-v2": true, "left": true, "right": true, "of": true,
+	"accdescr": true, "acctitle": true, "root": true,
+}
+
+// assignIDs gives every state a Mermaid id: its name where that is unique in
+// the whole tree (Mermaid ids are global), else s_<path with _>; clashes get
+// a numeric suffix. Assigned in pre-order, so the result is deterministic.
+func (g *graph) assignIDs() {
+	count := map[string]int{}
+	for _, n := range g.nodes[1:] {
+		count[n.name]++
+	}
+	for _, n := range g.nodes[1:] {
+		id := n.name
+		if count[id] > 1 || mermaidKeywords[strings.ToLower(id)] {
+			id = "s_" + strings.ReplaceAll(n.path, ".", "_")
+		}
+		n.id = g.unique(id)
+	}
+}
+
+func (g *graph) unique(id string) string {
+	out := id
+	for i := 2; g.ids[out]; i++ {
+		out = id + "_" + strconv.Itoa(i)
+	}
+	g.ids[out] = true
+	return out
+}
+
+// machineTitle is "patrol (fsm)", "needs (utility, random_top 3, momentum 0.1)".
+func machineTitle(name string, s *State) string {
+	parts := []string{s.Kind.String()}
+	if s.History {
+		parts = append(parts, "history")
+	}
+	if s.DecideEvery > 0 {
+		parts = append(parts, "decide_every "+seconds(s.DecideEvery))
+	}
+	if s.Kind == KindUtility {
+		if s.RandomTop > 0 {
+			parts = append(parts, "random_top "+strconv.Itoa(s.RandomTop))
+		}
+		if s.Momentum != 0 {
+			parts = append(parts, "momentum "+formatNumber(s.Momentum))
+		}
+	}
+	return name + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// stateNotes are the extra lines shown with a state: its score in a utility
+// machine, its lock.
+func stateNotes(n *gnode) []string {
+	var out []string
+	if n.parent != nil && n.parent.def.Kind == KindUtility && n.def.Score != nil {
+		out = append(out, "score "+scorerName(n.def.Score))
+	}
+	if n.def.Lock != nil {
+		out = append(out, "lock "+condName(n.def.Lock))
+	}
+	return out
+}
+
+// transitionLabel lists what a transition waits for: its kind (push, pop),
+// its event, timer and condition.
+func transitionLabel(tr Transition) []string {
+	var out []string
+	if tr.Kind != To {
+		out = append(out, tr.Kind.String())
+	}
+	if tr.On != "" {
+		out = append(out, "on "+tr.On)
+	}
+	if tr.After > 0 {
+		out = append(out, "after "+seconds(tr.After))
+	}
+	if tr.When != nil {
+		if c, ok := tr.When.(ConstCond); !ok || !bool(c) {
+			out = append(out, "when "+condName(tr.When))
+		}
+	}
+	return out
+}
+
+func seconds(v float64) string { return formatNumber(v) + "s" }
+
+// hasPop reports whether any child of machine n pops.
+func hasPop(n *gnode) bool {
+	for _, c := range n.children {
+		for _, tr := range c.def.Transitions {
+			if tr.Kind == Pop {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// child finds a child by name.
+func (n *gnode) child(name string) *gnode {
+	for _, c := range n.children {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// ---- DOT ----
+
+// dotID quotes a DOT id or label; lines are joined with DOT's \n.
+func dotID(lines ...string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString(`\n`)
+		}
+		for _, r := range l {
+			switch r {
+			case '\\', '"':
+				b.WriteByte('\\')
+				b.WriteRune(r)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+			default:
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// DOT node ids: a state is its path; a machine's pseudo-nodes are
+// "<path>/start" (its initial marker, also where edges to the machine end)
+// and "<path>/previous" (where its pops go). State names are identifiers,
+// so these never clash.
+func dotStart(n *gnode) string    { return dotID(n.path + "/start") }
+func dotPrevious(n *gnode) string { return dotID(n.path + "/previous") }
+func dotCluster(n *gnode) string  { return dotID("cluster_" + n.path) }
+
+// dotEnd is the node an edge to or from state n attaches to, and the
+// attribute that clips it at the border of n's cluster.
+func dotEnd(n *gnode, attr string) (string, string) {
+	if n.def.IsMachine() {
+		return dotStart(n), attr + "=" + dotCluster(n)
+	}
+	return dotID(n.path), ""
+}
+
+func (g *graph) dot(b *strings.Builder, name string) {
+	b.WriteString("// luaai graph: to solid, push dashed, pop dotted (to the state below on the stack).\n")
+	fmt.Fprintf(b, "digraph %s {\n", dotID("luaai"))
+	fmt.Fprintf(b, "  graph [compound=true, rankdir=LR, labelloc=t, label=%s];\n",
+		dotID(machineTitle(name, g.root.def)))
+	b.WriteString("  node [shape=box, style=rounded, fontsize=11];\n")
+	b.WriteString("  edge [fontsize=9];\n")
+	g.dotMachine(b, g.root, "  ")
+	b.WriteString("}\n")
+}
+
+// dotMachine writes the inside of machine n: its pseudo-nodes, its children
+// (nested machines as clusters) and the edges between them.
+func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
+	start := "shape=point, width=0.12"
+	if n.def.Initial == "" {
+		start = "shape=point, width=0.12, style=invis" // only an anchor for edges
+	}
+	fmt.Fprintf(b, "%s%s [%s];\n", indent, dotStart(n), start)
+	if init := n.child(n.def.Initial); init != nil {
+		to, lhead := dotEnd(init, "lhead")
+		fmt.Fprintf(b, "%s%s -> %s%s;\n", indent, dotStart(n), to, dotAttrs(lhead))
+	}
+	if hasPop(n) {
+		fmt.Fprintf(b, "%s%s [label=\"(previous)\", shape=ellipse, style=dashed, fontsize=9];\n", indent, dotPrevious(n))
+	}
+	for _, c := range n.children {
+		label := append([]string{c.name}, stateNotes(c)...)
+		if !c.def.IsMachine() {
+			fmt.Fprintf(b, "%s%s [label=%s];\n", indent, dotID(c.path), dotID(label...))
+			continue
+		}
+		fmt.Fprintf(b, "%ssubgraph %s {\n", indent, dotCluster(c))
+		title := append([]string{machineTitle(c.name, c.def)}, label[1:]...)
+		fmt.Fprintf(b, "%s  label=%s;\n", indent, dotID(title...))
+		fmt.Fprintf(b, "%s  style=rounded;\n", indent)
+		g.dotMachine(b, c, indent+"  ")
+		fmt.Fprintf(b, "%s}\n", indent)
+	}
+	for _, c := range n.children {
+		for _, tr := range c.def.Transitions {
+			from, ltail := dotEnd(c, "ltail")
+			var to, lhead string
+			if tr.Kind == Pop {
+				to = dotPrevious(n)
+			} else if t := n.child(tr.Target); t != nil {
+				to, lhead = dotEnd(t, "lhead")
+			} else {
+				continue // an unknown target: the loader refuses such a script
+			}
+			if t := n.child(tr.Target); t == c && c.def.IsMachine() {
+				ltail, lhead = "", "" // a machine's edge to itself: a loop on its marker
+			}
+			attrs := []string{ltail, lhead}
+			switch tr.Kind {
+			case Push:
+				attrs = append(attrs, "style=dashed")
+			case Pop:
+				attrs = append(attrs, "style=dotted")
+			}
+			if l := transitionLabel(tr); len(l) > 0 {
+				attrs = append(attrs, "label="+dotID(l...))
+			}
+			fmt.Fprintf(b, "%s%s -> %s%s;\n", indent, from, to, dotAttrs(attrs...))
+		}
+	}
+}
+
+func dotAttrs(attrs ...string) string {
+	var kept []string
+	for _, a := range attrs {
+		if a != "" {
+			kept = append(kept, a)
+		}
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(kept, ", ") + "]"
+}
+
+// ---- Mermaid ----
+
+// mermaidText makes text safe after a Mermaid ':' (a description or an
+// edge label), which ends at ':', ';' or a newline: those become entity
+// codes, which Mermaid shows as the characters.
+func mermaidText(s string) string {
+	r := strings.NewReplacer(":", "#58;", ";", "#59;", "\n", " ", "\r", "", "#", "#35;")
+	return r.Replace(s)
+}
+
+func (g *graph) mermaid(b *strings.Builder, name string) {
+	title := machineTitle(name, g.root.def)
+	fmt.Fprintf(b, "---\ntitle: %s\n---\n", strconv.Quote(title))
+	b.WriteString("stateDiagram-v2\n")
+	b.WriteString("  direction LR\n")
+	g.mermaidMachine(b, g.root, "  ")
+}
+
+func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
+	if init := n.child(n.def.Initial); init != nil {
+		fmt.Fprintf(b, "%s[*] --> %s\n", indent, init.id)
+	}
+	for _, c := range n.children {
+		if c.def.IsMachine() {
+			fmt.Fprintf(b, "%sstate %s {\n", indent, c.id)
+			fmt.Fprintf(b, "%s  %%%% %s\n", indent, machineTitle(c.path, c.def))
+			g.mermaidMachine(b, c, indent+"  ")
+			fmt.Fprintf(b, "%s}\n", indent)
+		} else if c.id == c.name {
+			fmt.Fprintf(b, "%s%s\n", indent, c.id)
+		} else {
+			fmt.Fprintf(b, "%sstate %s as %s\n", indent, strconv.Quote(c.name), c.id)
+		}
+		for _, note := range stateNotes(c) {
+			fmt.Fprintf(b, "%s%s : %s\n", indent, c.id, mermaidText(note))
+		}
+	}
+	prev := ""
+	if hasPop(n) {
+		prev = g.previousID(n)
+		fmt.Fprintf(b, "%sstate \"(previous)\" as %s\n", indent, prev)
+	}
+	for _, c := range n.children {
+		for _, tr := range c.def.Transitions {
+			to := prev
+			if tr.Kind != Pop {
+				t := n.child(tr.Target)
+				if t == nil {
+					continue
+				}
+				to = t.id
+			}
+			line := fmt.Sprintf("%s%s --> %s", indent, c.id, to)
+			if l := transitionLabel(tr); len(l) > 0 {
+				line += " : " + mermaidText(strings.Join(l, ", "))
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+}
+
+// previousID is the Mermaid id of machine n's "(previous)" pseudo-state,
+// allocated once per machine.
+func (g *graph) previousID(n *gnode) string {
+	base := "previous"
+	if n.path != "" {
+		base = strings.ReplaceAll(n.path, ".", "_") + "_previous"
+	}
+	return g.unique(base)
+}

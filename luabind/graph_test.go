@@ -1,0 +1,77 @@
+package luabind
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The CLI's golden files (cmd/luaai/testdata/golden) cover whole diagrams;
+// these cover the pieces.
+
+func graphOf(t *testing.T, src, format string) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, WriteGraph(&b, lintDef(t, src), "g.lua", format))
+	return b.String()
+}
+
+func TestGraphFormats(t *testing.T) {
+	var b strings.Builder
+	err := WriteGraph(&b, &State{Kind: KindFSM}, "x", "png")
+	require.ErrorContains(t, err, `unknown format "png"`)
+	require.Error(t, WriteGraph(&b, nil, "x", GraphDOT))
+	require.Empty(t, b.String())
+
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = { transitions = { { to = "b", on = "go" } } }, b = {} } }`
+	require.Equal(t, graphOf(t, src, ""), graphOf(t, src, GraphDOT), "dot is the default")
+}
+
+func TestGraphMermaidIDs(t *testing.T) {
+	out := graphOf(t, `local ai = require("luaai")
+return ai.fsm { initial = "state",
+  states = {
+    state = { transitions = { { to = "x" } } },             -- a keyword
+    x = ai.fsm { initial = "y", states = { y = {}, x_y = {} } },
+    s_x_y = {},                                             -- the id x.y would get
+    y = { transitions = { { pop = true } } },                 -- clashes with x.y
+    previous = {},                                          -- the pop pseudo-state's id
+  } }`, GraphMermaid)
+	for _, line := range []string{
+		`  [*] --> s_state`,
+		`  state "state" as s_state`,
+		`  state x {`,
+		`  s_x_y`, // first in pre-order: the top-level s_x_y keeps its name
+		`    [*] --> s_x_y_2`,
+		`    state "y" as s_x_y_2`,
+		`    x_y`,
+		`  state "y" as s_y`,
+		`  previous`,
+		`  state "(previous)" as previous_2`,
+		`  s_state --> x`,
+		`  s_y --> previous_2 : pop`,
+	} {
+		require.Contains(t, out, line+"\n")
+	}
+}
+
+func TestGraphEscaping(t *testing.T) {
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "a", states = {
+  a = { transitions = { { to = "a", when = ai.eq("m", "say \"hi\"; a:b #1\\n") } } } } }`
+	dot := graphOf(t, src, GraphDOT)
+	require.Contains(t, dot, `[label="when eq(m, \"say \\\"hi\\\"; a:b #1\\\\n\")"]`)
+	mmd := graphOf(t, src, GraphMermaid)
+	require.Contains(t, mmd, `  a --> a : when eq(m, "say \"hi\"#59; a#58;b #35;1\\n")`+"\n")
+}
+
+func TestGraphLabels(t *testing.T) {
+	require.Equal(t, []string{"push", "on noise", "after 2s", "when is(x)"},
+		transitionLabel(Transition{Kind: Push, Target: "b", On: "noise", After: 2, When: &isCond{path: fieldPath{name: "x"}}}))
+	require.Empty(t, transitionLabel(Transition{Kind: To, Target: "b", When: ConstCond(true)}))
+	require.Equal(t, []string{"pop", "when false"}, transitionLabel(Transition{Kind: Pop, When: ConstCond(false)}))
+	require.Equal(t, "m (utility, history, decide_every 0.25s, random_top 3, momentum 0.5)",
+		machineTitle("m", &State{Kind: KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
+}

@@ -1,0 +1,319 @@
+---@meta luaai
+-- LuaLS (lua-language-server) definitions for require("luaai"): completion,
+-- hover docs and type warnings in editors. Not loaded at run time: the engine
+-- provides the module. scripts/.luarc.json points workspace.library here.
+-- A Go test (luabind/meta_test.go) fails when a function of the module is
+-- missing from this file or this file names one the module does not have.
+
+---The context table of one agent: the shared memory between the game and
+---the behaviour. Defaults come from the machines' `context` fields; the game
+---adds its own keys (and bound Go values, called as `ctx.body:MoveTo(x, y)`).
+---@alias luaai.Context table<string, any>
+
+---A state hook: `enter`, `exit`, `pause`, `resume`, `on_reload`.
+---@alias luaai.Hook fun(ctx: luaai.Context)
+
+---The `update` hook: `dt` is the tick's dt, or with `every` the time
+---accumulated since the last update.
+---@alias luaai.UpdateHook fun(ctx: luaai.Context, dt: number)
+
+---A transition condition, `lock`, or an argument of ai.all/any/non:
+---a boolean, a Lua function, or a native condition (ai.is, ai.gt, ...).
+---In `when`, `payload` is the event's payload (nil without `on`).
+---@alias luaai.Condition boolean|luaai.Cond|fun(ctx: luaai.Context, payload: any): boolean?
+
+---A utility score, or an argument of the native scorers: a number, a Lua
+---function, a native scorer (ai.field, ai.product, ...) or a native
+---condition (scored 1 or 0).
+---@alias luaai.Score number|luaai.Scorer|luaai.Cond|fun(ctx: luaai.Context): number
+
+---A native condition, evaluated in Go without calling Lua (unless a Lua
+---function is nested in it). Build one with ai.is, ai.eq, ai.ne, ai.lt,
+---ai.le, ai.gt, ai.ge, ai.all, ai.any, ai.non. tostring() describes it.
+---@class luaai.Cond: userdata
+
+---A native scorer, evaluated in Go. Build one with ai.const, ai.field,
+---ai.cond, ai.inverse, ai.product, ai.compensated, ai.sum, ai.min, ai.max,
+---ai.weight, ai.normalize, ai.curve. tostring() describes it.
+---@class luaai.Scorer: userdata
+
+---A machine built by ai.fsm or ai.utility: a composite state, or the root
+---a behaviour script returns.
+---@class luaai.Machine: userdata
+
+---One entry of a state's `transitions`: exactly one of `to`, `push`, `pop`.
+---@class luaai.Transition
+---@field to? string replace: exit the current state, enter this sibling
+---@field push? string pause the current state, enter this sibling on top of it
+---@field pop? true exit the current (top) state, resume the one below
+---@field when? luaai.Condition fires only when true; missing = always
+---@field on? string fires only while this event is pending; `when` gets its payload
+---@field after? number fires only once the state has been active this many seconds (game time)
+
+---A state: a plain table (a leaf). Every field is optional.
+---@class luaai.State
+---@field enter? luaai.Hook the state becomes active (also the initial states at spawn)
+---@field exit? luaai.Hook the state stops being active (not when only paused)
+---@field update? luaai.UpdateHook each tick while active and not paused
+---@field pause? luaai.Hook a state is pushed over it
+---@field resume? luaai.Hook the state above it is popped
+---@field lock? luaai.Condition while true, this state's own transitions are not tried
+---@field every? number seconds: update runs at most once per period (default 0: every tick)
+---@field transitions? luaai.Transition[] fsm children: tried in order, the first that fires wins
+---@field score? luaai.Score utility children (required there): higher wins
+
+---The table given to ai.fsm or ai.utility: a state's fields plus the
+---machine's own.
+---@class luaai.MachineDef: luaai.State
+---@field initial? string the child entered first (required for ai.fsm)
+---@field states table<string, luaai.State|luaai.Machine> the children, by name (Lua identifiers)
+---@field context? table per-agent defaults (deep-copied; the outer machine wins on a clash)
+---@field decide_every? number seconds between decide steps (default 0: every tick)
+---@field history? boolean re-entering starts at the child that was on top when it was left
+---@field momentum? number ai.utility: bonus added to the active child's score
+---@field select? "best"|{ random_top: integer } ai.utility: the best, or a weighted draw among the N best
+---@field on_reload? luaai.Hook root only: runs once per agent after a hot reload
+---@field renamed? table<string, string> root only: old state path -> new path, kept across a reload
+
+---A response curve for ai.curve (the Infinite Axis Utility System's).
+---Input and output are clamped to 0..1; NaN gives 0.
+---@class luaai.Curve
+---@field kind "linear"|"polynomial"|"logistic"|"logit"|"normal"|"sine"|"step"
+---@field m? number default 1
+---@field k? number default 1
+---@field b? number default 0
+---@field c? number default 0
+
+---One callback error, as agent:errors() returns it.
+---@class luaai.CallbackError
+---@field message string "file:line: message"
+---@field state string the state path, "" for the root
+---@field callback string "enter", "update", "when", "score", "transition", ...
+
+---An agent spawned with ai.spawn (for tests and tools): the script that
+---spawned it ticks it.
+---@class luaai.Agent
+---@field ctx luaai.Context the live context table
+local Agent = {}
+
+---Runs one tick: clock, requests, decide, update.
+---@param dt? number seconds (default 0.1)
+function Agent:tick(dt) end
+
+---The active path, e.g. "combat.attack_player"; nil while nothing is active.
+---@return string?
+function Agent:state() end
+
+---Whether a state is on the active path or paused on a stack. A bare name
+---matches at any depth, a dotted path from the root exactly.
+---@param name_or_path string
+---@return boolean
+function Agent:active(name_or_path) end
+
+---Queues an event for the agent's next decide phase.
+---@param event string
+---@param payload? any
+function Agent:send(event, payload) end
+
+---The callback errors reported since the last call, oldest first.
+---@return luaai.CallbackError[]
+function Agent:errors() end
+
+---@class luaai
+local luaai = {}
+
+-- Machines ---------------------------------------------------------------
+
+---A finite state machine (with a pushdown stack): `initial` is required.
+---@param def luaai.MachineDef
+---@return luaai.Machine
+function luaai.fsm(def) end
+
+---A utility machine: every child needs a `score`; the best wins each decide step.
+---@param def luaai.MachineDef
+---@return luaai.Machine
+function luaai.utility(def) end
+
+-- Inside callbacks (they act on the agent whose callback is running) ------
+
+---Requests a push on the nearest fsm holding the running state, applied at
+---the start of the next tick. Hooks only (an error in when, lock, score).
+---@param name string a sibling state of that machine
+function luaai.push(name) end
+
+---Requests a pop on the nearest fsm holding the running state, applied at
+---the start of the next tick. Hooks only.
+function luaai.pop() end
+
+---Requests a replace (like a `to` transition) on the nearest fsm holding the
+---running state, applied at the start of the next tick. Hooks only.
+---@param name string
+function luaai.replace(name) end
+
+---Queues an event for this agent's next decide phase.
+---@param event string
+---@param payload? any
+function luaai.send(event, payload) end
+
+---The agent's active path, e.g. "combat.attack_player"; nil while nothing is active.
+---@return string?
+function luaai.state() end
+
+---Whether a state is on the active path or paused on a stack.
+---@param name_or_path string
+---@return boolean
+function luaai.active(name_or_path) end
+
+---Seconds the running state has been active (game time): in `when`, the
+---state being left; in `score`, the candidate's (0 if not active).
+---@return number
+function luaai.time() end
+
+---The agent's own seeded random numbers, with math.random's contract.
+---@param m? integer
+---@param n? integer
+---@return number
+---@overload fun(): number
+---@overload fun(m: integer): integer
+---@overload fun(m: integer, n: integer): integer
+function luaai.random(m, n) end
+
+---A log line attributed to the agent and state (`luaai run` prints it).
+---@param ... any
+function luaai.log(...) end
+
+-- Agents from Lua (tests, tools) -------------------------------------------
+
+---Creates an agent from a machine or a script path (relative to the calling
+---script). The top-level keys of overrides replace context defaults.
+---@param def_or_path luaai.Machine|string
+---@param overrides? table
+---@return luaai.Agent
+function luaai.spawn(def_or_path, overrides) end
+
+-- Native conditions ----------------------------------------------------------
+
+---True when the field is truthy. Fields may be dotted paths: "target.hp".
+---@param field string
+---@return luaai.Cond
+function luaai.is(field) end
+
+---True when the field equals the value (raw equality).
+---@param field string
+---@param value any
+---@return luaai.Cond
+function luaai.eq(field, value) end
+
+---True when the field differs from the value.
+---@param field string
+---@param value any
+---@return luaai.Cond
+function luaai.ne(field, value) end
+
+---field < n (false when the field is not a number).
+---@param field string
+---@param n number
+---@return luaai.Cond
+function luaai.lt(field, n) end
+
+---field <= n (false when the field is not a number).
+---@param field string
+---@param n number
+---@return luaai.Cond
+function luaai.le(field, n) end
+
+---field > n (false when the field is not a number).
+---@param field string
+---@param n number
+---@return luaai.Cond
+function luaai.gt(field, n) end
+
+---field >= n (false when the field is not a number).
+---@param field string
+---@param n number
+---@return luaai.Cond
+function luaai.ge(field, n) end
+
+---True when every condition is (in order, short-circuiting).
+---@param ... luaai.Condition
+---@return luaai.Cond
+function luaai.all(...) end
+
+---True when any condition is (in order, short-circuiting).
+---@param ... luaai.Condition
+---@return luaai.Cond
+function luaai.any(...) end
+
+---The negation of a condition.
+---@param c luaai.Condition
+---@return luaai.Cond
+function luaai.non(c) end
+
+-- Native scorers -------------------------------------------------------------
+
+---A constant score.
+---@param x number
+---@return luaai.Scorer
+function luaai.const(x) end
+
+---The field as a number: numbers as they are, true 1, anything else 0.
+---@param field string
+---@return luaai.Scorer
+function luaai.field(field) end
+
+---1 when the condition holds, else 0.
+---@param c luaai.Condition
+---@return luaai.Scorer
+function luaai.cond(c) end
+
+---1 - s.
+---@param s luaai.Score
+---@return luaai.Scorer
+function luaai.inverse(s) end
+
+---The plain product of the scores.
+---@param ... luaai.Score
+---@return luaai.Scorer
+function luaai.product(...) end
+
+---The IAUS compensated product: each of n factors is lifted by
+---s + (1-s)(1-1/n)s first, so long products are not punished for their length.
+---@param ... luaai.Score
+---@return luaai.Scorer
+function luaai.compensated(...) end
+
+---The sum of the scores.
+---@param ... luaai.Score
+---@return luaai.Scorer
+function luaai.sum(...) end
+
+---The smallest of the scores.
+---@param ... luaai.Score
+---@return luaai.Scorer
+function luaai.min(...) end
+
+---The largest of the scores.
+---@param ... luaai.Score
+---@return luaai.Scorer
+function luaai.max(...) end
+
+---s * w.
+---@param s luaai.Score
+---@param w number
+---@return luaai.Scorer
+function luaai.weight(s, w) end
+
+---Maps lo..hi to 0..1, clamped (with lo == hi: 1 when s >= hi, else 0).
+---@param s luaai.Score
+---@param lo number
+---@param hi number
+---@return luaai.Scorer
+function luaai.normalize(s, lo, hi) end
+
+---s through a response curve.
+---@param s luaai.Score
+---@param curve luaai.Curve
+---@return luaai.Scorer
+function luaai.curve(s, curve) end
+
+return luaai
