@@ -41,8 +41,9 @@ type Agent struct {
 	// suspended by the Suspend fault policy
 	suspended bool
 
-	path   []*node   // scratch: machines on the active path
-	scores []float64 // scratch: utility scores
+	path   []*node          // scratch: machines on the active path
+	scores []float64        // scratch: utility scores
+	parts  [][]luabind.Part // scratch: native scorers' parts, with OnDecision
 }
 
 type nodeRT struct {

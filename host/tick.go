@@ -437,10 +437,8 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	d := Decision{Agent: a.id, Tick: a.ticks, Machine: n.path, Kept: kept, Candidates: make([]Candidate, len(scores))}
 	for i, c := range n.children {
 		d.Candidates[i] = Candidate{State: c.path, Score: scores[i]}
-		if p, ok := c.def.Score.(interface {
-			Parts(*luabind.VM, *lua.LTable) []luabind.Part
-		}); ok {
-			d.Candidates[i].Parts = p.Parts(a.w.vm, a.ctx)
+		if i < len(a.parts) {
+			d.Candidates[i].Parts, a.parts[i] = a.parts[i], nil
 		}
 	}
 	if winner >= 0 {
@@ -521,6 +519,18 @@ func (a *Agent) score(n *node, active bool) float64 {
 	pn, pk, ps := a.setCur(n, cbScore)
 	a.curScore = !active
 	s, err := n.def.Score.Score(a.w.vm, a.ctx)
+	if a.h.opts.OnDecision != nil {
+		// The parts of a native scorer, for the "why" trace, evaluated as
+		// the candidate (ai.time() and friends see it).
+		if p, ok := n.def.Score.(interface {
+			Parts(*luabind.VM, *lua.LTable) []luabind.Part
+		}); ok {
+			if len(a.parts) < a.t.maxKids {
+				a.parts = make([][]luabind.Part, a.t.maxKids)
+			}
+			a.parts[n.index] = p.Parts(a.w.vm, a.ctx)
+		}
+	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err == nil && math.IsNaN(s) {
 		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)

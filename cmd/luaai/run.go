@@ -625,12 +625,19 @@ func (o *runOutput) log(l host.Log) {
 }
 
 type decisionLine struct {
-	Tick   int            `json:"tick"`
-	Agent  int            `json:"agent"`
-	Decide string         `json:"decide"`
-	Scores map[string]any `json:"scores"`
-	Winner *string        `json:"winner"`
-	Kept   bool           `json:"kept,omitempty"`
+	Tick   int                   `json:"tick"`
+	Agent  int                   `json:"agent"`
+	Decide string                `json:"decide"`
+	Scores map[string]any        `json:"scores"`
+	Parts  map[string][]partJSON `json:"parts,omitempty"`
+	Winner *string               `json:"winner"`
+	Kept   bool                  `json:"kept,omitempty"`
+}
+
+// partJSON is one factor of a native scorer, for the "why" trace.
+type partJSON struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
 }
 
 // decision prints a utility decision:
@@ -638,10 +645,19 @@ type decisionLine struct {
 func (o *runOutput) decision(d host.Decision) {
 	if o.json {
 		scores := make(map[string]any, len(d.Candidates))
+		var parts map[string][]partJSON
 		for _, c := range d.Candidates {
 			scores[c.State] = jsonNumber(c.Score)
+			if len(c.Parts) > 0 {
+				if parts == nil {
+					parts = map[string][]partJSON{}
+				}
+				for _, p := range c.Parts {
+					parts[c.State] = append(parts[c.State], partJSON{p.Name, jsonNumber(p.Value)})
+				}
+			}
 		}
-		o.line(decisionLine{d.Tick, d.Agent, d.Machine, scores, optString(d.Winner), d.Kept})
+		o.line(decisionLine{d.Tick, d.Agent, d.Machine, scores, parts, optString(d.Winner), d.Kept})
 		return
 	}
 	machine := d.Machine
@@ -651,6 +667,16 @@ func (o *runOutput) decision(d host.Decision) {
 	fmt.Fprintf(o.w, "tick %d agent %d decide %s:", d.Tick, d.Agent, machine)
 	for _, c := range d.Candidates {
 		fmt.Fprintf(o.w, " %s=%s", c.State, strconv.FormatFloat(c.Score, 'g', 6, 64))
+		if len(c.Parts) > 0 {
+			o.w.WriteString(" [")
+			for i, p := range c.Parts {
+				if i > 0 {
+					o.w.WriteByte(' ')
+				}
+				fmt.Fprintf(o.w, "%s=%s", p.Name, strconv.FormatFloat(p.Value, 'g', 6, 64))
+			}
+			o.w.WriteByte(']')
+		}
 	}
 	fmt.Fprintf(o.w, " -> %s", orNone(d.Winner))
 	if d.Kept {
