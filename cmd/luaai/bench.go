@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/luaai/luaai/host"
@@ -59,14 +57,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.workers, "workers", 0, "")
 	fs.Float64Var(&cfg.dt, "dt", 0.016, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
-	fs.Func("set", "", func(s string) error {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" {
-			return errors.New("want key=value")
-		}
-		cfg.set[k] = parseValue(v)
-		return nil
-	})
+	setFlag(fs, cfg.set)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, benchUsage)

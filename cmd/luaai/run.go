@@ -113,14 +113,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.Float64Var(&cfg.hz, "hz", 0, "")
 	fs.IntVar(&cfg.agents, "agents", 1, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
-	fs.Func("set", "", func(s string) error {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" {
-			return errors.New("want key=value")
-		}
-		cfg.set[k] = parseValue(v)
-		return nil
-	})
+	setFlag(fs, cfg.set)
 	fs.BoolVar(&cfg.trace, "trace", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
@@ -174,6 +167,18 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 
 // parseValue reads a --set value: a number (decimal, or hex with 0x), true or
 // false where it can, else the string itself.
+// setFlag defines the repeatable --set k=v flag, collecting into set.
+func setFlag(fs *flag.FlagSet, set map[string]any) {
+	fs.Func("set", "", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return errors.New("want key=value")
+		}
+		set[k] = parseValue(v)
+		return nil
+	})
+}
+
 func parseValue(s string) any {
 	switch s {
 	case "true":
