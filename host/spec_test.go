@@ -825,3 +825,104 @@ return ai.utility {
 	require.Contains(t, d.Candidates[0].Parts[1].Name, "inverse")
 	require.Nil(t, d.Candidates[1].Parts)
 }
+
+func TestLeavingAnFsmExitsItsWholeStack(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm {
+  initial = "m",
+  states = {
+    m = ai.fsm(with(rec("m"), {
+      initial = "a", history = true,
+      transitions = { { to = "out", on = "leave" } },
+      states = { a = with(rec("a"), { transitions = { { push = "b", on = "push" } } }), b = with(rec("b"), {
+        update = function(ctx) ctx.b_time = ai.time() end,
+      }) },
+    })),
+    out = with(rec("out"), { transitions = { { to = "m", on = "back" } } }),
+  },
+}`)
+	a := f.spawn(nil)
+	a.Send("push", nil)
+	f.tick(a, 0.1)
+	f.tick(a, 0.1)
+	takeLog(a)
+	a.Send("leave", nil)
+	f.tick(a, 0.1)
+	require.Equal(t, []string{"exit b", "exit a", "exit m", "enter out"}, takeLog(a), "top first, then the machine")
+	a.Send("back", nil)
+	f.tick(a, 0.1)
+	// History re-enters the state that was on top, afresh; the rest of the
+	// stack is not restored.
+	require.Equal(t, []string{"exit out", "enter m", "enter b"}, takeLog(a))
+	require.Equal(t, []string{"b"}, must(a.Stack("m")))
+	bt, _ := a.Number("b_time")
+	require.Zero(t, bt, "timers start from 0")
+}
+
+func TestReplaceActiveCountsAsApplied(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm {
+  initial = "a",
+  states = {
+    a = with(rec("a"), {
+      update = function(ctx) if ctx.req then ctx.req = false; ai.replace("a") end end,
+      transitions = { { to = "b", when = function(ctx) return ctx.go end } },
+    }),
+    b = rec("b"),
+  },
+}`)
+	a := f.spawn(map[string]any{"req": true})
+	takeLog(a)
+	f.tick(a, 0.1)
+	a.Set("go", true)
+	f.tick(a, 0.1)
+	require.Equal(t, "a", a.Path(), "the applied (empty) request blocks the machine's decision this tick")
+	require.Empty(t, takeLog(a))
+	f.tick(a, 0.1)
+	require.Equal(t, "b", a.Path())
+}
+
+func TestRequestsFromMachineHooksAndTheRoot(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm {
+  initial = "m",
+  update = function(ctx) if ctx.root_push then ctx.root_push = false; ai.push("other") end end,
+  states = {
+    m = ai.fsm {
+      initial = "x",
+      update = function(ctx) if ctx.m_push then ctx.m_push = false; ai.push("other") end end,
+      states = { x = {}, y = {} },
+    },
+    other = {},
+  },
+}`)
+	a := f.spawn(map[string]any{"m_push": true})
+	f.tick(a, 0.1)
+	f.tick(a, 0.1)
+	require.Equal(t, "other", a.Path(), "a machine's own hook acts on the fsm above it")
+	require.Equal(t, []string{"m", "other"}, must(a.Stack("")))
+	a.Set("root_push", true)
+	f.tick(a, 0.1)
+	require.Len(t, f.se, 1, "the root has no fsm above it")
+	require.Equal(t, "update", f.se[0].Callback)
+	require.Equal(t, "", f.se[0].State)
+	require.ErrorContains(t, f.se[0], "no fsm holds this state")
+}
+
+func TestRandomTopFallsBackToBest(t *testing.T) {
+	f := newFixture(t, `
+return ai.utility { select = { random_top = 2 }, states = { a = { score = -1 }, b = { score = 0 }, c = { score = -0.5 } } }`)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	require.Equal(t, "b", a.Path(), "no positive score: the best")
+}
+
+func TestLogLines(t *testing.T) {
+	var logs []host.Log
+	f := newFixture(t, `
+return ai.fsm { initial = "a", states = { a = { update = function(ctx) ai.log("at", ai.time(), true) end } } }`,
+		host.Options{OnLog: func(l host.Log) { logs = append(logs, l) }})
+	a := f.spawn(nil)
+	f.tick(a, 0.5)
+	require.Equal(t, []host.Log{{Agent: 1, Tick: 1, State: "a", Msg: "at\t0.5\ttrue"}}, logs)
+}
