@@ -66,7 +66,10 @@ type CallbackError struct {
 }
 
 // Call runs fn(args...) protected and returns its first result. The Lua
-// stack is left as it was.
+// stack is left as it was. Like the other Call* helpers it runs under
+// Options.Budget: a call stopped for running too long returns a
+// *BudgetError (errors.Is ErrBudget), a Go panic in a function it calls
+// comes back as an error.
 func (vm *VM) Call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
 	L := vm.L
 	top := L.GetTop()
@@ -74,7 +77,7 @@ func (vm *VM) Call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
 	for _, a := range args {
 		L.Push(a)
 	}
-	if err := L.PCall(len(args), 1, nil); err != nil {
+	if err := vm.pcall(len(args), 1, false); err != nil {
 		L.SetTop(top)
 		return lua.LNil, err
 	}
@@ -94,7 +97,7 @@ func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float6
 		L.Push(lua.LNumber(dt))
 		n = 2
 	}
-	err := L.PCall(n, 0, nil)
+	err := vm.pcall(n, 0, false)
 	L.SetTop(top)
 	return err
 }
@@ -106,7 +109,7 @@ func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (
 	L.Push(fn)
 	L.Push(ctx)
 	L.Push(payload)
-	if err := L.PCall(2, 1, nil); err != nil {
+	if err := vm.pcall(2, 1, false); err != nil {
 		L.SetTop(top)
 		return false, err
 	}
@@ -121,7 +124,7 @@ func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
 	top := L.GetTop()
 	L.Push(fn)
 	L.Push(ctx)
-	if err := L.PCall(1, 1, nil); err != nil {
+	if err := vm.pcall(1, 1, false); err != nil {
 		L.SetTop(top)
 		return 0, err
 	}

@@ -29,6 +29,32 @@ type Options struct {
 	// Stdout receives what scripts print. The default (zero) value is
 	// os.Stdout.
 	Stdout io.Writer
+	// MaxString is the longest string, in bytes, that string.rep,
+	// string.format, string.char, string.gsub and table.concat build; longer
+	// is a Lua error. The default (zero) value is DefaultMaxString, 16 MiB.
+	// The `..` operator is not capped (gopher-lua has no hook for it): the
+	// time budget stops a loop that grows a string.
+	MaxString int
+	// Seed seeds the generator math.random uses outside a tick (inside a
+	// tick it uses the running agent's, Runner.Rand). The default (zero)
+	// value is seed 0: runs replay either way.
+	Seed uint64
+	// Budget is how long one protected call (Call, CallHook, CallBool,
+	// CallNumber, and the calls nested in it) may run, in wall time, before
+	// it is stopped with a *BudgetError (errors.Is ErrBudget) naming the
+	// file:line it was running; it is stopped between 1x and 1.25x the
+	// budget after it started. Measured cost (BenchmarkBudget,
+	// BenchmarkBudgetCall): gopher-lua polls the context before every
+	// instruction, about 2 ns each (register moves 8.6 -> 10.7 ns, +25%;
+	// arithmetic, which allocates, 41 -> 49 ns, +5-20%), and the
+	// bookkeeping adds about 25 ns per call (an empty callback: 114 -> 138
+	// ns); one watchdog goroutine per VM while calls run. See budget.go.
+	// The default (zero) value is no budget and no cost.
+	Budget time.Duration
+	// LoadBudget is the same for running a script's main chunk (RunProto,
+	// LoadProto, LoadBehaviour, RunFile, RunString). The default (zero)
+	// value is no budget.
+	LoadBudget time.Duration
 }
 
 // VM is one sandboxed Lua state with the luaai module preloaded.
@@ -50,13 +76,18 @@ type VM struct {
 	started   time.Time
 
 	ctxArgs [2]lua.LValue
+
+	guard guard // sandbox state: budget, math.random, string cap (sandbox.go)
 }
 
 // NewVM opens a sandboxed Lua state: base (without dofile, loadfile, and
 // module tricks), string, table, math, coroutine, os.time/clock/date, a
 // require confined to the allowed roots, and require("luaai").
 func NewVM(opts Options) *VM {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 512, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+	// 512 nested calls; a value stack starting at 4K slots (every coroutine
+	// gets one), growing by 64K slots up to 1M: gopher-lua's default step of
+	// 32 makes an overflowing unpack take minutes of copying.
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 512, RegistrySize: 1024 * 4, RegistryMaxSize: 1024 * 1024, RegistryGrowStep: 1024 * 64})
 	vm := &VM{
 		L:         L,
 		opts:      opts,
@@ -74,8 +105,16 @@ func NewVM(opts Options) *VM {
 	return vm
 }
 
-// Close releases the Lua state.
-func (vm *VM) Close() { vm.L.Close() }
+// Close releases the Lua state and stops the budget watchdog. Closing
+// twice does nothing.
+func (vm *VM) Close() {
+	if vm.guard.closed {
+		return
+	}
+	vm.guard.closed = true
+	vm.guard.bud.close()
+	vm.L.Close()
+}
 
 // SetSpawner installs what ai.spawn calls.
 func (vm *VM) SetSpawner(s Spawner) { vm.spawner = s }
@@ -147,6 +186,7 @@ func (vm *VM) openLibs() {
 	g.RawSetString("package", pkg)
 
 	vm.modules["luaai"] = vm.newModule()
+	vm.harden() // string cap, pattern engine, math.random, budget: sandbox.go
 }
 
 // luaPrint writes to stdout with a prefix-free tab-joined line, as Lua does.
@@ -167,11 +207,9 @@ func (vm *VM) luaPrint(L *lua.LState) int {
 func (vm *VM) luaLoadString(L *lua.LState) int {
 	src, ok := L.Get(1).(lua.LString)
 	if !ok {
-		L.Push(lua.LNil)
-		L.Push(lua.LString("load: only source text can be loaded"))
-		return 2
+		L.ArgError(1, "only source text can be loaded here (not a "+L.Get(1).Type().String()+")")
 	}
-	name := L.OptString(2, "=(load)")
+	name := chunkName(L.OptString(2, "(load)")) // never taken for a file: see sandbox.go
 	proto, err := Compile(strings.NewReader(string(src)), name)
 	if err != nil {
 		L.Push(lua.LNil)
@@ -204,7 +242,14 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 		}
 		return nil, ErrorList{{Pos: Pos{File: name}, Msg: err.Error()}}
 	}
+	if err := checkSyntaxDepth(chunk, name); err != nil { // before anything recursive: see sandbox.go
+		return nil, err
+	}
+	chunk = rewriteDialect(chunk) // Lua 5.1 semantics where gopher-lua differs; see dialect.go
 	proto, err := lua.Compile(chunk, name)
+	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
+		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}
+	}
 	if err != nil {
 		p, msg := SplitPos(err.Error())
 		if p.File == "" {
@@ -306,11 +351,9 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 		L.Push(v)
 		return 1
 	}
-	rel := strings.ReplaceAll(name, ".", "/")
-	if !strings.HasSuffix(rel, ".lua") {
-		rel += ".lua"
-	} else {
-		rel = strings.TrimSuffix(name, ".lua") + ".lua"
+	rel := strings.ReplaceAll(name, ".", "/") + ".lua" // a module name: lib.util
+	if strings.HasSuffix(name, ".lua") {
+		rel = name // a path: lib/util.lua (Resolve refuses ".." and absolute paths)
 	}
 	path, err := vm.Resolve(callerFile(L), rel)
 	if err != nil {
@@ -367,9 +410,9 @@ func (vm *VM) RunProto(proto *lua.FunctionProto) (lua.LValue, error) {
 	L := vm.L
 	top := L.GetTop()
 	L.Push(L.NewFunctionFromProto(proto))
-	if err := L.PCall(0, 1, nil); err != nil {
+	if err := vm.pcall(0, 1, true); err != nil {
 		L.SetTop(top)
-		return nil, luaError(err, proto.SourceName)
+		return nil, loadError(err, proto.SourceName)
 	}
 	v := L.Get(-1)
 	L.SetTop(top)

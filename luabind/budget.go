@@ -1,0 +1,379 @@
+package luabind
+
+// Runaway budgets.
+//
+// gopher-lua's only interrupt is LState.SetContext: once a context is set,
+// the VM loop (mainLoopWithContext) polls ctx.Done() before every
+// instruction and raises ctx.Err() as a Lua error at the current file:line
+// when it is closed. A context.WithTimeout per callback would allocate a
+// context and a timer on every call, so a VM with a budget instead keeps
+// one context for its whole life (budgetCtx, installed once by NewVM) and a
+// watchdog goroutine that closes that context's channel when the same
+// protected call has been running for longer than its budget:
+//
+//   - Before each outermost protected call (the Call* helpers and RunProto)
+//     the VM stores a fresh call sequence number in an atomic word; after
+//     it, it swaps the word back to zero. No clock is read on the call path.
+//   - The watchdog ticks every budget/4. When it sees the same sequence
+//     number for longer than the budget, it marks that number fired (a
+//     compare-and-swap, so a call that finished in the meantime — or the
+//     next call, which has another number — is never hit) and closes the
+//     channel. The callback stops at its next Lua instruction, between 1x
+//     and 1.25x its budget after it started.
+//   - The call that was stopped installs a fresh channel as it returns, so
+//     the next call starts clean.
+//   - The watchdog starts lazily with the first budgeted call, exits after
+//     a second or so without calls (and restarts with the next one), and
+//     stops for good in VM.Close.
+//
+// Calls nested inside a budgeted call (a callback ticking a spawned agent,
+// ai.spawn loading a behaviour, a native scorer reading a field through
+// __index) share the outer call's budget.
+//
+// What a budget cannot stop: Go code that runs long without returning to
+// the Lua VM loop. The sandbox bounds what it can (string sizes, pattern
+// matching, see sandbox.go), but a game's own Go functions bound into Lua
+// must be quick.
+//
+// Coroutines: gopher-lua gives every coroutine a child context of the
+// state's (context.WithCancel), which a cancel would kill for good and
+// which would otherwise pile up in the parent. The sandbox's
+// coroutine.create and coroutine.wrap point each new coroutine at the VM's
+// budgetCtx itself, so a coroutine is stopped while it runs past the budget
+// of the call resuming it and is unaffected otherwise.
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// ErrBudget is wrapped by the error of a callback, or of a script being
+// loaded, that ran past its time budget (Options.Budget, Options.LoadBudget).
+var ErrBudget = errors.New("ran past its time budget")
+
+// BudgetError is a callback or a script load stopped for running past its
+// time budget. It wraps ErrBudget, the *lua.ApiError of the protected call
+// (so ErrorMessage and Traceback work as for any other failed callback), and
+// an ErrorList of one entry (so a loader's errors.As(err, &list) finds it).
+type BudgetError struct {
+	// Pos is the file:line the script was running when it was stopped; the
+	// zero Pos when it is not known.
+	Pos Pos
+	// Load is true for a script stopped while it was loading (RunProto,
+	// LoadProto), false for a callback.
+	Load bool
+	// Budget is the budget it ran past.
+	Budget time.Duration
+
+	api *lua.ApiError
+}
+
+// Msg is the message without the position: "callback ran past its 50ms
+// budget" or "script ran past its 2s load budget".
+func (e *BudgetError) Msg() string { return budgetMessage(e.Load, e.Budget) }
+
+func budgetMessage(load bool, d time.Duration) string {
+	if load {
+		return "script ran past its " + d.String() + " load budget"
+	}
+	return "callback ran past its " + d.String() + " budget"
+}
+
+// Error is "file:line: callback ran past its 50ms budget".
+func (e *BudgetError) Error() string {
+	if e.Pos.File == "" {
+		return e.Msg()
+	}
+	return e.Pos.String() + ": " + e.Msg()
+}
+
+// Unwrap returns ErrBudget, the Lua error and the position as an ErrorList.
+func (e *BudgetError) Unwrap() []error {
+	return []error{ErrBudget, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
+}
+
+// Bits of budget.state: the low two bits flag the call, the rest is its
+// sequence number. Zero means no budgeted call is running.
+const (
+	budgetFired    = 1 // the watchdog stopped this call
+	budgetLoad     = 2 // the call is a script load (Options.LoadBudget)
+	budgetSeqShift = 2
+)
+
+// budgetIdleTicks is how many watchdog ticks without a call let the
+// watchdog goroutine exit (it restarts with the next call).
+const budgetIdleTicks = 64
+
+// budget is a VM's runaway guard. Fields marked "VM goroutine" are only
+// touched by the goroutine that owns the VM.
+type budget struct {
+	call, load time.Duration // 0: that kind of call is not budgeted
+	period     time.Duration // watchdog tick
+	ctx        budgetCtx
+
+	state   atomic.Uint64 // seq<<budgetSeqShift | flags of the running call; 0 when none
+	mu      sync.Mutex    // serialises closing the channel and installing a new one
+	running atomic.Bool   // a watchdog goroutine is running
+	stop    chan struct{} // closed by close()
+	wg      sync.WaitGroup
+
+	seq    uint64 // VM goroutine: the last sequence number handed out
+	active bool   // VM goroutine: a budgeted call is running (nested calls share it)
+	closed bool   // VM goroutine
+}
+
+func newBudget(call, load time.Duration) *budget {
+	if call < 0 {
+		call = 0
+	}
+	if load < 0 {
+		load = 0
+	}
+	if call == 0 && load == 0 {
+		return nil
+	}
+	p := call
+	if p == 0 || (load > 0 && load < p) {
+		p = load
+	}
+	p /= 4
+	if p < time.Millisecond {
+		p = time.Millisecond
+	}
+	b := &budget{call: call, load: load, period: p, stop: make(chan struct{})}
+	ch := make(chan struct{})
+	b.ctx.done.Store(&ch)
+	return b
+}
+
+// begin marks the start of a protected call and returns the token end
+// needs: 0 when this call is not budgeted itself (nested in a budgeted call,
+// or a kind of call without a budget).
+func (b *budget) begin(load bool) uint64 {
+	if b.active || b.closed {
+		return 0
+	}
+	limit, flags := b.call, uint64(0)
+	if load {
+		limit, flags = b.load, budgetLoad
+	}
+	if limit <= 0 {
+		return 0
+	}
+	b.active = true
+	b.seq++
+	s := b.seq<<budgetSeqShift | flags
+	b.state.Store(s)
+	// After the store: either this sees the watchdog gone and starts one, or
+	// the exiting watchdog sees the store and stays (see watch).
+	if !b.running.Load() && b.running.CompareAndSwap(false, true) {
+		b.wg.Add(1)
+		go b.watch()
+	}
+	return s
+}
+
+// end marks the end of the call begin returned s for. It returns the state
+// word of the budgeted call the VM was in and whether the watchdog stopped
+// it: for a nested call (s == 0), whether the outer call has been stopped.
+func (b *budget) end(s uint64) (word uint64, fired bool) {
+	if s == 0 {
+		if !b.active {
+			return 0, false
+		}
+		w := b.state.Load()
+		return w, w&budgetFired != 0
+	}
+	b.active = false
+	w := b.state.Swap(0)
+	if w&budgetFired == 0 {
+		return w, false
+	}
+	// The watchdog set the flag and closed the channel under mu: taking mu
+	// here waits for the close, then the next call gets an open channel.
+	b.mu.Lock()
+	ch := make(chan struct{})
+	b.ctx.done.Store(&ch)
+	b.mu.Unlock()
+	return w, true
+}
+
+// expired reports whether the running call has been stopped. Long Go loops
+// of the sandbox (pattern matching, table.concat) poll it.
+func (b *budget) expired() bool { return b != nil && b.state.Load()&budgetFired != 0 }
+
+// stopMessage is the message of the running call's stop (the context's
+// channel may not be closed yet when expired turns true).
+func (b *budget) stopMessage() string {
+	if b.state.Load()&budgetLoad != 0 {
+		return budgetMessage(true, b.load)
+	}
+	return budgetMessage(false, b.call)
+}
+
+func (b *budget) watch() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.period)
+	defer t.Stop()
+	var seen uint64
+	var since time.Time
+	idle := 0
+	for {
+		select {
+		case <-b.stop:
+			b.running.Store(false)
+			return
+		case <-t.C:
+		}
+		// The time of this look, not the tick's: a tick read late would make
+		// a call seem older than it is.
+		now := time.Now()
+		s := b.state.Load()
+		if s == 0 {
+			seen = 0
+			if idle++; idle < budgetIdleTicks {
+				continue
+			}
+			// Exit, unless a call started meanwhile: begin stores the state
+			// before it looks at running, this clears running before it looks
+			// at the state, so one of the two sees the other.
+			b.running.Store(false)
+			if b.state.Load() == 0 || !b.running.CompareAndSwap(false, true) {
+				return
+			}
+			idle = 0
+			continue
+		}
+		idle = 0
+		if s&budgetFired != 0 {
+			continue // stopped, unwinding
+		}
+		if s != seen {
+			seen, since = s, now
+			continue
+		}
+		limit := b.call
+		if s&budgetLoad != 0 {
+			limit = b.load
+		}
+		if now.Sub(since) >= limit {
+			b.fire(s)
+		}
+	}
+}
+
+// fire stops call s if it is still the running one.
+func (b *budget) fire(s uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.state.CompareAndSwap(s, s|budgetFired) {
+		return // finished meanwhile; the next call has another number
+	}
+	if s&budgetLoad != 0 {
+		b.ctx.err = errors.New(budgetMessage(true, b.load))
+	} else {
+		b.ctx.err = errors.New(budgetMessage(false, b.call))
+	}
+	close(*b.ctx.done.Load())
+}
+
+// close stops the watchdog for good and waits for it to exit.
+func (b *budget) close() {
+	if b == nil || b.closed {
+		return
+	}
+	b.closed = true
+	close(b.stop)
+	b.wg.Wait()
+}
+
+// budgetCtx is the one context a budgeted VM's LState (and every coroutine
+// the sandbox creates) runs with. Its Done channel is replaced by a fresh
+// one after each stopped call, which the context.Context contract does not
+// foresee but gopher-lua, which only polls Done and reads Err, is fine with.
+type budgetCtx struct {
+	done atomic.Pointer[chan struct{}]
+	err  error // written before done is closed, read after
+}
+
+func (c *budgetCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *budgetCtx) Done() <-chan struct{}       { return *c.done.Load() }
+func (c *budgetCtx) Value(any) any               { return nil }
+
+func (c *budgetCtx) Err() error {
+	select {
+	case <-c.Done():
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// AfterFunc keeps context.WithCancel(budgetCtx) — which LState.NewThread
+// calls — from starting a goroutine per coroutine or keeping a list of
+// children: those children are never cancelled through it. The sandbox's
+// coroutine functions replace the child by the budgetCtx itself.
+func (c *budgetCtx) AfterFunc(func()) func() bool { return func() bool { return true } }
+
+// pcall is LState.PCall under the VM's budget: load selects
+// Options.LoadBudget instead of Options.Budget. A call stopped by the
+// watchdog returns a *BudgetError.
+func (vm *VM) pcall(nargs, nret int, load bool) error {
+	b := vm.guard.bud
+	if b == nil {
+		return vm.L.PCall(nargs, nret, nil)
+	}
+	s := b.begin(load)
+	err := vm.L.PCall(nargs, nret, nil)
+	if w, fired := b.end(s); fired && err != nil && stoppedByBudget(err, w, b) {
+		return vm.budgetError(err, w)
+	}
+	return err
+}
+
+// stoppedByBudget tells a budget stop from an error that merely came while
+// the budget was running out (a Go function failing on its own, a stack
+// overflow unwinding slowly): the message of a stop ends with the budget's.
+func stoppedByBudget(err error, word uint64, b *budget) bool {
+	load := word&budgetLoad != 0
+	d := b.call
+	if load {
+		d = b.load
+	}
+	return strings.HasSuffix(ErrorMessage(err), budgetMessage(load, d))
+}
+
+func (vm *VM) budgetError(err error, word uint64) *BudgetError {
+	b := vm.guard.bud
+	e := &BudgetError{Load: word&budgetLoad != 0, Budget: b.call}
+	if e.Load {
+		e.Budget = b.load
+	}
+	var api *lua.ApiError
+	trace := ""
+	if errors.As(err, &api) {
+		trace = api.StackTrace
+	}
+	e.Pos, _ = SplitPos(ErrorMessage(err))
+	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
+	return e
+}
+
+// loadError is RunProto's error: a *BudgetError as it is, anything else as
+// an ErrorList with the position the message names.
+func loadError(err error, file string) error {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		if be.Pos.File == "" {
+			be.Pos.File = file
+			be.api.Object = lua.LString(be.Error())
+		}
+		return be
+	}
+	return luaError(err, file)
+}

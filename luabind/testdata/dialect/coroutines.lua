@@ -1,0 +1,40 @@
+-- Coroutines: create, resume, yield, status, wrap, values in both ways.
+local co = coroutine.create(function(a, b)
+  print("start", a, b)
+  local c = coroutine.yield(a + b)
+  print("got", c)
+  local d, e = coroutine.yield(c * 2)
+  print("got2", d, e)
+  return "done", a
+end)
+print(coroutine.status(co))
+print(coroutine.resume(co, 1, 2))
+print(coroutine.status(co))
+print(coroutine.resume(co, 10))
+print(coroutine.resume(co, "x", "y"))
+print(coroutine.status(co))
+print((coroutine.resume(co)))
+local gen = coroutine.wrap(function()
+  for i = 1, 3 do coroutine.yield(i) end
+end)
+print(gen(), gen(), gen())
+local function range(n)
+  return coroutine.wrap(function() for i = 1, n do coroutine.yield(i, i * i) end end)
+end
+local out = {}
+for i, sq in range(4) do out[#out + 1] = i .. "=" .. sq end
+print(table.concat(out, " "))
+local errco = coroutine.create(function() error("inside", 0) end)
+print(coroutine.resume(errco))
+print(coroutine.status(errco))
+print(coroutine.running() == nil)
+local inner
+local outer = coroutine.create(function()
+  inner = coroutine.create(function() coroutine.yield("inner") return "inner done" end)
+  print(coroutine.resume(inner))
+  coroutine.yield("outer")
+  print(coroutine.resume(inner))
+end)
+print(coroutine.resume(outer))
+print(coroutine.resume(outer))
+print(coroutine.status(outer), coroutine.status(inner))

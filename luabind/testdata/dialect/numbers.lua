@@ -1,0 +1,10 @@
+-- Numbers: conversions, arithmetic on strings, comparisons.
+print(tonumber("42"), tonumber("  12  "), tonumber("0x1F"), tonumber("1.5e2"))
+print(tonumber("z", 36), tonumber("777", 8), tonumber("11", 2), tonumber("abc"))
+print(tonumber(nil) == nil, tonumber(""), tonumber("5 5"))
+print("10" + 5, "3" * "4", 10 .. 20)
+print(1 == 1.0, 0.5 + 0.25, 1 / 4, 3 - 5)
+print(-7 % 3, 7 % -3, -7 % -3)
+print(2 ^ 0.5 > 1.41, 1e3, 123456789)
+print(math.floor(-0.5) == -1, 100 % 7)
+print(string.format("%d", -5 % 3), string.format("%.1f", 10 / 3))
