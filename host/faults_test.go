@@ -3,8 +3,10 @@ package host_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -89,4 +91,46 @@ func TestScriptErrorShape(t *testing.T) {
 	var api *lua.ApiError
 	require.True(t, errors.As(got, &api))
 	require.Equal(t, "f.lua:5: broken (agent 1, state a, update)", got.Error())
+}
+
+func TestRunawayCallbackIsStopped(t *testing.T) {
+	var got []*host.ScriptError
+	h, err := host.New(host.Options{Budget: 20 * time.Millisecond, OnError: func(e *host.ScriptError) { got = append(got, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("loop.lua", `local ai = require("luaai")
+local function f() return f() + 1 end
+return ai.fsm {
+  initial = "a",
+  context = { n = 0 },
+  states = {
+    a = {
+      update = function(ctx) ctx.n = ctx.n + 1; if ctx.spin then while true do end end end,
+      transitions = { { to = "b", when = function(ctx) if ctx.deep then return f() end return false end } },
+    },
+    b = {},
+  },
+}`)
+	require.NoError(t, err)
+	spin, _ := h.Spawn(b, map[string]any{"spin": true})
+	deep, _ := h.Spawn(b, map[string]any{"deep": true})
+	fine, _ := h.Spawn(b, nil)
+	start := time.Now()
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	require.Less(t, time.Since(start), 5*time.Second)
+	for _, a := range []*host.Agent{spin, deep, fine} {
+		n, _ := a.Number("n")
+		require.Equal(t, 2.0, n, "agent %d goes on", a.ID())
+	}
+	require.Len(t, got, 2)
+	byCallback := map[string]*host.ScriptError{}
+	for _, e := range got {
+		byCallback[e.Callback] = e
+	}
+	require.ErrorIs(t, byCallback["update"], luabind.ErrBudget)
+	require.Equal(t, "loop.lua", byCallback["update"].Script)
+	require.Equal(t, 8, byCallback["update"].Line)
+	require.Equal(t, "a", byCallback["update"].State)
+	require.Contains(t, byCallback["when"].Error(), "loop.lua:2:")
 }

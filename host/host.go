@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -36,6 +37,24 @@ type Options struct {
 	// Stdout receives what scripts print with print(). The default (zero)
 	// value is os.Stdout.
 	Stdout io.Writer
+	// Budget is how long one callback may run (wall time) before it is
+	// stopped and reported like an error (errors.Is luabind.ErrBudget), so
+	// a script that loops forever cannot hang the game. It costs about 2 ns
+	// per Lua instruction and 25 ns per call (see luabind.Options.Budget).
+	// The default (zero) value is DefaultBudget; a negative value turns the
+	// budget off.
+	Budget time.Duration
+	// LoadBudget is the same for running a script's main chunk when it is
+	// loaded or reloaded. The default (zero) value is DefaultLoadBudget; a
+	// negative value turns it off.
+	LoadBudget time.Duration
+	// MaxString is the longest string string.rep, string.format,
+	// table.concat and friends may build, in bytes. The default (zero)
+	// value is luabind.DefaultMaxString (16 MiB).
+	MaxString int
+	// Now is the clock os.time and os.date read, so runs can replay. The
+	// default (zero) value is time.Now.
+	Now func() time.Time
 	// Faults says what happens to an agent whose callback fails. The
 	// default (zero) value is Continue.
 	Faults FaultPolicy
@@ -131,6 +150,12 @@ type errKey struct {
 	callback string
 }
 
+// The default budgets of Options.
+const (
+	DefaultBudget     = 50 * time.Millisecond
+	DefaultLoadBudget = 2 * time.Second
+)
+
 // FaultPolicy says what happens to an agent whose callback fails.
 type FaultPolicy uint8
 
@@ -190,6 +215,8 @@ func New(opts Options) (*Host, error) {
 		return nil, fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
 	case opts.MaxErrors < 0:
 		return nil, fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
+	case opts.MaxString < 0:
+		return nil, fmt.Errorf("host: Options.MaxString %d is negative", opts.MaxString)
 	case opts.Workers < 0:
 		return nil, fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
 	}
@@ -202,11 +229,25 @@ func New(opts Options) (*Host, error) {
 	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	budget := func(d, def time.Duration) time.Duration {
+		switch {
+		case d == 0:
+			return def
+		case d < 0:
+			return 0 // off
+		}
+		return d
+	}
 	h := &Host{opts: opts, behaviours: map[*luabind.State]*Behaviour{}}
 	cache := luabind.NewProtoCache()
 	for i := 0; i < opts.Workers; i++ {
 		w := &worker{h: h, index: i}
-		w.vm = luabind.NewVM(luabind.Options{Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout})
+		w.vm = luabind.NewVM(luabind.Options{
+			Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout,
+			Seed: opts.Seed, Now: opts.Now, MaxString: opts.MaxString,
+			Budget:     budget(opts.Budget, DefaultBudget),
+			LoadBudget: budget(opts.LoadBudget, DefaultLoadBudget),
+		})
 		w.vm.SetSpawner(luaSpawner{w})
 		h.workers = append(h.workers, w)
 	}
@@ -345,9 +386,10 @@ func (h *Host) Tick(dt float64) error {
 func (w *worker) tick(dt float64) {
 	w.busy = true
 	defer func() { w.busy = false }()
+	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
 	for _, a := range w.agents {
 		if !a.suspended {
-			_ = a.tick(dt) // dt is checked; an agent in its own tick cannot be here
+			_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
 		}
 	}
 }

@@ -31,7 +31,7 @@ func (a *Agent) Tick(dt float64) error {
 	if !a.w.busy {
 		a.h.ApplyReloads()
 	}
-	err := a.tick(dt)
+	err := a.tick(dt, lua.LNumber(dt))
 	if !a.w.busy {
 		a.h.dispatch()
 	}
@@ -45,7 +45,7 @@ func checkDt(dt float64) error {
 	return nil
 }
 
-func (a *Agent) tick(dt float64) error {
+func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	if a.ticking {
 		return ErrTicking
 	}
@@ -70,7 +70,7 @@ func (a *Agent) tick(dt float64) error {
 		a.visible[i] = event{}
 	}
 	a.visible = a.visible[:0]
-	a.update(dt)
+	a.update(dtv)
 	return nil
 }
 
@@ -448,7 +448,7 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 }
 
 // update is step 3: root first down the active path, honouring every.
-func (a *Agent) update(dt float64) {
+func (a *Agent) update(dt lua.LValue) {
 	n := a.t.root
 	for {
 		if fn := n.def.Update; fn != nil {
@@ -458,7 +458,7 @@ func (a *Agent) update(dt float64) {
 			} else if rt.every+eps >= every {
 				acc := rt.every
 				rt.every = 0
-				a.hookDt(n, fn, acc)
+				a.hookDt(n, fn, lua.LNumber(acc))
 			}
 		}
 		if !n.isMachine() {
@@ -492,9 +492,9 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 	}
 }
 
-func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt float64) {
+func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt lua.LValue) {
 	pn, pk, ps := a.setCur(n, cbUpdate)
-	err := a.w.vm.CallHook(fn, a.ctx, true, dt)
+	err := a.w.vm.CallUpdate(fn, a.ctx, dt)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, "update", err)

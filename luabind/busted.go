@@ -84,7 +84,7 @@ func (vm *VM) RunTestFile(path string, w io.Writer) TestResult {
 
 	// Collect.
 	L.Push(L.NewFunctionFromProto(proto))
-	if err := L.PCall(0, 0, nil); err != nil {
+	if err := vm.pcall(0, 0, false); err != nil {
 		L.SetTop(top)
 		r.writeFileError(w, path, err)
 		return TestResult{Failed: 1}
@@ -261,7 +261,7 @@ func (r *bustedRun) runTest(t *bustedTest) error {
 		L := r.vm.L
 		top := L.GetTop()
 		L.Push(fn)
-		err := L.PCall(0, 0, nil)
+		err := r.vm.pcall(0, 0, false)
 		L.SetTop(top)
 		if err != nil && first == nil {
 			first = err
@@ -561,7 +561,7 @@ func (r *bustedRun) checkError(L *lua.LState, neg bool) *bustedFailure {
 	}
 	top := L.GetTop()
 	L.Push(fn)
-	err := L.PCall(0, 0, nil)
+	err := r.vm.pcall(0, 0, false)
 	L.SetTop(top)
 
 	var obj lua.LValue

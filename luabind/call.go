@@ -102,6 +102,19 @@ func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float6
 	return err
 }
 
+// CallUpdate runs an update hook fn(ctx, dt) with dt already a Lua value,
+// so a tick that passes the same dt to many agents boxes it once.
+func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) error {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	L.Push(ctx)
+	L.Push(dt)
+	err := vm.pcall(2, 0, false)
+	L.SetTop(top)
+	return err
+}
+
 // CallBool runs fn(ctx, payload) and reads Lua truthiness.
 func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (bool, error) {
 	L := vm.L

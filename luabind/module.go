@@ -145,24 +145,7 @@ func (vm *VM) luaTime(L *lua.LState) int {
 }
 
 func (vm *VM) luaRandom(L *lua.LState) int {
-	rng := vm.mustRunner(L, "random").Rand()
-	switch L.GetTop() {
-	case 0:
-		L.Push(lua.LNumber(rng.Float64()))
-	case 1:
-		m := L.CheckInt64(1)
-		if m < 1 {
-			L.ArgError(1, "interval is empty")
-		}
-		L.Push(lua.LNumber(1 + rng.Int64N(m)))
-	default:
-		m, n := L.CheckInt64(1), L.CheckInt64(2)
-		if m > n {
-			L.ArgError(2, "interval is empty")
-		}
-		L.Push(lua.LNumber(m + rng.Int64N(n-m+1)))
-	}
-	return 1
+	return pushRandom(L, vm.mustRunner(L, "random").Rand())
 }
 
 func (vm *VM) luaLog(L *lua.LState) int {

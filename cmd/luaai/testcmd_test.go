@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,4 +149,13 @@ func TestHelpAndUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestTestRunawayFailsInsteadOfHanging(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "testdata/runaway"}, &out, &errOut)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, out.String(), "FAIL testdata/runaway/spin_test.lua:2: runaway spins")
+	require.Contains(t, out.String(), "ran past its 50ms budget")
+	require.Contains(t, out.String(), "1 passed, 1 failed")
 }
