@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	lua "github.com/yuin/gopher-lua"
@@ -92,8 +93,12 @@ end
 
 const benchAgents = 10000
 
-func newGuards(b *testing.B, n, workers int, native bool) *host.Host {
-	h, err := host.New(host.Options{Workers: workers})
+func newGuards(b *testing.B, n, workers int, native bool, budget ...time.Duration) *host.Host {
+	opts := host.Options{Workers: workers}
+	if len(budget) > 0 {
+		opts.Budget = budget[0]
+	}
+	h, err := host.New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -156,6 +161,18 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 	})
 	b.Run("engine", func(b *testing.B) {
 		h := newGuards(b, benchAgents, 1, false)
+		defer h.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			_ = h.Tick(0.016)
+		}
+		reportPerAgentTick(b, benchAgents)
+	})
+	// engine_no_budget is engine without the runaway budget: the difference
+	// is what the safe default costs, the rest is scheduling.
+	b.Run("engine_no_budget", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false, -1)
 		defer h.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -279,8 +296,15 @@ return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "
 }
 
 // BenchmarkMemoryPerAgent reports the heap an agent of the guard behaviour
-// costs beyond its context fields.
+// costs, and what is left beyond its context table (measured by building
+// the same number of context tables alone).
 func BenchmarkMemoryPerAgent(b *testing.B) {
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
 	for i := 0; i < b.N; i++ {
 		h, err := host.New(host.Options{Workers: 1})
 		if err != nil {
@@ -290,15 +314,25 @@ func BenchmarkMemoryPerAgent(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
+		before := heap()
 		for j := 0; j < benchAgents; j++ {
 			_, _ = h.Spawn(beh, nil)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/benchAgents, "B/agent")
+		perAgent := float64(heap()-before) / benchAgents
+
+		L := h.VM().L
+		keep := make([]*lua.LTable, benchAgents)
+		before = heap()
+		for j := range keep {
+			t := L.CreateTable(0, 0)
+			t.RawSetString("x", lua.LNumber(0))
+			t.RawSetString("player", lua.LString("none"))
+			keep[j] = t
+		}
+		perCtx := float64(heap()-before) / benchAgents
+		runtime.KeepAlive(keep)
+		b.ReportMetric(perAgent, "B/agent")
+		b.ReportMetric(perAgent-perCtx, "B/agent-beyond-ctx")
 		h.Close()
 	}
 }
