@@ -96,7 +96,7 @@ const benchAgents = 10000
 func newGuards(b *testing.B, n, workers int, native bool, budget ...time.Duration) *host.Host {
 	opts := host.Options{Workers: workers}
 	if len(budget) > 0 {
-		opts.Budget = budget[0]
+		opts.Budget, opts.LoadBudget = budget[0], budget[0]
 	}
 	h, err := host.New(opts)
 	if err != nil {
