@@ -117,6 +117,18 @@ func newGuards(b *testing.B, n, workers int, native bool, budget ...time.Duratio
 	return h
 }
 
+// tickGuards is the timed loop of the engine benchmarks: b.N ticks of all
+// agents, reported per agent-tick. It closes the host.
+func tickGuards(b *testing.B, h *host.Host, agents int) {
+	defer h.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = h.Tick(0.016)
+	}
+	reportPerAgentTick(b, agents)
+}
+
 func reportPerAgentTick(b *testing.B, agents int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(agents), "ns/agent-tick")
 }
@@ -159,28 +171,10 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 		}
 		reportPerAgentTick(b, benchAgents)
 	})
-	b.Run("engine", func(b *testing.B) {
-		h := newGuards(b, benchAgents, 1, false)
-		defer h.Close()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			_ = h.Tick(0.016)
-		}
-		reportPerAgentTick(b, benchAgents)
-	})
+	b.Run("engine", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
 	// engine_no_budget is engine without the runaway budget: the difference
 	// is what the safe default costs, the rest is scheduling.
-	b.Run("engine_no_budget", func(b *testing.B) {
-		h := newGuards(b, benchAgents, 1, false, -1)
-		defer h.Close()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			_ = h.Tick(0.016)
-		}
-		reportPerAgentTick(b, benchAgents)
-	})
+	b.Run("engine_no_budget", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false, -1), benchAgents) })
 	b.Run("pure_lua", func(b *testing.B) {
 		L := lua.NewState()
 		defer L.Close()
@@ -199,16 +193,7 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 		}
 		reportPerAgentTick(b, benchAgents)
 	})
-	b.Run("native", func(b *testing.B) {
-		h := newGuards(b, benchAgents, 1, true)
-		defer h.Close()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			_ = h.Tick(0.016)
-		}
-		reportPerAgentTick(b, benchAgents)
-	})
+	b.Run("native", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, true), benchAgents) })
 }
 
 // BenchmarkWorkers ticks 20,000 native-condition guards with 1 and 2
@@ -217,14 +202,7 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 func BenchmarkWorkers(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprint(w), func(b *testing.B) {
-			h := newGuards(b, 2*benchAgents, w, true)
-			defer h.Close()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				_ = h.Tick(0.016)
-			}
-			reportPerAgentTick(b, 2*benchAgents)
+			tickGuards(b, newGuards(b, 2*benchAgents, w, true), 2*benchAgents)
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/tick")
 		})
 	}
