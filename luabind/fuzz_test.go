@@ -355,6 +355,18 @@ func FuzzDefinition(f *testing.F) {
 		if m == nil {
 			t.Fatalf("no machine and no error:\n%s", src)
 		}
+		// What luaai check and luaai graph do with a valid definition.
+		for _, w := range Lint(m) {
+			if w.Pos.File == "" {
+				t.Fatalf("warning without a file: %v", w)
+			}
+		}
+		_ = Warnings(m)
+		for _, format := range []string{"dot", "mermaid"} {
+			if err := WriteGraph(io.Discard, m, name, format); err != nil {
+				t.Fatalf("graph %s: %v", format, err)
+			}
+		}
 	})
 }
 
