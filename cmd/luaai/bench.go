@@ -75,7 +75,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "bench", benchUsage, "--dt must be a finite number ≥ 0")
 	}
 	cfg.script = pos[0]
-	res, err := runBench(cfg)
+	res, err := runBench(cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFail
@@ -94,7 +94,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d.Microseconds())/1000) }
 
-func runBench(cfg *benchConfig) (*benchResult, error) {
+func runBench(cfg *benchConfig, stderr io.Writer) (*benchResult, error) {
+	prog := newProgress(stderr, cfg.ticks)
 	res := &benchResult{agents: cfg.agents, ticks: cfg.ticks}
 	roots := []string{filepath.Dir(cfg.script)}
 	h, err := host.New(host.Options{
@@ -135,7 +136,9 @@ func runBench(cfg *benchConfig) (*benchResult, error) {
 			return nil, err
 		}
 		times[i] = time.Since(t0)
+		prog.update(i + 1)
 	}
+	prog.clear()
 	total := time.Since(start)
 	runtime.ReadMemStats(&after)
 	agentTicks := float64(cfg.agents) * float64(cfg.ticks)

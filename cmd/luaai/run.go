@@ -267,6 +267,10 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		done = max(done, a.Ticks())
 	}
 	l := &runLoop{cfg: cfg, out: out, h: h, b: b}
+	if !cfg.forever {
+		l.prog = newProgress(stderr, cfg.ticks)
+		out.prog = l.prog
+	}
 	if cfg.watch {
 		if l.w, err = newWatcher(b.Files(), opts.Roots); err != nil {
 			return fail("--watch: %v", err)
@@ -339,11 +343,12 @@ func save(h *host.Host, file string) error {
 // ticks when the watcher (if any) says its files changed. It owns the host:
 // nothing else touches it while it runs.
 type runLoop struct {
-	cfg *runConfig
-	out *runOutput
-	h   *host.Host
-	b   *host.Behaviour
-	w   *watcher // nil without --watch
+	cfg  *runConfig
+	out  *runOutput
+	h    *host.Host
+	b    *host.Behaviour
+	w    *watcher  // nil without --watch
+	prog *progress // nil unless stderr is a terminal
 }
 
 // run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
@@ -357,6 +362,7 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		defer timer.Stop()
 	}
 	start := time.Now()
+	defer l.prog.clear()
 	for i := 1; l.cfg.forever || i <= l.cfg.ticks; i++ {
 		var due <-chan time.Time
 		if timer != nil {
@@ -376,6 +382,7 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 			}
 		}
 		l.out.flush()
+		l.prog.update(i)
 	}
 	return nil
 }
@@ -468,6 +475,7 @@ type runOutput struct {
 	w      *bufio.Writer // over stdout, or over a held buffer during a reload
 	enc    *json.Encoder
 	stderr io.Writer // the real one, or a held buffer during a reload
+	prog   *progress // the progress line on stderr, nil when not a terminal
 	json   bool
 	failed bool // a callback raised an error
 
@@ -481,7 +489,14 @@ func newRunOutput(stdout, stderr io.Writer, jsonLines bool) *runOutput {
 	return &runOutput{stdout: stdout, w: w, enc: enc, stderr: stderr, json: jsonLines}
 }
 
-func (o *runOutput) flush() { o.w.Flush() }
+// flush writes the buffered lines, first erasing the progress line (if one
+// is drawn) so they do not land on it.
+func (o *runOutput) flush() {
+	if o.w.Buffered() > 0 {
+		o.prog.clear()
+	}
+	o.w.Flush()
+}
 
 // printer is where scripts' print() goes: the buffered stdout, in order with
 // the ticks' lines, or stderr in --json mode so that stdout stays one JSON
@@ -522,6 +537,7 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 	o.w.Reset(o.stdout)
 	o.stderr = stderr
 
+	o.prog.clear()
 	if err == nil {
 		fmt.Fprintf(stderr, "reload ok: %s\n", script)
 		if o.json {
@@ -610,6 +626,7 @@ func (o *runOutput) scriptError(e *host.ScriptError) {
 		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, e.Callback})
 	}
 	o.flush() // keep stdout and stderr in order on a terminal
+	o.prog.clear()
 	fmt.Fprintf(o.stderr, "error: %s\n", e.Error())
 }
 
