@@ -91,6 +91,27 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			return lua.LString(rv.Bytes()) // []byte reads as a string
+		}
+		if plain(rv.Type().Elem()) {
+			t := L.CreateTable(rv.Len(), 0)
+			for i := 0; i < rv.Len(); i++ {
+				t.RawSetInt(i+1, toLua(L, rv.Index(i).Interface()))
+			}
+			return t
+		}
+	case reflect.Map:
+		if rv.Type().Key().Kind() == reflect.String && plain(rv.Type().Elem()) {
+			keys := rv.MapKeys()
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+			t := L.CreateTable(0, len(keys))
+			for _, k := range keys {
+				t.RawSetString(k.String(), toLua(L, rv.MapIndex(k).Interface()))
+			}
+			return t
+		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return lua.LNumber(rv.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -103,6 +124,24 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return lua.LBool(rv.Bool())
 	}
 	return luar.New(L, v)
+}
+
+// plain reports whether values of type t are data (numbers, strings,
+// booleans, and slices and string-keyed maps of them), which become Lua
+// values, rather than objects to bind with gopher-luar.
+func plain(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Interface:
+		return t.NumMethod() == 0
+	case reflect.Slice, reflect.Array:
+		return plain(t.Elem())
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && plain(t.Elem())
+	}
+	return false
 }
 
 // fromLua converts a Lua value to plain Go data. Tables whose keys are

@@ -27,6 +27,8 @@ var (
 	ErrNoMachine = errors.New("no fsm holds this state")
 	// ErrSuspended: Agent.Tick on an agent suspended by the Suspend fault policy.
 	ErrSuspended = errors.New("agent is suspended after a failed callback")
+	// ErrNilBehaviour: Spawn or Restore given a nil behaviour.
+	ErrNilBehaviour = errors.New("behaviour is nil")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

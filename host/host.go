@@ -330,7 +330,10 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	if b == nil || b.h != h {
+	if b == nil {
+		return nil, fmt.Errorf("spawn: %w", ErrNilBehaviour)
+	}
+	if b.h != h {
 		return nil, ErrWrongBehaviour
 	}
 	w := h.workerFor(h.spawned + 1)

@@ -926,3 +926,17 @@ return ai.fsm { initial = "a", states = { a = { update = function(ctx) ai.log("a
 	f.tick(a, 0.5)
 	require.Equal(t, []host.Log{{Agent: 1, Tick: 1, State: "a", Msg: "at\t0.5\ttrue"}}, logs)
 }
+
+func TestGoValuesBecomeLuaData(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm { initial = "a", states = { a = { enter = function(ctx)
+  ctx.seen = table.concat({ type(ctx.ints), #ctx.ints, type(ctx.names), ctx.names[2], type(ctx.m), ctx.m.k, type(ctx.b) }, " ")
+end } } }`)
+	type point struct{ X int }
+	a := f.spawn(map[string]any{"ints": []int{1, 2, 3}, "names": [2]string{"x", "y"}, "m": map[string]int{"k": 7}, "b": &point{1}})
+	require.Equal(t, "table 3 table y table 7 userdata", mustStr(a.String("seen")))
+	a.Set("fl", []float64{0.5})
+	require.Equal(t, []any{0.5}, a.Get("fl"))
+	_, err := f.h.Spawn(nil, nil)
+	require.ErrorIs(t, err, host.ErrNilBehaviour)
+}

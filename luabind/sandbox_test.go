@@ -463,3 +463,32 @@ func TestSandboxYieldResultsAreNil(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "nil 1 nil,0,nil nil", v.String())
 }
+
+func TestRequireRefusesSymlinksOutOfRoots(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "mod.lua"), []byte(`return "outside"`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.lua"), []byte(`return "inside"`), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "sub")))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "mod.lua"), filepath.Join(root, "link.lua")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "ok.lua"), filepath.Join(root, "alias.lua")))
+	for _, tc := range []struct{ name, want string }{
+		{`require("sub.mod")`, "symbolic link"},
+		{`require("sub/mod")`, "symbolic link"},
+		{`require("link")`, "symbolic link"},
+		{`require("../x")`, `outside the allowed script roots`},
+		{`require("sub/../ok")`, `".." is not allowed`},
+		{`return require("alias")`, ""},
+	} {
+		vm := NewVM(Options{})
+		v, err := vm.RunString(filepath.Join(root, "main.lua"), tc.name)
+		if tc.want == "" {
+			require.NoError(t, err, tc.name)
+			require.Equal(t, "inside", v.String(), "a link that stays inside is fine")
+		} else {
+			require.Error(t, err, tc.name)
+			require.Contains(t, err.Error(), tc.want, tc.name)
+			require.Contains(t, err.Error(), "main.lua:1:", tc.name)
+		}
+		vm.Close()
+	}
+}

@@ -305,7 +305,7 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 	}
 	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if part == ".." {
-			return "", fmt.Errorf("%q: %w", name, ErrOutsideRoots)
+			return "", fmt.Errorf("%q: \"..\" is not allowed: %w", name, ErrOutsideRoots)
 		}
 	}
 	var dirs []string
@@ -316,10 +316,25 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 	for _, d := range dirs {
 		p := filepath.Join(d, name)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			if !inside(d, p) {
+				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
+			}
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%q not found next to %s or in the script roots: %w", name, displayDir(from), os.ErrNotExist)
+}
+
+// inside reports whether path, with symbolic links followed, is still
+// inside dir (links followed too): a mod archive may carry links.
+func inside(dir, path string) bool {
+	realDir, err1 := filepath.EvalSymlinks(dir)
+	realPath, err2 := filepath.EvalSymlinks(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realDir, realPath)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func displayDir(from string) string {
@@ -352,8 +367,13 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 		return 1
 	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua" // a module name: lib.util
-	if strings.HasSuffix(name, ".lua") {
+	switch {
+	case strings.HasSuffix(name, ".lua"):
 		rel = name // a path: lib/util.lua (Resolve refuses ".." and absolute paths)
+	case strings.HasPrefix(name, "."):
+		L.RaiseError("require %q: a module name cannot start with \".\": %v", name, ErrOutsideRoots)
+	case strings.ContainsAny(name, `/\`):
+		rel = name + ".lua" // a path without .lua: sub/mod, ../x (refused)
 	}
 	path, err := vm.Resolve(callerFile(L), rel)
 	if err != nil {

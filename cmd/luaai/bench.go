@@ -99,7 +99,7 @@ func runBench(cfg *benchConfig, stderr io.Writer) (*benchResult, error) {
 	res := &benchResult{agents: cfg.agents, ticks: cfg.ticks}
 	roots := []string{filepath.Dir(cfg.script)}
 	h, err := host.New(host.Options{
-		Seed: cfg.seed, Workers: cfg.workers, Roots: roots,
+		Seed: cfg.seed, Workers: cfg.workers, Roots: roots, ReportAllErrors: true,
 		OnError: func(*host.ScriptError) { res.errors++ },
 	})
 	if err != nil {

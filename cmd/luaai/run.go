@@ -37,6 +37,8 @@ Flags (before or after SCRIPT):
   --hz N        pace the ticks in real time, N per second (default: as fast as
                 possible; with --watch and no --ticks: 10)
   --agents N    agents to spawn (default 1)
+  --workers N   worker goroutines, each with its own Lua state and its own
+                copy of the script's top-level locals (default 1)
   --seed N      seed of the agents' random numbers (default 0)
   --set k=v     override a context default; v is read as a number, true or
                 false where it can be, else as a string (repeatable)
@@ -70,6 +72,7 @@ const defaultWatchHz = 10
 type runConfig struct {
 	script  string
 	ticks   int
+	workers int
 	forever bool // --watch without --ticks: until interrupted
 	dt      float64
 	hz      float64 // 0: no pacing
@@ -112,6 +115,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.Float64Var(&cfg.dt, "dt", 0.1, "")
 	fs.Float64Var(&cfg.hz, "hz", 0, "")
 	fs.IntVar(&cfg.agents, "agents", 1, "")
+	fs.IntVar(&cfg.workers, "workers", 1, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
 	setFlag(fs, cfg.set)
 	fs.BoolVar(&cfg.trace, "trace", false, "")
@@ -143,6 +147,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--hz must be a number > 0, got %v", cfg.hz)
 	case cfg.dt < 0 || math.IsNaN(cfg.dt) || math.IsInf(cfg.dt, 0):
 		return bad("--dt must be a finite number ≥ 0, got %v", cfg.dt)
+	case cfg.workers < 1:
+		return bad("--workers must be ≥ 1, got %d", cfg.workers)
 	case given["save"] && cfg.save == "":
 		return bad("--save needs a file name")
 	case given["load"] && cfg.load == "":
@@ -223,8 +229,14 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return exitFail
 	}
 
+	if cfg.save != "" {
+		if fi, err := os.Stat(filepath.Dir(cfg.save)); err != nil || !fi.IsDir() {
+			return fail("--save %s: folder %s does not exist", cfg.save, filepath.Dir(cfg.save))
+		}
+	}
 	opts := host.Options{
 		Seed:         cfg.seed,
+		Workers:      cfg.workers,
 		Roots:        scriptRoots(cfg.script),
 		Stdout:       out.printer(),
 		OnTransition: out.transition,

@@ -557,9 +557,12 @@ func TestRunSaveErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, entries)
 
-	code, _, stderr = cli("run", "testdata/guard.lua", "--ticks", "1", "--save", filepath.Join(dir, "no", "such", "dir.json"))
+	// A folder that does not exist is refused before the run starts.
+	code, stdout, stderr = cli("run", "testdata/guard.lua", "--ticks", "1", "--save", filepath.Join(dir, "no", "such", "dir.json"))
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "no such file or directory")
+	require.Contains(t, stderr, "dir.json: folder")
+	require.Contains(t, stderr, "does not exist")
+	require.NotContains(t, stdout, "tick")
 }
 
 func TestRunPrint(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
@@ -26,6 +27,9 @@ Prints each failure with file:line, expected and actual, then
 "N passed, N failed". Exit codes: 0 all passed; 1 a failure, or no test
 file found; 2 a usage error.
 `
+
+// testBudget is how long one it/before_each/after_each body may run.
+var testBudget = 10 * time.Second
 
 func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("luaai test", flag.ContinueOnError)
@@ -65,7 +69,9 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 
 // runTestFile runs one test file in a fresh host rooted at its folder.
 func runTestFile(path string, w io.Writer) (luabind.TestResult, error) {
-	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path)}})
+	// A test body may tick agents for a long while: it gets a generous
+	// budget, which still stops a test that loops forever.
+	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path)}, Budget: testBudget})
 	if err != nil {
 		return luabind.TestResult{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -152,6 +153,9 @@ func TestHelpAndUsage(t *testing.T) {
 }
 
 func TestTestRunawayFailsInsteadOfHanging(t *testing.T) {
+	old := testBudget
+	testBudget = 50 * time.Millisecond
+	defer func() { testBudget = old }()
 	var out, errOut bytes.Buffer
 	code := run([]string{"test", "testdata/runaway"}, &out, &errOut)
 	require.Equal(t, exitFail, code)
