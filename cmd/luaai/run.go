@@ -254,6 +254,12 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 
 	b, err := h.LoadFile(cfg.script)
 	if err != nil {
+		if cfg.json { // SPEC §12: errors also as JSON lines on stdout
+			for _, l := range strings.Split(err.Error(), "\n") {
+				out.line(loadErrorLine{0, l})
+			}
+			out.flush()
+		}
 		printLoadError(stderr, err)
 		return exitFail
 	}
@@ -656,6 +662,12 @@ func (o *runOutput) log(l host.Log) {
 		return
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d log: %s\n", l.Tick, l.Agent, l.Msg)
+}
+
+// loadErrorLine is a script that does not load, in --json mode.
+type loadErrorLine struct {
+	Tick  int    `json:"tick"`
+	Error string `json:"error"`
 }
 
 type decisionLine struct {

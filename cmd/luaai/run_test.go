@@ -578,3 +578,20 @@ func TestRunPrint(t *testing.T) {
 	require.Equal(t, []string{"n is\t1"}, lines(stderr))
 	require.Len(t, jsonLines(t, stdout), 1)
 }
+
+func TestRunJSONLoadErrorOnStdout(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"run", "testdata/check/errors.lua", "--json"}, &out, &errOut)
+	require.Equal(t, exitFail, code)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		var v struct {
+			Tick  int    `json:"tick"`
+			Error string `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &v), l)
+		require.Contains(t, v.Error, "errors.lua:")
+	}
+	require.Contains(t, errOut.String(), "errors.lua:")
+}
