@@ -298,7 +298,8 @@ func TestRunLoadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli("run", tt.script, "--json")
 			require.Equal(t, 1, code)
-			require.Empty(t, stdout)
+			// In --json mode the errors are also JSON lines on stdout.
+			require.True(t, strings.HasPrefix(stdout, `{"tick":0,"error":`), "stdout: %s", stdout)
 			require.True(t, strings.HasPrefix(stderr, tt.stderr), "stderr: %s", stderr)
 		})
 	}
