@@ -127,14 +127,59 @@ type decoder struct {
 	pos  Pos
 	errs *ErrorList
 	warn *ErrorList
+
+	// Where the decoder is, for pointing problems at the right line later:
+	// the child state being decoded ("" for the machine itself) and the
+	// index of the transition (-1 for none).
+	at    string
+	trans int
+	tags  []tag
 }
 
-func (d *decoder) errorf(pos Pos, format string, args ...any) { d.errs.Add(pos, format, args...) }
+// tag remembers which state and transition a problem is about, so that
+// refine can move it from the ai.fsm line to the line where it is written.
+type tag struct {
+	list  *ErrorList
+	index int
+	state string
+	trans int
+}
+
+func (d *decoder) errorf(pos Pos, format string, args ...any) { d.add(d.errs, pos, format, args...) }
+func (d *decoder) warnf(pos Pos, format string, args ...any)  { d.add(d.warn, pos, format, args...) }
+
+func (d *decoder) add(list *ErrorList, pos Pos, format string, args ...any) {
+	if pos == d.pos && d.at != "" {
+		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans})
+	}
+	list.Add(pos, format, args...)
+}
+
+// refine points the tagged problems at the line of their state's key, or
+// of their transition's entry, found in the script's source (the same
+// scanner luaai check uses; used only when it matches the definition).
+func (d *decoder) refine(m *State) {
+	if len(d.tags) == 0 {
+		return
+	}
+	kids := newSources().locate(m)
+	for _, t := range d.tags {
+		p, ok := kids[t.state]
+		if !ok {
+			continue
+		}
+		pos := p.line
+		if t.trans >= 0 && t.trans < len(p.trans) {
+			pos = p.trans[t.trans]
+		}
+		(*t.list)[t.index].Pos = pos
+	}
+}
 
 // decodeMachine builds a machine from the table given to ai.fsm / ai.utility.
 func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 	m := &State{Kind: kind, Pos: pos}
-	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings}
+	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings, trans: -1}
 	what := "ai." + kind.String()
 	d.hooks(m, t, what)
 	t.ForEach(func(k, v lua.LValue) {
@@ -144,7 +189,7 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			return
 		}
 		if !leafFields[string(ks)] && !machineFields[string(ks)] {
-			d.warn.Add(pos, "%s: unknown field %q", what, string(ks))
+			d.warnf(pos, "%s: unknown field %q", what, string(ks))
 		}
 	})
 	if v := t.RawGetString("context"); v != lua.LNil {
@@ -213,7 +258,9 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 				d.errorf(pos, "%s: state names must be Lua identifiers, got %s", what, lua.LVAsString(k))
 				return
 			}
+			d.at, d.trans = string(name), -1
 			child := d.state(string(name), v, kind)
+			d.at = ""
 			if child != nil {
 				m.Children = append(m.Children, Child{Name: string(name), Def: child})
 			}
@@ -240,15 +287,18 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 
 	// Transitions of the children are checked here, where the siblings are known.
 	for _, c := range m.Children {
-		for _, tr := range c.Def.Transitions {
+		for i, tr := range c.Def.Transitions {
 			if tr.Kind == Pop {
 				continue
 			}
 			if m.Child(tr.Target) < 0 {
+				d.at, d.trans = c.Name, i
 				d.errorf(tr.Pos, "state %q: transition %s %q: no such state in this machine (%s)", c.Name, tr.Kind, tr.Target, m.childNames())
 			}
 		}
 	}
+	d.at, d.trans = "", -1
+	d.refine(m)
 	return m
 }
 
@@ -277,7 +327,7 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 				d.errorf(m.Pos, "state %q: children of a utility machine need a score (number, function or ai.* scorer)", name)
 			}
 		} else if m.Score != nil {
-			d.warn.Add(m.Pos, "state %q: score is only used by utility machines", name)
+			d.warnf(m.Pos, "state %q: score is only used by utility machines", name)
 		}
 		return m
 	case *lua.LTable:
@@ -293,7 +343,7 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 				return
 			}
 			if !leafFields[string(ks)] && !machineFields[string(ks)] {
-				d.warn.Add(d.pos, "%s: unknown field %q", what, string(ks))
+				d.warnf(d.pos, "%s: unknown field %q", what, string(ks))
 			}
 		})
 		d.hooks(s, v, what)
@@ -305,7 +355,7 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 				d.errorf(d.pos, "%s: children of a utility machine need a score (number, function or ai.* scorer)", what)
 			}
 		} else if s.Score != nil {
-			d.warn.Add(d.pos, "%s: score is only used by utility machines", what)
+			d.warnf(d.pos, "%s: score is only used by utility machines", what)
 		}
 		return s
 	default:
@@ -361,7 +411,9 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 			d.errorf(d.pos, "%s: transitions must be a list {…, …}, found key %s", what, lua.LVAsString(k))
 		}
 	})
+	defer func() { d.trans = -1 }()
 	for i := 1; i <= n; i++ {
+		d.trans = i - 1
 		e, ok := list.RawGetInt(i).(*lua.LTable)
 		if !ok {
 			d.errorf(d.pos, "%s: transition %d must be a table", what, i)
@@ -380,7 +432,7 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 	}
 	e.ForEach(func(k, _ lua.LValue) {
 		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {
-			d.warn.Add(tr.Pos, "%s: unknown field %s", what, lua.LVAsString(k))
+			d.warnf(tr.Pos, "%s: unknown field %s", what, lua.LVAsString(k))
 		}
 	})
 	ok := true

@@ -46,17 +46,17 @@ testdata/check/warnings.lua:30: warning: state "camp.rest": score reads ctx.fati
 			name: "every definition error, exit 1",
 			args: []string{"check", "testdata/check/errors.lua"},
 			code: 1,
-			stdout: `testdata/check/errors.lua:4: state "a": hook enter must be a function, got number
-testdata/check/errors.lua:4: state "a": transition 1: needs exactly one of to, push, pop
-testdata/check/errors.lua:4: ai.fsm: initial state "missing" is not one of its states (a, b)
-testdata/check/errors.lua:4: state "b": transition to "nowhere": no such state in this machine (a, b)
+			stdout: `testdata/check/errors.lua:4: ai.fsm: initial state "missing" is not one of its states (a, b)
+testdata/check/errors.lua:7: state "a": hook enter must be a function, got number
+testdata/check/errors.lua:7: state "a": transition 1: needs exactly one of to, push, pop
+testdata/check/errors.lua:8: state "b": transition to "nowhere": no such state in this machine (a, b)
 `,
 		},
 		{
 			name:   "a utility child with transitions is an error",
 			args:   []string{"check", "testdata/check/utility_transitions.lua"},
 			code:   1,
-			stdout: "testdata/check/utility_transitions.lua:5: state \"a\": children of a utility machine take no transitions\n",
+			stdout: "testdata/check/utility_transitions.lua:8: state \"a\": children of a utility machine take no transitions\n",
 		},
 		{
 			name:   "a script that raises while loading",
@@ -80,8 +80,8 @@ testdata/check/errors.lua:4: state "b": transition to "nowhere": no such state i
 			name: "several scripts: each reported, exit 1 if any has an error",
 			args: []string{"check", "testdata/check/clean.lua", "testdata/invalid.lua", "testdata/check/utility_transitions.lua"},
 			code: 1,
-			stdout: `testdata/invalid.lua:3: state "a": transition to "nowhere": no such state in this machine (a)
-testdata/check/utility_transitions.lua:5: state "a": children of a utility machine take no transitions
+			stdout: `testdata/invalid.lua:6: state "a": transition to "nowhere": no such state in this machine (a)
+testdata/check/utility_transitions.lua:8: state "a": children of a utility machine take no transitions
 `,
 		},
 		{

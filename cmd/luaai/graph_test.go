@@ -93,7 +93,7 @@ func TestGraphErrors(t *testing.T) {
 		{"two scripts", []string{"graph", "a.lua", "b.lua"}, 2, "one SCRIPT at a time"},
 		{"unknown format", []string{"graph", "../../scripts/guard.lua", "--format", "png"}, 2, `--format must be dot or mermaid, got "png"`},
 		{"unknown flag", []string{"graph", "--bogus"}, 2, "Usage: luaai graph"},
-		{"does not load", []string{"graph", "testdata/invalid.lua"}, 1, "testdata/invalid.lua:3: state \"a\": transition to \"nowhere\""},
+		{"does not load", []string{"graph", "testdata/invalid.lua"}, 1, "testdata/invalid.lua:6: state \"a\": transition to \"nowhere\""},
 		{"missing file", []string{"graph", "testdata/graph/nope.lua"}, 1, "testdata/graph/nope.lua: no such file or directory"},
 	}
 	for _, tt := range tests {

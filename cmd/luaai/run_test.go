@@ -291,7 +291,7 @@ func TestRunLoadErrors(t *testing.T) {
 		stderr string
 	}{
 		{"syntax error", "testdata/syntax.lua", "testdata/syntax.lua:5: syntax error near 'states'"},
-		{"invalid definition", "testdata/invalid.lua", `testdata/invalid.lua:3: state "a": transition to "nowhere"`},
+		{"invalid definition", "testdata/invalid.lua", `testdata/invalid.lua:6: state "a": transition to "nowhere"`},
 		{"missing file", "testdata/nope.lua", "testdata/nope.lua: no such file or directory"},
 	}
 	for _, tt := range tests {
