@@ -278,7 +278,7 @@ func (vm *VM) LoadBehaviour(path string) (*State, error) {
 func (vm *VM) LoadProto(proto *lua.FunctionProto) (*State, error) {
 	old := vm.runner
 	vm.runner = nil
-	v, err := vm.RunProto(proto)
+	v, err := vm.runChunk(proto, vm.behaviourEnv())
 	vm.runner = old
 	if err != nil {
 		return nil, err

@@ -492,3 +492,22 @@ func TestRequireRefusesSymlinksOutOfRoots(t *testing.T) {
 		vm.Close()
 	}
 }
+
+func TestBehavioursKeepTheirGlobalsApart(t *testing.T) {
+	vm := NewVM(Options{})
+	defer vm.Close()
+	load := func(name, src string) {
+		proto, err := Compile(strings.NewReader(`local ai = require("luaai")
+`+src+`
+return ai.fsm { initial = "a", states = { a = {} } }`), name)
+		require.NoError(t, err)
+		_, err = vm.LoadProto(proto)
+		require.NoError(t, err)
+	}
+	load("a.lua", `X_FROM_A = "leaked"; print_seen = type(print)`)
+	load("b.lua", `assert(X_FROM_A == nil, "a global of a.lua leaked into b.lua")`)
+	// A global set after the copy is still seen (through the fallback).
+	vm.L.SetGlobal("LATE", lua.LString("late"))
+	load("c.lua", `assert(LATE == "late")`)
+	require.Equal(t, lua.LNil, vm.L.GetGlobal("X_FROM_A"), "nor into the VM's globals")
+}

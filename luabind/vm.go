@@ -427,9 +427,19 @@ func (vm *VM) RunString(name, src string) (lua.LValue, error) {
 
 // RunProto runs a compiled chunk in this VM and returns its first result.
 func (vm *VM) RunProto(proto *lua.FunctionProto) (lua.LValue, error) {
+	return vm.runChunk(proto, nil)
+}
+
+// runChunk runs a compiled chunk with env as its global table (nil: the
+// VM's globals).
+func (vm *VM) runChunk(proto *lua.FunctionProto, env *lua.LTable) (lua.LValue, error) {
 	L := vm.L
 	top := L.GetTop()
-	L.Push(L.NewFunctionFromProto(proto))
+	fn := L.NewFunctionFromProto(proto)
+	if env != nil {
+		fn.Env = env
+	}
+	L.Push(fn)
 	if err := vm.pcall(0, 1, true); err != nil {
 		L.SetTop(top)
 		return nil, loadError(err, proto.SourceName)
@@ -437,6 +447,21 @@ func (vm *VM) RunProto(proto *lua.FunctionProto) (lua.LValue, error) {
 	v := L.Get(-1)
 	L.SetTop(top)
 	return v, nil
+}
+
+// behaviourEnv is the global table of one behaviour script: it starts as a
+// copy of the VM's globals and falls back to them for anything added later,
+// so the globals a behaviour sets stay its own (another behaviour does not
+// see them, and a reload starts afresh) while reads cost what they cost
+// without it. Library tables (string, math, ai) are still shared.
+func (vm *VM) behaviourEnv() *lua.LTable {
+	L := vm.L
+	env := L.CreateTable(0, 64)
+	L.G.Global.ForEach(func(k, v lua.LValue) { env.RawSet(k, v) })
+	mt := L.CreateTable(0, 1)
+	mt.RawSetString("__index", L.G.Global)
+	L.SetMetatable(env, mt)
+	return env
 }
 
 // luaError turns an error from a protected call into an ErrorList with the
