@@ -43,6 +43,7 @@ type Agent struct {
 
 	path   []*node          // scratch: machines on the active path
 	scores []float64        // scratch: utility scores
+	order  []int            // scratch: random_top candidates
 	parts  [][]luabind.Part // scratch: native scorers' parts, with OnDecision
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -406,7 +405,7 @@ func best(scores []float64, active int) int {
 // randomTop draws among the n best positive scores, weighted by score, with
 // the agent's RNG; without a positive score it falls back to the best.
 func (a *Agent) randomTop(scores []float64, n, active int) int {
-	idx := make([]int, 0, len(scores))
+	idx := a.order[:0]
 	for i, s := range scores {
 		if s > 0 {
 			idx = append(idx, i)
@@ -415,7 +414,13 @@ func (a *Agent) randomTop(scores []float64, n, active int) int {
 	if len(idx) == 0 {
 		return best(scores, active)
 	}
-	sort.SliceStable(idx, func(i, j int) bool { return scores[idx[i]] > scores[idx[j]] })
+	// Insertion sort, stable (ties keep name order) and allocation-free.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && scores[idx[j]] > scores[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	a.order = idx
 	if len(idx) > n {
 		idx = idx[:n]
 	}
