@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -8,55 +9,28 @@ import (
 	"github.com/luaai/luaai/host"
 )
 
-// reloadGuard is scripts/guard.lua with a patrol update and an on_reload
-// hook: a reload re-runs it in every worker, validates it and remaps every
-// agent (active path, stacks, timers) onto the new definition.
-const reloadGuard = `local ai = require("luaai")
-
-local function waypoint_found(ctx) return ctx.waypoint == "found" end
-local function waypoint_reached(ctx) return ctx.waypoint == "reached" end
-local function player_found(ctx) return ctx.player == "found" end
-local function player_reached(ctx) return ctx.player == "reached" end
-local function player_dead(ctx) return ctx.player == "none" end
-
-local patrol = ai.fsm {
-  initial = "find_waypoint",
-  transitions = { { to = "combat", when = player_found } },
-  states = {
-    find_waypoint = {
-      enter = function(ctx) ctx.waypoint = "found" end,
-      transitions = { { to = "walk_to_waypoint", when = waypoint_found } },
-    },
-    walk_to_waypoint = {
-      enter = function(ctx) ctx.waypoint = "reached" end,
-      update = function(ctx, dt) ctx.walked = ctx.walked + dt end,
-      transitions = { { to = "find_waypoint", when = waypoint_reached } },
-    },
-  },
+// reloadGuard reads scripts/guard.lua and adds a patrol update and an
+// on_reload hook: a reload re-runs it in every worker, validates it and
+// remaps every agent (active path, stacks, timers) onto the new definition.
+func reloadGuard(b *testing.B) string {
+	src, err := os.ReadFile("../scripts/guard.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := string(src)
+	for _, r := range [][2]string{
+		{"      enter = function(ctx) ctx.waypoint = \"reached\" end,\n",
+			"      enter = function(ctx) ctx.waypoint = \"reached\" end,\n      update = function(ctx, dt) ctx.walked = ctx.walked + dt end,\n"},
+		{"  context = { waypoint = \"none\", player = \"none\" },\n",
+			"  context = { waypoint = \"none\", player = \"none\", walked = 0, version = 1 },\n  on_reload = function(ctx) ctx.version = VERSION end,\n"},
+	} {
+		if !strings.Contains(out, r[0]) {
+			b.Fatalf("scripts/guard.lua changed: %q not found", r[0])
+		}
+		out = strings.Replace(out, r[0], r[1], 1)
+	}
+	return out
 }
-
-local combat = ai.fsm {
-  initial = "walk_to_player",
-  transitions = { { to = "patrol", when = player_dead } },
-  states = {
-    walk_to_player = {
-      enter = function(ctx) ctx.player = "reached" end,
-      transitions = { { to = "attack_player", when = player_reached } },
-    },
-    attack_player = {
-      enter = function(ctx) ctx.player = "none" end,
-      transitions = { { to = "walk_to_player", when = player_found } },
-    },
-  },
-}
-
-return ai.fsm {
-  initial = "patrol",
-  context = { waypoint = "none", player = "none", walked = 0, version = 1 },
-  on_reload = function(ctx) ctx.version = VERSION end,
-  states = { patrol = patrol, combat = combat },
-}
-`
 
 // BenchmarkReload measures the pause a reload causes between two ticks
 // with 10,000 live agents: compile, run the script in every worker,
@@ -65,9 +39,10 @@ return ai.fsm {
 //
 //	go test ./host -run XXX -bench Reload -benchtime 10x
 func BenchmarkReload(b *testing.B) {
-	plain := strings.Replace(reloadGuard, "  on_reload = function(ctx) ctx.version = VERSION end,\n", "", 1)
+	guard := reloadGuard(b)
+	plain := strings.Replace(guard, "  on_reload = function(ctx) ctx.version = VERSION end,\n", "", 1)
 	b.Run("guard", func(b *testing.B) { benchReload(b, plain) })
-	b.Run("on_reload", func(b *testing.B) { benchReload(b, reloadGuard) })
+	b.Run("on_reload", func(b *testing.B) { benchReload(b, guard) })
 }
 
 func benchReload(b *testing.B, template string) {
