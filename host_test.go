@@ -259,16 +259,7 @@ func TestGathererSeedTrace(t *testing.T) {
 	a.Set("distance_to_trees", 0.5)
 	a.Set("opponent_strength", 0.2)
 
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 1", gatherStep{"attack_opponent", 0.5, 0.9, 0.5, 0, 1, 0})
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 2", gatherStep{"gather_food", 0, 1, 0.5, 0, 1, 0})
-	a.Set("wood_needed", 1)
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 3", gatherStep{"gather_wood", 0, 1, 1, 0, 1, 0})
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 4", gatherStep{"idle", 0, 1, 1, 0, 1, 0})
-	require.Empty(t, a.Errors())
+	gathererSeedTicks(t, a)
 
 	// The scores behind the first decision, as the seed computes them.
 	require.Len(t, decisions, 4)
@@ -324,16 +315,7 @@ func TestGathererReasonerVariant(t *testing.T) {
 	require.Equal(t, "", a.Path())
 	require.False(t, a.Active("idle"))
 
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 1", gatherStep{"attack_opponent", 0.5, 0.9, 0.5, 0, 1, 0})
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 2", gatherStep{"gather_food", 0, 1, 0.5, 0, 1, 0})
-	a.Set("wood_needed", 1)
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 3", gatherStep{"gather_wood", 0, 1, 1, 0, 1, 0})
-	require.NoError(t, a.Tick(0.1))
-	checkGatherer(t, a, "tick 4", gatherStep{"idle", 0, 1, 1, 0, 1, 0})
-	require.Empty(t, a.Errors())
+	gathererSeedTicks(t, a)
 }
 
 // --- sentry: seed 002's pushdown guard ---
@@ -461,4 +443,20 @@ func TestSentryMany(t *testing.T) {
 	for _, a := range agents {
 		require.Empty(t, a.Errors())
 	}
+}
+
+// gathererSeedTicks runs the seed utility trace's four ticks (after the
+// context was set as the seed sets it) and checks every asserted value.
+func gathererSeedTicks(t *testing.T, a *host.Agent) {
+	t.Helper()
+	require.NoError(t, a.Tick(0.1))
+	checkGatherer(t, a, "tick 1", gatherStep{"attack_opponent", 0.5, 0.9, 0.5, 0, 1, 0})
+	require.NoError(t, a.Tick(0.1))
+	checkGatherer(t, a, "tick 2", gatherStep{"gather_food", 0, 1, 0.5, 0, 1, 0})
+	a.Set("wood_needed", 1)
+	require.NoError(t, a.Tick(0.1))
+	checkGatherer(t, a, "tick 3", gatherStep{"gather_wood", 0, 1, 1, 0, 1, 0})
+	require.NoError(t, a.Tick(0.1))
+	checkGatherer(t, a, "tick 4", gatherStep{"idle", 0, 1, 1, 0, 1, 0})
+	require.Empty(t, a.Errors())
 }
