@@ -247,29 +247,28 @@ func shellWords(t *testing.T, s string) []string {
 	return out
 }
 
-// checkGoBlocks builds every Go block as a program of a throwaway module
-// that requires this one, then runs each from the module root.
+// checkGoBlocks builds every Go block as a program inside a copy of this
+// module (its go.mod and go.sum, its packages), so the build needs exactly
+// the modules `go test` itself needed and nothing else — a fresh machine
+// with an empty module cache builds them as it builds the tests. Each
+// program then runs from the module root.
 func checkGoBlocks(t *testing.T, root string, blocks []docBlock) {
 	if len(blocks) == 0 {
 		return
 	}
-	mod := t.TempDir()
-	gomod := fmt.Sprintf("module docexamples\n\ngo 1.23\n\nrequire github.com/luaai/luaai v0.0.0\n\nreplace github.com/luaai/luaai => %s\n", root)
-	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644))
+	mod := copyModule(t, root)
 	var pkgs []string
 	for i, b := range blocks {
 		name := fmt.Sprintf("example%d", i+1)
-		require.NoError(t, os.MkdirAll(filepath.Join(mod, name), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(mod, name, "main.go"), []byte(b.text), 0o644))
-		pkgs = append(pkgs, "./"+name)
+		dir := filepath.Join(mod, "docexamples", name)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(b.text), 0o644))
+		pkgs = append(pkgs, "./docexamples/"+name)
 	}
 	bin := t.TempDir()
 	cmd := exec.Command(goTool(t), append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		var where []string
@@ -286,4 +285,36 @@ func checkGoBlocks(t *testing.T, root string, blocks []docBlock) {
 			require.Equal(t, *b.output, stdout, "%s: the output shown differs", b.where())
 		}
 	}
+}
+
+// copyModule copies the module's go.mod, go.sum and Go packages (not
+// .git, not testdata) into a fresh folder.
+func copyModule(t *testing.T, root string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "docs") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	require.NoError(t, err)
+	return dst
 }

@@ -3,14 +3,12 @@ module github.com/luaai/luaai
 go 1.23
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/yuin/gopher-lua v1.1.2
 	layeh.com/gopher-luar v1.0.11
 )
 
-require (
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	golang.org/x/sys v0.13.0 // indirect
-)
+require golang.org/x/sys v0.13.0 // indirect
 
 require (
 	github.com/stretchr/testify v1.12.1
