@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -40,6 +41,7 @@ type Agent struct {
 	ticking  bool
 	// suspended by the Suspend fault policy
 	suspended bool
+	spawnSeq  int // ai.spawn calls queued by this agent's callbacks
 
 	path   []*node          // scratch: machines on the active path
 	scores []float64        // scratch: utility scores
@@ -91,7 +93,9 @@ var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume"
 func (c callback) String() string { return callbackNames[c] }
 func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
 
-func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable) *Agent {
+// spawn makes an agent on w and runs its enter hooks; events are queued for
+// its first tick before they run.
+func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *Agent {
 	h := w.h
 	h.spawned++
 	a := &Agent{
@@ -106,6 +110,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable) *Agent {
 	}
 	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
 	a.rng = rand.New(a.pcg)
+	a.incoming = append(a.incoming, events...)
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root)
 	w.vm.SetRunner(old)
@@ -320,8 +325,52 @@ func (r runner) Log(msg string) {
 	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg}})
 }
 
-// luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn.
-type luaAgent struct{ *Agent }
+// luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn. An agent
+// spawned while the workers run exists only once they are done: until then
+// (p != nil) its context can be read and written and events sent to it, and
+// the rest reports that it is not there yet.
+type luaAgent struct {
+	a *Agent
+	p *pendingSpawn
+}
 
-func (l luaAgent) Ctx() *lua.LTable                      { return l.ctx }
-func (l luaAgent) Send(event string, payload lua.LValue) { l.sendLua(event, payload) }
+// errNotYetSpawned: agent:tick on an agent queued by ai.spawn this tick.
+var errNotYetSpawned = errors.New("the agent is created at the end of this tick (ai.spawn during a tick is queued); tick it from the next tick on")
+
+func (l *luaAgent) Tick(dt float64) error {
+	if l.a == nil {
+		return errNotYetSpawned
+	}
+	return l.a.tickOne(dt)
+}
+
+func (l *luaAgent) State() (string, bool) {
+	if l.a == nil {
+		return "", false
+	}
+	return l.a.State()
+}
+
+func (l *luaAgent) Active(name string) bool { return l.a != nil && l.a.Active(name) }
+
+func (l *luaAgent) Ctx() *lua.LTable {
+	if l.a == nil {
+		return l.p.ctx
+	}
+	return l.a.ctx
+}
+
+func (l *luaAgent) Send(name string, payload lua.LValue) {
+	if l.a == nil {
+		l.p.events = append(l.p.events, event{name: name, payload: payload})
+		return
+	}
+	l.a.sendLua(name, payload)
+}
+
+func (l *luaAgent) Errors() []luabind.CallbackError {
+	if l.a == nil {
+		return nil
+	}
+	return l.a.Errors()
+}

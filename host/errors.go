@@ -29,6 +29,13 @@ var (
 	ErrSuspended = errors.New("agent is suspended after a failed callback")
 	// ErrNilBehaviour: Spawn or Restore given a nil behaviour.
 	ErrNilBehaviour = errors.New("behaviour is nil")
+	// ErrReentrant: a Host method that changes agents or behaviours (Tick,
+	// Spawn, Remove, Reload, Restore, Close, Agent.Tick…) was called while
+	// the workers were running scripts — from a Lua callback through a bound
+	// Go value. The hooks of Options run after the workers finish, and may
+	// call them; from inside a script, use ai.spawn (queued to the end of
+	// the tick) or Host.QueueReload.
+	ErrReentrant = errors.New("host: called from a script while the workers are running")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

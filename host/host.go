@@ -136,12 +136,14 @@ type Host struct {
 	opts       Options
 	workers    []*worker
 	agents     []*Agent
-	spawned    int
-	behaviours map[*luabind.State]*Behaviour // by any worker's root definition
-	closed     bool
-	merged     []record // scratch for dispatch
-	reloadQ    reloads
-	errCounts  map[errKey]int
+	spawned   int
+	closed    bool
+	running   bool // the workers are running scripts (Tick, reload)
+	dispatch1 bool // dispatch is delivering records
+	merged    []record // scratch for dispatch
+	spawns    []*pendingSpawn // scratch for applySpawns
+	reloadQ   reloads
+	errCounts map[errKey]int
 }
 
 type errKey struct {
@@ -175,8 +177,10 @@ type worker struct {
 	index   int
 	vm      *luabind.VM
 	agents  []*Agent
-	records []record // hook calls waiting for dispatch
-	busy    bool     // inside Host.Tick: Agent.Tick must not dispatch
+	records []record        // hook calls waiting for dispatch
+	spawnQ  []*pendingSpawn // ai.spawn calls made while busy
+	busy    bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
+	spawnSeq int            // spawns queued with no running agent
 }
 
 type recordKind uint8
@@ -238,7 +242,7 @@ func New(opts Options) (*Host, error) {
 		}
 		return d
 	}
-	h := &Host{opts: opts, behaviours: map[*luabind.State]*Behaviour{}}
+	h := &Host{opts: opts}
 	cache := luabind.NewProtoCache()
 	for i := 0; i < opts.Workers; i++ {
 		w := &worker{h: h, index: i}
@@ -254,9 +258,10 @@ func New(opts Options) (*Host, error) {
 	return h, nil
 }
 
-// Close releases the Lua states. The host and its agents cannot be used after.
+// Close releases the Lua states. The host and its agents cannot be used
+// after. Called from a script while the workers run, it does nothing.
 func (h *Host) Close() {
-	if h.closed {
+	if h.closed || h.running {
 		return
 	}
 	h.closed = true
@@ -275,8 +280,8 @@ func (h *Host) VM() *luabind.VM { return h.workers[0].vm }
 // LoadFile loads and validates a behaviour script. Errors name file:line; a
 // script with any problem is refused whole (the error is a luabind.ErrorList).
 func (h *Host) LoadFile(path string) (*Behaviour, error) {
-	if h.closed {
-		return nil, ErrClosed
+	if err := h.usable(); err != nil {
+		return nil, err
 	}
 	proto, err := luabind.CompileFile(path)
 	if err != nil {
@@ -293,8 +298,8 @@ func (h *Host) LoadFile(path string) (*Behaviour, error) {
 // LoadString loads a behaviour from source text; name is used in error
 // messages as the file name. Modules it requires resolve against Roots.
 func (h *Host) LoadString(name, src string) (*Behaviour, error) {
-	if h.closed {
-		return nil, ErrClosed
+	if err := h.usable(); err != nil {
+		return nil, err
 	}
 	proto, err := luabind.Compile(strings.NewReader(src), name)
 	if err != nil {
@@ -314,9 +319,20 @@ func (h *Host) load(proto *lua.FunctionProto, name string) (*Behaviour, error) {
 		b.trees = append(b.trees, newTree(w.vm.L, name, def))
 	}
 	for _, t := range b.trees {
-		h.behaviours[t.def] = b
+		t.def.SetOwner(b)
 	}
 	return b, nil
+}
+
+// usable is the check of every method that changes agents or behaviours.
+func (h *Host) usable() error {
+	if h.closed {
+		return ErrClosed
+	}
+	if h.running {
+		return ErrReentrant
+	}
+	return nil
 }
 
 // Agents returns the agents Host.Tick ticks, in spawn order.
@@ -326,9 +342,13 @@ func (h *Host) Agents() []*Agent { return h.agents }
 // a context default (Go values are converted: numbers, strings, booleans,
 // maps and slices become Lua values; anything else is bound with
 // gopher-luar). The behaviour's enter hooks run before Spawn returns.
+//
+// Spawn may be called from the hooks of Options (OnTransition, OnError…);
+// from a script while the workers run it returns ErrReentrant (scripts
+// spawn with ai.spawn).
 func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
-	if h.closed {
-		return nil, ErrClosed
+	if err := h.usable(); err != nil {
+		return nil, err
 	}
 	if b == nil {
 		return nil, fmt.Errorf("spawn: %w", ErrNilBehaviour)
@@ -343,7 +363,7 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	for _, k := range sortedMapKeys(overrides) {
 		ctx.RawSetString(k, toLua(L, overrides[k]))
 	}
-	a := w.spawn(b, t, ctx)
+	a := w.spawn(b, t, ctx, nil)
 	h.agents = append(h.agents, a)
 	w.agents = append(w.agents, a)
 	h.dispatch()
@@ -360,35 +380,54 @@ func (h *Host) workerFor(id int) *worker {
 // Tick ticks every agent by dt seconds: each worker its shard, in parallel,
 // each shard in spawn order. It returns when all are done, after the hooks
 // have run.
+//
+// Agents that scripts spawn during the tick (ai.spawn) are created after
+// every worker is done, in the order of the spawning agent's id and then
+// of its calls, so ids and traces do not depend on the number of workers.
 func (h *Host) Tick(dt float64) error {
-	if h.closed {
-		return ErrClosed
+	if err := h.usable(); err != nil {
+		return err
 	}
 	if err := checkDt(dt); err != nil {
 		return err
 	}
 	h.ApplyReloads()
-	if len(h.workers) == 1 {
-		h.workers[0].tick(dt)
-	} else {
-		var wg sync.WaitGroup
-		for _, w := range h.workers[1:] {
-			wg.Add(1)
-			go func(w *worker) {
-				defer wg.Done()
-				w.tick(dt)
-			}(w)
-		}
-		h.workers[0].tick(dt)
-		wg.Wait()
-	}
+	h.eachWorker(func(w *worker) { w.tick(dt) })
 	h.dispatch()
 	return nil
 }
 
+// eachWorker runs fn for every worker, in parallel when there are several,
+// then creates the agents scripts spawned meanwhile.
+func (h *Host) eachWorker(fn func(*worker)) {
+	h.running = true
+	for _, w := range h.workers {
+		w.busy = true
+	}
+	defer func() {
+		for _, w := range h.workers {
+			w.busy = false
+		}
+		h.running = false
+		h.applySpawns()
+	}()
+	if len(h.workers) == 1 {
+		fn(h.workers[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, w := range h.workers[1:] {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			fn(w)
+		}(w)
+	}
+	fn(h.workers[0])
+	wg.Wait()
+}
+
 func (w *worker) tick(dt float64) {
-	w.busy = true
-	defer func() { w.busy = false }()
 	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
 	for _, a := range w.agents {
 		if !a.suspended {
@@ -399,20 +438,44 @@ func (w *worker) tick(dt float64) {
 
 // dispatch calls the hooks for what the workers recorded, ordered by agent
 // id (each agent's records are already in tick order).
+//
+// A hook may call back into the host (Spawn, Remove, Reload, Agent.Tick…):
+// what that records is delivered after the current batch, by this same
+// loop, never by a nested one.
 func (h *Host) dispatch() {
+	if h.dispatch1 {
+		return
+	}
+	h.dispatch1 = true
+	defer func() { h.dispatch1 = false }()
+	for !h.closed && h.deliver() {
+	}
+}
+
+// deliver hands the records the workers hold to the hooks; false when
+// there were none.
+func (h *Host) deliver() bool {
 	all := h.merged[:0]
 	for _, w := range h.workers {
 		all = append(all, w.records...)
 		clear(w.records)
 		w.records = w.records[:0]
 	}
+	h.merged = nil // a hook that calls back in must not share this batch
+	defer func() {
+		clear(all)
+		h.merged = all[:0]
+	}()
 	if len(all) == 0 {
-		return
+		return false
 	}
 	if len(h.workers) > 1 {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].agent() < all[j].agent() })
 	}
 	for i := range all {
+		if h.closed {
+			break
+		}
 		r := &all[i]
 		switch r.kind {
 		case recTransition:
@@ -433,8 +496,7 @@ func (h *Host) dispatch() {
 			h.opts.OnDecision(r.dec)
 		}
 	}
-	clear(all)
-	h.merged = all[:0]
+	return true
 }
 
 func isPowerOf10(n int) bool {
@@ -456,10 +518,15 @@ func (h *Host) ErrorCounts() map[string]int {
 }
 
 // Remove takes an agent out of the host: Host.Tick no longer ticks it. Its
-// states are not exited.
-func (h *Host) Remove(a *Agent) {
+// states are not exited. Like Spawn it may be called from the hooks of
+// Options, and returns ErrReentrant from a script while the workers run.
+func (h *Host) Remove(a *Agent) error {
+	if err := h.usable(); err != nil {
+		return err
+	}
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
+	return nil
 }
 
 func removeAgent(list []*Agent, a *Agent) []*Agent {
@@ -473,17 +540,30 @@ func removeAgent(list []*Agent, a *Agent) []*Agent {
 
 // luaSpawner serves ai.spawn in one worker's Lua state: agents spawned from
 // Lua are not ticked by Host.Tick; the script that spawned them ticks them.
+// Outside the workers' run (a test, a spawn-time enter hook, Agent.Tick)
+// the agent is made at once; during Host.Tick or a reload the spawn is
+// queued and the agent made when every worker is done (Host.applySpawns),
+// so ids do not depend on which worker ran first.
 type luaSpawner struct{ w *worker }
+
+// maxQueuedSpawns bounds the agents one worker's scripts may spawn in one
+// tick.
+const maxQueuedSpawns = 1 << 16
+
+// errSpawnQueueFull: a worker's scripts spawned more than maxQueuedSpawns
+// agents in one tick.
+var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", maxQueuedSpawns)
 
 func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
 	w, h := s.w, s.w.h
-	b, ok := h.behaviours[def]
-	if !ok {
-		// A definition built by the calling script itself (ai.spawn(ai.fsm{…})):
-		// it exists in this worker only.
+	b, _ := def.Owner().(*Behaviour)
+	if b == nil || b.h != h || b.trees[w.index] == nil || b.trees[w.index].def != def {
+		// A definition built by a script (ai.spawn(ai.fsm{…})) or a script
+		// path loaded by ai.spawn: it exists in this worker only, and lives
+		// as long as the definition does.
 		b = &Behaviour{h: h, name: def.Pos.File, trees: make([]*tree, len(h.workers))}
 		b.trees[w.index] = newTree(w.vm.L, def.Pos.File, def)
-		h.behaviours[def] = b
+		def.SetOwner(b)
 	}
 	t := b.trees[w.index]
 	L := w.vm.L
@@ -493,9 +573,62 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 			ctx.RawSet(k, overrides.RawGet(k))
 		}
 	}
-	a := w.spawn(b, t, ctx)
-	if !w.busy {
-		h.dispatch()
+	if w.busy {
+		if len(w.spawnQ) >= maxQueuedSpawns {
+			return nil, errSpawnQueueFull
+		}
+		p := &pendingSpawn{w: w, b: b, t: t, ctx: ctx}
+		if r, ok := w.vm.Runner().(runner); ok {
+			r.a.spawnSeq++
+			p.by, p.seq = r.a.id, r.a.spawnSeq
+		} else {
+			w.spawnSeq++
+			p.seq = w.spawnSeq
+		}
+		p.handle = &luaAgent{p: p}
+		w.spawnQ = append(w.spawnQ, p)
+		return p.handle, nil
 	}
-	return luaAgent{a}, nil
+	a := w.spawn(b, t, ctx, nil)
+	h.dispatch()
+	return &luaAgent{a: a}, nil
+}
+
+// pendingSpawn is an ai.spawn made while the workers ran.
+type pendingSpawn struct {
+	by, seq int // the spawning agent's id (0 for none) and its call count
+	w       *worker
+	b       *Behaviour
+	t       *tree
+	ctx     *lua.LTable
+	events  []event // sent to the handle before the agent existed
+	handle  *luaAgent
+}
+
+// applySpawns makes the agents queued by ai.spawn while the workers ran, by
+// spawning agent id and call order; their spawn-time enter hooks run here
+// (and spawn at once, not queued).
+func (h *Host) applySpawns() {
+	all := h.spawns[:0]
+	for _, w := range h.workers {
+		all = append(all, w.spawnQ...)
+		clear(w.spawnQ)
+		w.spawnQ = w.spawnQ[:0]
+		w.spawnSeq = 0
+	}
+	if len(all) == 0 {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].by != all[j].by {
+			return all[i].by < all[j].by
+		}
+		return all[i].seq < all[j].seq
+	})
+	for _, p := range all {
+		a := p.w.spawn(p.b, p.t, p.ctx, p.events)
+		p.handle.a, p.handle.p = a, nil
+	}
+	clear(all)
+	h.spawns = all[:0]
 }

@@ -44,6 +44,9 @@ type reloadRequest struct {
 // Reload must be called from the host's goroutine between ticks; from
 // elsewhere use Host.QueueReload.
 func (b *Behaviour) Reload() error {
+	if err := b.h.usable(); err != nil {
+		return err
+	}
 	if b.path == "" {
 		return fmt.Errorf("reload %s: %w", b.name, ErrNoFile)
 	}
@@ -56,6 +59,9 @@ func (b *Behaviour) Reload() error {
 
 // ReloadSource is Reload with new source text (the name stays).
 func (b *Behaviour) ReloadSource(src string) error {
+	if err := b.h.usable(); err != nil {
+		return err
+	}
 	proto, err := luabind.Compile(strings.NewReader(src), b.name)
 	if err != nil {
 		return b.h.reloaded(b, err)
@@ -88,6 +94,9 @@ func (h *Host) QueueReload(b *Behaviour, src *string) {
 
 // ApplyReloads applies the queued reloads now. Host.Tick calls it first.
 func (h *Host) ApplyReloads() {
+	if h.usable() != nil {
+		return
+	}
 	h.reloadQ.mu.Lock()
 	pending := h.reloadQ.pending
 	h.reloadQ.pending = nil
@@ -110,8 +119,8 @@ func (h *Host) reloaded(b *Behaviour, err error) error {
 
 // swap loads proto in every worker, and only if all succeed remaps the agents.
 func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
-	if h.closed {
-		return ErrClosed
+	if err := h.usable(); err != nil {
+		return err
 	}
 	trees := make([]*tree, len(h.workers))
 	var restores []func()
@@ -129,7 +138,7 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	old := b.trees
 	b.trees = trees
 	for _, t := range trees {
-		h.behaviours[t.def] = b
+		t.def.SetOwner(b)
 	}
 	// Each worker remaps its own agents (their Lua state is its own), in
 	// parallel as in Host.Tick; the hooks run after, in agent order.
@@ -146,24 +155,6 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	})
 	h.dispatch()
 	return nil
-}
-
-// eachWorker runs fn for every worker, in parallel when there are several.
-func (h *Host) eachWorker(fn func(*worker)) {
-	if len(h.workers) == 1 {
-		fn(h.workers[0])
-		return
-	}
-	var wg sync.WaitGroup
-	for _, w := range h.workers[1:] {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			fn(w)
-		}(w)
-	}
-	fn(h.workers[0])
-	wg.Wait()
 }
 
 // rename maps an old path through the root's renamed table (longest

@@ -77,6 +77,9 @@ type eventSnapshot struct {
 // path; bound Go values are recorded by name and must be bound again after
 // Restore.
 func (a *Agent) Snapshot() ([]byte, error) {
+	if a.h.running {
+		return nil, ErrReentrant
+	}
 	s, err := a.snapshot()
 	if err != nil {
 		return nil, err
@@ -87,6 +90,9 @@ func (a *Agent) Snapshot() ([]byte, error) {
 // Snapshot saves every agent Host.Tick ticks, in spawn order. Nothing is
 // returned unless every agent could be saved.
 func (h *Host) Snapshot() ([]byte, error) {
+	if h.running {
+		return nil, ErrReentrant
+	}
 	f := snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{}}
 	for _, a := range h.agents {
 		s, err := a.snapshot()
@@ -159,8 +165,8 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 // bind them again with Agent.Bind. A corrupt or mismatched snapshot is an
 // error wrapping ErrBadSnapshot, and then no agent is added.
 func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) {
-	if h.closed {
-		return nil, ErrClosed
+	if err := h.usable(); err != nil {
+		return nil, err
 	}
 	if len(behaviours) == 0 {
 		return nil, fmt.Errorf("restore: no behaviour given")

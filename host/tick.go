@@ -17,7 +17,19 @@ const eps = 1e-9
 // update. Callback errors are reported (Options.OnError, Agent.Errors) and
 // do not stop the tick; the returned error is only for misuse (a tick from
 // inside the agent's own tick, a closed host, a bad dt).
+//
+// From a script while the host's workers run (a bound Go value), it returns
+// ErrReentrant.
 func (a *Agent) Tick(dt float64) error {
+	if a.h.running {
+		return ErrReentrant
+	}
+	return a.tickOne(dt)
+}
+
+// tickOne is Tick for agent:tick from Lua, which may run inside Host.Tick:
+// the agent is the caller's own, in the caller's Lua state.
+func (a *Agent) tickOne(dt float64) error {
 	if a.h.closed {
 		return ErrClosed
 	}

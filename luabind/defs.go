@@ -57,7 +57,17 @@ type State struct {
 	Problems ErrorList
 	// Warnings are suspicious but legal things (unknown fields).
 	Warnings ErrorList
+
+	owner any // set by the host that runs this definition (SetOwner)
 }
+
+// Owner is what SetOwner recorded: the host keeps the behaviour a root
+// definition belongs to here rather than in a map, so a definition made at
+// run time (ai.spawn(ai.fsm{…})) is garbage once no agent or script holds it.
+func (s *State) Owner() any { return s.owner }
+
+// SetOwner records the owner of a root definition (see Owner).
+func (s *State) SetOwner(v any) { s.owner = v }
 
 // Child is a named state of a machine.
 type Child struct {

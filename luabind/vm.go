@@ -127,6 +127,9 @@ func (vm *VM) SetRunner(r Runner) Runner {
 	return old
 }
 
+// Runner is the agent whose callbacks are running, nil outside a tick.
+func (vm *VM) Runner() Runner { return vm.runner }
+
 func (vm *VM) now() time.Time {
 	if vm.opts.Now != nil {
 		return vm.opts.Now()
