@@ -133,14 +133,14 @@ type Candidate struct {
 // and returns when all are done; the hooks in Options run on the calling
 // goroutine afterwards.
 type Host struct {
-	opts       Options
-	workers    []*worker
-	agents     []*Agent
+	opts      Options
+	workers   []*worker
+	agents    []*Agent
 	spawned   int
 	closed    bool
-	running   bool // the workers are running scripts (Tick, reload)
-	dispatch1 bool // dispatch is delivering records
-	merged    []record // scratch for dispatch
+	running   bool            // the workers are running scripts (Tick, reload)
+	dispatch1 bool            // dispatch is delivering records
+	merged    []record        // scratch for dispatch
 	spawns    []*pendingSpawn // scratch for applySpawns
 	reloadQ   reloads
 	errCounts map[errKey]int
@@ -173,14 +173,14 @@ const (
 // worker owns one Lua state and the agents whose contexts live in it. Only
 // the goroutine ticking it touches them.
 type worker struct {
-	h       *Host
-	index   int
-	vm      *luabind.VM
-	agents  []*Agent
-	records []record        // hook calls waiting for dispatch
-	spawnQ  []*pendingSpawn // ai.spawn calls made while busy
-	busy    bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
-	spawnSeq int            // spawns queued with no running agent
+	h        *Host
+	index    int
+	vm       *luabind.VM
+	agents   []*Agent
+	records  []record        // hook calls waiting for dispatch
+	spawnQ   []*pendingSpawn // ai.spawn calls made while busy
+	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
+	spawnSeq int             // spawns queued with no running agent
 }
 
 type recordKind uint8
