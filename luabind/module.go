@@ -74,10 +74,7 @@ func (vm *VM) newModule() *lua.LTable {
 
 // Exports lists the names of the luaai module's functions, sorted.
 func (vm *VM) Exports() []string {
-	t, ok := vm.modules["luaai"].(*lua.LTable)
-	if !ok {
-		return nil
-	}
+	t := vm.module
 	var names []string
 	t.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
 	sortStrings(names)
@@ -278,7 +275,7 @@ func (vm *VM) LoadBehaviour(path string) (*State, error) {
 func (vm *VM) LoadProto(proto *lua.FunctionProto) (*State, error) {
 	old := vm.runner
 	vm.runner = nil
-	v, err := vm.runChunk(proto, vm.behaviourEnv())
+	v, err := vm.runChunk(proto, vm.newEnv())
 	vm.runner = old
 	if err != nil {
 		return nil, err

@@ -11,16 +11,18 @@ import (
 // back, for a reload that fails.
 func (vm *VM) ForgetModules() (restore func()) {
 	old := vm.modules
-	vm.modules = map[string]lua.LValue{"luaai": old["luaai"]}
+	vm.modules = make(map[moduleKey]lua.LValue)
 	return func() { vm.modules = old }
 }
 
 // Modules lists the files of the modules loaded by require, sorted.
 func (vm *VM) Modules() []string {
+	seen := map[string]bool{}
 	var out []string
 	for k := range vm.modules {
-		if k != "luaai" {
-			out = append(out, k)
+		if !seen[k.path] {
+			seen[k.path] = true
+			out = append(out, k.path)
 		}
 	}
 	sort.Strings(out)

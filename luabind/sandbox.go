@@ -23,9 +23,8 @@ package luabind
 //   - The string metatable is its own table, {__index = string,
 //     __metatable = "string"}: getmetatable("") returns the string "string",
 //     and methods ("x"):rep(3) still find the string table. The string
-//     table itself is an ordinary global: a script that assigns
-//     string.rep = nil changes it for every script of the same VM, as it
-//     would any other global; VMs (Lua states) never share it.
+//     table, like the other libraries and luaai, is read-only to scripts,
+//     and every behaviour file has globals of its own (isolation.go).
 //   - Strings are capped at Options.MaxString bytes (16 MiB by default):
 //     string.rep, string.format, string.char, string.gsub and table.concat
 //     refuse, with a Lua error, to build a longer one. string.rep and

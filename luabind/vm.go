@@ -70,8 +70,12 @@ type VM struct {
 	// spawner creates agents for ai.spawn; nil means ai.spawn raises an error.
 	spawner Spawner
 
-	modules   map[string]lua.LValue // loaded modules by absolute path
-	loading   map[string]bool       // modules being loaded (require cycles)
+	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
+	loading   map[moduleKey]bool       // modules being loaded (require cycles)
+	luaai     lua.LValue               // require("luaai"): the read-only module
+	module    *lua.LTable              // the module itself
+	readOnly  map[*lua.LTable]readOnlyTable
+	pristine  map[string]lua.LValue // the globals a mod starts with (isolation.go)
 	behaviour map[string]*State     // behaviours loaded by path (ai.spawn)
 	started   time.Time
 
@@ -91,8 +95,8 @@ func NewVM(opts Options) *VM {
 	vm := &VM{
 		L:         L,
 		opts:      opts,
-		modules:   map[string]lua.LValue{},
-		loading:   map[string]bool{},
+		modules:   map[moduleKey]lua.LValue{},
+		loading:   map[moduleKey]bool{},
 		behaviour: map[string]*State{},
 		started:   time.Now(),
 	}
@@ -159,7 +163,7 @@ func (vm *VM) openLibs() {
 	}
 	// load/loadstring: source text only (gopher-lua has no bytecode loader,
 	// but a reader function could still feed arbitrary chunks; text is enough).
-	g.RawSetString("loadstring", L.NewFunction(vm.luaLoadString))
+	g.RawSetString("loadstring", L.NewFunction(vm.luaLoadString)) // into the caller's globals
 	g.RawSetString("load", L.NewFunction(vm.luaLoadString))
 	g.RawSetString("print", L.NewFunction(vm.luaPrint))
 	g.RawSetString("require", L.NewFunction(vm.luaRequire))
@@ -188,8 +192,16 @@ func (vm *VM) openLibs() {
 	pkg.RawSetString("preload", L.NewTable())
 	g.RawSetString("package", pkg)
 
-	vm.modules["luaai"] = vm.newModule()
-	vm.harden() // string cap, pattern engine, math.random, budget: sandbox.go
+	vm.module = vm.newModule()
+	vm.harden()  // string cap, pattern engine, math.random, budget: sandbox.go
+	vm.isolate() // read-only libraries, a global table per mod: isolation.go
+}
+
+// moduleKey names a loaded module: the mod's global table it was loaded
+// into, and its file.
+type moduleKey struct {
+	env  *lua.LTable
+	path string
 }
 
 // luaPrint writes to stdout with a prefix-free tab-joined line, as Lua does.
@@ -219,7 +231,9 @@ func (vm *VM) luaLoadString(L *lua.LState) int {
 		L.Push(lua.LString(err.Error()))
 		return 2
 	}
-	L.Push(L.NewFunctionFromProto(proto))
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = callerEnv(L)
+	L.Push(fn)
 	return 1
 }
 
@@ -365,8 +379,8 @@ func (vm *VM) AllowRoot(dir string) {
 
 func (vm *VM) luaRequire(L *lua.LState) int {
 	name := L.CheckString(1)
-	if v, ok := vm.modules[name]; ok {
-		L.Push(v)
+	if name == "luaai" {
+		L.Push(vm.luaai)
 		return 1
 	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua" // a module name: lib.util
@@ -382,7 +396,9 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("require %q: %v", name, err)
 	}
-	key, _ := filepath.Abs(path)
+	abs, _ := filepath.Abs(path)
+	env := callerEnv(L)
+	key := moduleKey{env, abs}
 	if v, ok := vm.modules[key]; ok {
 		L.Push(v)
 		return 1
@@ -396,7 +412,9 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	}
 	vm.loading[key] = true
 	defer delete(vm.loading, key)
-	L.Push(L.NewFunctionFromProto(proto))
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = env // a module runs with the globals of the mod that requires it
+	L.Push(fn)
 	L.Push(lua.LString(name))
 	L.Call(1, 1)
 	v := L.Get(-1)
@@ -450,21 +468,6 @@ func (vm *VM) runChunk(proto *lua.FunctionProto, env *lua.LTable) (lua.LValue, e
 	v := L.Get(-1)
 	L.SetTop(top)
 	return v, nil
-}
-
-// behaviourEnv is the global table of one behaviour script: it starts as a
-// copy of the VM's globals and falls back to them for anything added later,
-// so the globals a behaviour sets stay its own (another behaviour does not
-// see them, and a reload starts afresh) while reads cost what they cost
-// without it. Library tables (string, math, ai) are still shared.
-func (vm *VM) behaviourEnv() *lua.LTable {
-	L := vm.L
-	env := L.CreateTable(0, 64)
-	L.G.Global.ForEach(func(k, v lua.LValue) { env.RawSet(k, v) })
-	mt := L.CreateTable(0, 1)
-	mt.RawSetString("__index", L.G.Global)
-	L.SetMetatable(env, mt)
-	return env
 }
 
 // luaError turns an error from a protected call into an ErrorList with the
