@@ -2,7 +2,6 @@ package luabind
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -323,7 +322,7 @@ func newSources() *sources {
 func (s *sources) tokens(file string) []token {
 	toks, ok := s.files[file]
 	if !ok {
-		if src, err := os.ReadFile(file); err == nil {
+		if src, err := ReadScript(file); err == nil {
 			toks = tokenize(src)
 		}
 		s.files[file] = toks

@@ -279,13 +279,15 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 
 // CompileFile compiles a file; its chunk name is the path as given, so
 // errors read "scripts/guard.lua:12: ...".
+//
+// The file must be a regular file of at most MaxScriptSize bytes (see
+// ReadScript).
 func CompileFile(path string) (*lua.FunctionProto, error) {
-	f, err := os.Open(path)
+	src, err := ReadScript(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Compile(f, path)
+	return Compile(bytes.NewReader(src), path)
 }
 
 // callerFile is the chunk name of the Lua function that called the running Go
@@ -335,6 +337,12 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			if !inside(d, p) {
 				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
+			}
+			if !st.Mode().IsRegular() {
+				return "", fmt.Errorf("%q: %w (%s)", name, ErrNotRegular, kind(st.Mode()))
+			}
+			if st.Size() > MaxScriptSize {
+				return "", fmt.Errorf("%q: %w", name, sizeError(MaxScriptSize, st.Size()))
 			}
 			return p, nil
 		}

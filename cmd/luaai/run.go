@@ -309,9 +309,12 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	return exitOK
 }
 
+// maxSnapshotFile bounds what --load reads.
+const maxSnapshotFile = 1 << 30
+
 // restore adds the agents of the snapshot file to h, running b.
 func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, error) {
-	data, err := os.ReadFile(file)
+	data, err := luabind.ReadRegular(file, maxSnapshotFile)
 	if err != nil {
 		return nil, fmt.Errorf("--load: %w", err) // names the file
 	}
