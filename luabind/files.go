@@ -86,4 +86,3 @@ func kind(m fs.FileMode) string {
 	}
 	return "mode " + m.String()
 }
-
