@@ -132,13 +132,42 @@ func (w *watcher) watched(name string) bool {
 	return w.files[abs] || w.anyLua && filepath.Ext(abs) == ".lua" && w.dirs[filepath.Dir(abs)]
 }
 
+// rewatchEvery is how often the loop checks that every watched folder is
+// still watched: a folder deleted and made again (git checkout, some
+// editors) loses its watch, and fsnotify does not restore it.
+const rewatchEvery = 250 * time.Millisecond
+
+// rewatch adds the watch of every folder that lost it and exists again;
+// true when one came back (its files may all have changed).
+func (w *watcher) rewatch() bool {
+	have := map[string]bool{}
+	for _, d := range w.fs.WatchList() {
+		have[d] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	back := false
+	for d := range w.dirs {
+		if !have[d] && w.fs.Add(d) == nil {
+			back = true
+		}
+	}
+	return back
+}
+
 func (w *watcher) loop() {
 	defer close(w.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	poll := time.NewTicker(rewatchEvery)
+	defer poll.Stop()
 	for {
 		select {
+		case <-poll.C:
+			if w.rewatch() {
+				timer.Reset(debounce)
+			}
 		case ev, ok := <-w.fs.Events:
 			if !ok {
 				return

@@ -367,3 +367,25 @@ func TestRunWatchUnpacedTicks(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Len(t, lines(stdout), 5)
 }
+
+// A folder deleted and made again (git checkout, some editors) is watched
+// again: the run reloads what it holds now.
+func TestRunWatchFolderReplaced(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "mod")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	script := filepath.Join(dir, "toggle.lua")
+	writeFile(t, script, toggler("a", "b"))
+	r := startRun(t, "--watch", "--hz", "50", script)
+	r.waitFor(t, "the first ticks", func(stdout, _ string) bool {
+		return strings.Contains(stdout, "agent 1 b -> a\n")
+	})
+	require.NoError(t, os.RemoveAll(dir))
+	time.Sleep(3 * rewatchEvery) // the folder is gone for a while
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	writeFile(t, script, toggler("p", "q"))
+	r.waitFor(t, "the reload of the new folder's script", func(stdout, stderr string) bool {
+		return strings.Contains(lastReload(stderr), "reload ok") && strings.Contains(stdout, "agent 1 q -> p\n")
+	})
+	require.Equal(t, 0, r.stop(t))
+}
