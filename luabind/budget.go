@@ -14,12 +14,13 @@ package luabind
 //   - Before each outermost protected call (the Call* helpers and RunProto)
 //     the VM stores a fresh call sequence number in an atomic word; after
 //     it, it swaps the word back to zero. No clock is read on the call path.
-//   - The watchdog ticks every budget/4. When it sees the same sequence
+//   - The watchdog ticks every budget/8. When it sees the same sequence
 //     number for longer than the budget, it marks that number fired (a
 //     compare-and-swap, so a call that finished in the meantime — or the
 //     next call, which has another number — is never hit) and closes the
 //     channel. The callback stops at its next Lua instruction, between 1x
-//     and 1.25x its budget after it started.
+//     and 1.125x its budget after it started, plus the time the watchdog
+//     waits to be scheduled.
 //   - The call that was stopped installs a fresh channel as it returns, so
 //     the next call starts clean.
 //   - The watchdog starts lazily with the first budgeted call, exits after
@@ -141,7 +142,7 @@ func newBudget(call, load time.Duration) *budget {
 	if p == 0 || (load > 0 && load < p) {
 		p = load
 	}
-	p /= 4
+	p /= 8
 	if p < time.Millisecond {
 		p = time.Millisecond
 	}
@@ -330,7 +331,9 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 	}
 	s := b.begin(load)
 	err := vm.L.PCall(nargs, nret, nil)
-	if w, fired := b.end(s); fired && err != nil && stoppedByBudget(err, w, b) {
+	if w, fired := b.end(s); fired && (err == nil || stoppedByBudget(err, w, b)) {
+		// err == nil: the script caught its stop (pcall, coroutine.resume)
+		// and returned; it was stopped all the same.
 		return vm.budgetError(err, w)
 	}
 	return err
@@ -359,7 +362,9 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	if errors.As(err, &api) {
 		trace = api.StackTrace
 	}
-	e.Pos, _ = SplitPos(ErrorMessage(err))
+	if err != nil {
+		e.Pos, _ = SplitPos(ErrorMessage(err))
+	}
 	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
 	return e
 }
@@ -376,4 +381,39 @@ func loadError(err error, file string) error {
 		return be
 	}
 	return luaError(err, file)
+}
+
+// compileBudgeted compiles a chunk for load() without letting the compiler
+// outlive the running call's budget: compiling is Go code the budget cannot
+// interrupt (a 4 MiB chunk takes about a second), so a large chunk is
+// compiled on another goroutine while this one waits for it or for the
+// budget's stop, whichever comes first. A compile left behind by a stop
+// finishes on its own (it touches nothing but its input); until it has,
+// load() refuses further large chunks, so a script cannot pile them up.
+func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionProto, error) {
+	const small = 64 << 10 // compiles in well under a millisecond
+	b := vm.guard.bud
+	if b == nil || !b.active || len(src) <= small {
+		return Compile(strings.NewReader(src), name)
+	}
+	if !vm.guard.compiling.CompareAndSwap(false, true) {
+		L.RaiseError("load: a chunk abandoned by an earlier stop is still compiling")
+	}
+	type result struct {
+		proto *lua.FunctionProto
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer vm.guard.compiling.Store(false)
+		p, err := Compile(strings.NewReader(src), name)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.proto, r.err
+	case <-b.ctx.Done():
+		L.RaiseError("%s", b.stopMessage())
+	}
+	return nil, nil
 }

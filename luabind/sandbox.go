@@ -67,6 +67,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -82,6 +83,8 @@ type guard struct {
 	bud       *budget    // nil when neither Budget nor LoadBudget is set
 	rng       *rand.Rand // math.random outside a tick
 	maxString int
+	coDepth   int  // coroutines being resumed inside each other
+	compiling atomic.Bool // a load() compile abandoned by a stop is running
 	closed    bool // VM.Close ran
 }
 
@@ -146,7 +149,7 @@ func (vm *VM) harden() {
 		}
 	}
 	if co, ok := G.RawGetString(lua.CoroutineLibName).(*lua.LTable); ok {
-		fixYieldResults(L, co)
+		vm.fixYieldResults(co)
 	}
 	if co, ok := G.RawGetString(lua.CoroutineLibName).(*lua.LTable); ok && g.bud != nil {
 		ctx := &g.bud.ctx
@@ -182,13 +185,21 @@ func (vm *VM) harden() {
 // crashes whatever Go code reads it next, the host's included. resume and
 // the functions wrap returns pad their arguments with nil up to what the
 // pending yield call expects.
-func fixYieldResults(L *lua.LState, co *lua.LTable) {
+//
+// Both also count how deeply coroutines are resumed inside each other: at
+// most maxCoroutineDepth, since every level is a Go call with a Lua stack
+// of its own, and a script nesting them without end would make the budget's
+// stop unwind for seconds.
+func (vm *VM) fixYieldResults(co *lua.LTable) {
+	L := vm.L
 	if resume, ok := co.RawGetString("resume").(*lua.LFunction); ok && resume.IsG {
 		gf := resume.GFunction
 		co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
 			if th, ok := L.Get(1).(*lua.LState); ok {
 				padResume(L, th, 2)
 			}
+			vm.enterCoroutine(L)
+			defer vm.leaveCoroutine()
 			return gf(L)
 		}))
 	}
@@ -208,12 +219,26 @@ func fixYieldResults(L *lua.LState, co *lua.LTable) {
 			L.Pop(1)
 			L.Push(L.NewClosure(func(L *lua.LState) int {
 				padResume(L, th, 1)
+				vm.enterCoroutine(L)
+				defer vm.leaveCoroutine()
 				return aux(L)
 			}, th))
 			return n
 		}))
 	}
 }
+
+// maxCoroutineDepth bounds coroutines resumed inside each other.
+const maxCoroutineDepth = 200
+
+func (vm *VM) enterCoroutine(L *lua.LState) {
+	if vm.guard.coDepth >= maxCoroutineDepth {
+		L.RaiseError("coroutines resumed inside each other more than %d deep", maxCoroutineDepth)
+	}
+	vm.guard.coDepth++
+}
+
+func (vm *VM) leaveCoroutine() { vm.guard.coDepth-- }
 
 // padResume pushes nils after the resume arguments (from index first) up
 // to the number of results th's pending coroutine.yield call expects.

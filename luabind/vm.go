@@ -181,7 +181,7 @@ func (vm *VM) openLibs() {
 		return 1
 	}))
 	osT.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
-		return osDate(L, vm.now())
+		return vm.osDate(L, vm.now())
 	}))
 	g.RawSetString("os", osT)
 
@@ -225,7 +225,12 @@ func (vm *VM) luaLoadString(L *lua.LState) int {
 		L.ArgError(1, "only source text can be loaded here (not a "+L.Get(1).Type().String()+")")
 	}
 	name := chunkName(L.OptString(2, "(load)")) // never taken for a file: see sandbox.go
-	proto, err := Compile(strings.NewReader(string(src)), name)
+	if len(src) > MaxScriptSize {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("%s: the chunk is %d bytes, more than the %d-byte limit on scripts", name, len(src), MaxScriptSize)))
+		return 2
+	}
+	proto, err := vm.compileBudgeted(L, string(src), name)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
@@ -506,7 +511,9 @@ func osTimeTable(L *lua.LState) int {
 	return 1
 }
 
-func osDate(L *lua.LState, now time.Time) int {
+// osDate is os.date; its result is capped like any string, and a long
+// format checks the budget as it goes.
+func (vm *VM) osDate(L *lua.LState, now time.Time) int {
 	format := L.OptString(1, "%c")
 	if L.GetTop() >= 2 {
 		now = time.Unix(int64(L.CheckNumber(2)), 0)
@@ -529,8 +536,19 @@ func osDate(L *lua.LState, now time.Time) int {
 		L.Push(t)
 		return 1
 	}
+	// At most 24 bytes a conversion (%c): refuse a result over the cap
+	// before building any of it.
+	if size := float64(len(format)) + 24*float64(strings.Count(format, "%")); size > float64(vm.guard.maxString) {
+		vm.tooLong(L, "os.date", size)
+	}
 	var b strings.Builder
-	for i := 0; i < len(format); i++ {
+	for i, n := 0, 0; i < len(format); i, n = i+1, n+1 {
+		if n&1023 == 1023 {
+			vm.checkBudget(L)
+			if b.Len() > vm.guard.maxString {
+				vm.tooLong(L, "os.date", float64(b.Len()))
+			}
+		}
 		c := format[i]
 		if c != '%' || i+1 == len(format) {
 			b.WriteByte(c)
@@ -564,6 +582,9 @@ func osDate(L *lua.LState, now time.Time) int {
 			b.WriteByte('%')
 			b.WriteByte(format[i])
 		}
+	}
+	if b.Len() > vm.guard.maxString {
+		vm.tooLong(L, "os.date", float64(b.Len()))
 	}
 	L.Push(lua.LString(b.String()))
 	return 1

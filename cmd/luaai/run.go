@@ -40,6 +40,9 @@ Flags (before or after SCRIPT):
   --workers N   worker goroutines, each with its own Lua state and its own
                 copy of the script's top-level locals (default 1)
   --seed N      seed of the agents' random numbers (default 0)
+  --budget D    how long one callback may run before it is stopped and
+                reported, e.g. 50ms, 200ms, 1s; "off" turns it off (default
+                50ms)
   --set k=v     override a context default; v is read as a number, true or
                 false where it can be, else as a string (repeatable)
   --trace       after each tick print every agent's state and context, and
@@ -65,6 +68,13 @@ during the run (the run still goes to its end), or --load / --save failed;
 2 a usage error.
 `
 
+// The range of --hz: slower than one tick in 1000 s or faster than a
+// million a second is a typo (and would overflow the pacing timer).
+const (
+	minHz = 0.001
+	maxHz = 1e6
+)
+
 // defaultWatchHz paces a --watch run without --ticks.
 const defaultWatchHz = 10
 
@@ -78,6 +88,7 @@ type runConfig struct {
 	hz      float64 // 0: no pacing
 	agents  int
 	seed    uint64
+	budget  time.Duration // 0: the host's default; < 0: off
 	set     map[string]any
 	trace   bool
 	json    bool
@@ -88,11 +99,37 @@ type runConfig struct {
 
 // runCmd runs "luaai run": args are the arguments after "run". SIGINT and
 // SIGTERM end the run cleanly; a second one kills the process.
+//
+// A tick that does not end (a game's Go function that blocks, a budget
+// turned off) cannot hold the process: interruptGrace after the signal the
+// command returns anyway, saying so, and main exits.
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first signal, the default behaviour again
-	return runCmdContext(ctx, args, stdout, stderr)
+	return runInterruptible(ctx, func() int { return runCmdContext(ctx, args, stdout, stderr) }, stderr)
+}
+
+// interruptGrace is how long a run may take to end after an interrupt.
+const interruptGrace = time.Second
+
+// runInterruptible runs fn, returning its code, or exitFail interruptGrace
+// after ctx is done if fn has not returned by then.
+func runInterruptible(ctx context.Context, fn func() int, stderr io.Writer) int {
+	done := make(chan int, 1)
+	go func() { done <- fn() }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(interruptGrace):
+		fmt.Fprintf(stderr, "luaai run: interrupted, but the tick in progress did not end within %v; stopping without finishing it (--save not written)\n", interruptGrace)
+		return exitFail
+	}
 }
 
 // runCmdContext is runCmd ending cleanly when ctx is done (what an interrupt
@@ -117,6 +154,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.IntVar(&cfg.agents, "agents", 1, "")
 	fs.IntVar(&cfg.workers, "workers", 1, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
+	budgetFlag(fs, &cfg.budget)
 	setFlag(fs, cfg.set)
 	fs.BoolVar(&cfg.trace, "trace", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
@@ -145,6 +183,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--agents must be ≥ 1, got %d", cfg.agents)
 	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
 		return bad("--hz must be a number > 0, got %v", cfg.hz)
+	case given["hz"] && (cfg.hz < minHz || cfg.hz > maxHz):
+		return bad("--hz must be between 0.001 and 1000000 ticks a second, got %v", cfg.hz)
 	case cfg.dt < 0 || math.IsNaN(cfg.dt) || math.IsInf(cfg.dt, 0):
 		return bad("--dt must be a finite number ≥ 0, got %v", cfg.dt)
 	case cfg.workers < 1:
@@ -169,6 +209,25 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	}
 	cfg.script = pos[0]
 	return cfg, exitOK
+}
+
+// budgetFlag defines --budget: a Go duration ("50ms", "2s"), or "off".
+func budgetFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.Func("budget", "", func(s string) error {
+		if s == "off" {
+			*d = -1
+			return nil
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 50ms or 1s, or off")
+		}
+		if v <= 0 {
+			return fmt.Errorf("must be more than 0 (or off), got %v", s)
+		}
+		*d = v
+		return nil
+	})
 }
 
 // parseValue reads a --set value: a number (decimal, or hex with 0x), true or
@@ -236,6 +295,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	opts := host.Options{
 		Seed:         cfg.seed,
+		Budget:       cfg.budget,
 		Workers:      cfg.workers,
 		Roots:        scriptRoots(cfg.script),
 		Stdout:       out.printer(),

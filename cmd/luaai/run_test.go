@@ -284,6 +284,17 @@ func TestRunCallbackError(t *testing.T) {
 	}, lines(stdout))
 }
 
+// --budget sets how long one callback may run.
+func TestRunBudgetFlag(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "slow.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function() while true do end end } } }`), 0o644))
+	code, _, stderr := cli("run", script, "--ticks", "1", "--budget", "20ms")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "slow.lua:2: callback ran past its 20ms budget (agent 1, state s, update)")
+}
+
 func TestRunLoadErrors(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -322,6 +333,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{"infinite dt", []string{"run", "testdata/guard.lua", "--dt", "+Inf"}, "--dt must be a finite number ≥ 0"},
 		{"zero hz", []string{"run", "testdata/guard.lua", "--hz", "0"}, "--hz must be a number > 0"},
 		{"negative hz", []string{"run", "testdata/guard.lua", "--hz", "-5"}, "--hz must be a number > 0"},
+		{"tiny hz", []string{"run", "testdata/guard.lua", "--hz", "1e-10"}, "--hz must be between 0.001 and 1000000"},
+		{"huge hz", []string{"run", "testdata/guard.lua", "--hz", "1e12"}, "--hz must be between 0.001 and 1000000"},
+		{"budget not a duration", []string{"run", "testdata/guard.lua", "--budget", "50"}, `invalid value "50" for flag -budget: want a duration such as 50ms or 1s, or off`},
+		{"zero budget", []string{"run", "testdata/guard.lua", "--budget", "0s"}, `must be more than 0 (or off)`},
 		{"negative seed", []string{"run", "testdata/guard.lua", "--seed", "-1"}, `invalid value "-1" for flag -seed`},
 		{"set without =", []string{"run", "testdata/guard.lua", "--set", "go"}, `invalid value "go" for flag -set: want key=value`},
 		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for flag -set`},
