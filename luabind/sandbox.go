@@ -83,9 +83,9 @@ type guard struct {
 	bud       *budget    // nil when neither Budget nor LoadBudget is set
 	rng       *rand.Rand // math.random outside a tick
 	maxString int
-	coDepth   int  // coroutines being resumed inside each other
+	coDepth   int         // coroutines being resumed inside each other
 	compiling atomic.Bool // a load() compile abandoned by a stop is running
-	closed    bool // VM.Close ran
+	closed    bool        // VM.Close ran
 }
 
 // harden finishes the sandbox openLibs starts: it is called once, at the

@@ -545,7 +545,7 @@ func TestRunLoadErrorsNameTheFile(t *testing.T) {
 		{"another behaviour", "testdata/stack.lua", guardSnap, "bad snapshot"},
 		{"bad rng", "testdata/guard.lua", write("rng.json", `{"version":1,"agents":[{"id":1,"behaviour":"x","ticks":0,"clock":0,"rng":"!!","ctx":{},"states":{},"machines":{}}]}`), "rng"},
 		{"missing file", "testdata/guard.lua", filepath.Join(dir, "nope.json"), "no such file"},
-		{"a folder", "testdata/guard.lua", dir, "directory"},
+		{"a folder", "testdata/guard.lua", dir, "not a regular file (a folder)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
