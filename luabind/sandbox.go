@@ -318,10 +318,14 @@ func chunkName(name string) string {
 
 // tooLong raises the error of a string over the cap.
 func (vm *VM) tooLong(L *lua.LState, fn string, size float64) {
+	raiseTooLong(L, fn, size, vm.guard.maxString)
+}
+
+func raiseTooLong(L *lua.LState, fn string, size float64, max int) {
 	if size >= 1<<53 || math.IsInf(size, 0) {
-		L.RaiseError("%s: the result would be more than the %d-byte limit on strings", fn, vm.guard.maxString)
+		L.RaiseError("%s: the result would be more than the %d-byte limit on strings", fn, max)
 	}
-	L.RaiseError("%s: the result would be %.0f bytes, more than the %d-byte limit on strings", fn, size, vm.guard.maxString)
+	L.RaiseError("%s: the result would be %.0f bytes, more than the %d-byte limit on strings", fn, size, max)
 }
 
 // checkBudget raises the budget error when the running call has been

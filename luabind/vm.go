@@ -167,6 +167,7 @@ func (vm *VM) openLibs() {
 	g.RawSetString("load", L.NewFunction(vm.luaLoadString))
 	g.RawSetString("print", L.NewFunction(vm.luaPrint))
 	g.RawSetString("require", L.NewFunction(vm.luaRequire))
+	g.RawSetString(catGlobal, L.NewFunction(func(L *lua.LState) int { return cat(L, vm.guard.maxString) }))
 
 	osT := L.NewTable()
 	osT.RawSetString("time", L.NewFunction(func(L *lua.LState) int {
@@ -268,6 +269,7 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 		return nil, err
 	}
 	chunk = rewriteDialect(chunk) // Lua 5.1 semantics where gopher-lua differs; see dialect.go
+	chunk = rewriteConcat(chunk)  // `..` under the string cap; see concat.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
 		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}
