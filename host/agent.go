@@ -42,6 +42,8 @@ type Agent struct {
 	// suspended by the Suspend fault policy
 	suspended bool
 	spawnSeq  int // ai.spawn calls queued by this agent's callbacks
+	// memStopped: suspended by the memory limit (Options.MemoryLimit)
+	memStopped bool
 
 	path   []*node          // scratch: machines on the active path
 	scores []float64        // scratch: utility scores
@@ -122,7 +124,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 func (a *Agent) Suspended() bool { return a.suspended }
 
 // Resume lets a suspended agent tick again.
-func (a *Agent) Resume() { a.suspended = false }
+func (a *Agent) Resume() { a.suspended, a.memStopped = false, false }
 
 // ID is the agent's spawn number, from 1.
 func (a *Agent) ID() int { return a.id }

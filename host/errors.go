@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/luaai/luaai/luabind"
 )
@@ -93,9 +94,29 @@ func newScriptError(a *Agent, n *node, callback string, err error) *ScriptError 
 		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: err,
 	}
 	if se.Script == "" {
+		// An error value that is not a string carries no position: the
+		// traceback's first Lua frame has it.
+		se.Script, se.Line = tracebackPos(se.Traceback)
+	}
+	if se.Script == "" {
 		// Errors raised by the engine itself (stack rules, NaN scores) point
 		// at the definition of the state.
 		se.Script, se.Line = n.def.Pos.File, n.def.Pos.Line
 	}
 	return se
+}
+
+// tracebackPos is the file and line of the first Lua frame of a traceback
+// ("\tscripts/x.lua:6: in function <…>"), or none.
+func tracebackPos(tb string) (string, int) {
+	for _, l := range strings.Split(tb, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "[G]") || strings.HasPrefix(l, "stack traceback") {
+			continue
+		}
+		if p, _ := luabind.SplitPos(l); p.File != "" && p.Line > 0 {
+			return p.File, p.Line
+		}
+	}
+	return "", 0
 }

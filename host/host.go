@@ -48,6 +48,20 @@ type Options struct {
 	// loaded or reloaded. The default (zero) value is DefaultLoadBudget; a
 	// negative value turns it off.
 	LoadBudget time.Duration
+	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
+	// callback (or a script's main chunk) that makes the heap grow past
+	// what is left of it is stopped with an error wrapping
+	// luabind.ErrMemoryLimit (file:line and state path, like any failed
+	// callback); after a tick in which the agents' contexts together hold
+	// more than the limit, the largest are suspended (whatever Faults says)
+	// with such an error until the rest fit. Contexts are measured only
+	// when the heap has grown since the last measure, so a host under its
+	// limit pays one heap reading a tick. The heap is the process's: set
+	// a limit well above what one agent needs, and run several workers only
+	// with budgets you trust (growth is shared blame between callbacks
+	// running at once). The default (zero) value is DefaultMemoryLimit; a
+	// negative value turns it off.
+	MemoryLimit int64
 	// MaxString is the longest string string.rep, string.format,
 	// table.concat and friends may build, in bytes. The default (zero)
 	// value is luabind.DefaultMaxString (16 MiB).
@@ -142,6 +156,7 @@ type Host struct {
 	dispatch1 bool            // dispatch is delivering records
 	merged    []record        // scratch for dispatch
 	spawns    []*pendingSpawn // scratch for applySpawns
+	mem       memoryAccount
 	reloadQ   reloads
 	errCounts map[errKey]int
 }
@@ -156,6 +171,8 @@ type errKey struct {
 const (
 	DefaultBudget     = 50 * time.Millisecond
 	DefaultLoadBudget = 2 * time.Second
+	// DefaultMemoryLimit is Options.MemoryLimit's default: 256 MiB.
+	DefaultMemoryLimit = 256 << 20
 )
 
 // FaultPolicy says what happens to an agent whose callback fails.
@@ -233,6 +250,12 @@ func New(opts Options) (*Host, error) {
 	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	switch {
+	case opts.MemoryLimit == 0:
+		opts.MemoryLimit = DefaultMemoryLimit
+	case opts.MemoryLimit < 0:
+		opts.MemoryLimit = 0 // off
+	}
 	budget := func(d, def time.Duration) time.Duration {
 		switch {
 		case d == 0:
@@ -249,12 +272,14 @@ func New(opts Options) (*Host, error) {
 		w.vm = luabind.NewVM(luabind.Options{
 			Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout,
 			Seed: opts.Seed, Now: opts.Now, MaxString: opts.MaxString,
-			Budget:     budget(opts.Budget, DefaultBudget),
-			LoadBudget: budget(opts.LoadBudget, DefaultLoadBudget),
+			Budget:      budget(opts.Budget, DefaultBudget),
+			LoadBudget:  budget(opts.LoadBudget, DefaultLoadBudget),
+			MemoryLimit: opts.MemoryLimit,
 		})
 		w.vm.SetSpawner(luaSpawner{w})
 		h.workers = append(h.workers, w)
 	}
+	h.mem.init(opts.MemoryLimit)
 	return h, nil
 }
 
@@ -393,6 +418,7 @@ func (h *Host) Tick(dt float64) error {
 	}
 	h.ApplyReloads()
 	h.eachWorker(func(w *worker) { w.tick(dt) })
+	h.checkMemory()
 	h.dispatch()
 	return nil
 }

@@ -45,6 +45,8 @@ package luabind
 
 import (
 	"errors"
+	"fmt"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,13 +72,48 @@ type BudgetError struct {
 	Load bool
 	// Budget is the budget it ran past.
 	Budget time.Duration
+	// Memory is set for a call stopped by the memory limit instead
+	// (Options.MemoryLimit): it made the heap grow by more than Memory
+	// bytes. Such an error wraps ErrMemoryLimit, not ErrBudget.
+	Memory int64
 
 	api *lua.ApiError
 }
 
+// ErrMemoryLimit is wrapped by the error of a callback, or of a script being
+// loaded, stopped for allocating past its memory limit.
+var ErrMemoryLimit = errors.New("memory limit")
+
 // Msg is the message without the position: "callback ran past its 50ms
-// budget" or "script ran past its 2s load budget".
-func (e *BudgetError) Msg() string { return budgetMessage(e.Load, e.Budget) }
+// budget", "script ran past its 2s load budget" or "callback went past its
+// memory limit (256 MiB)".
+func (e *BudgetError) Msg() string {
+	if e.Memory > 0 {
+		return memoryMessage(e.Load, e.Memory)
+	}
+	return budgetMessage(e.Load, e.Budget)
+}
+
+func memoryMessage(load bool, n int64) string {
+	what := "callback"
+	if load {
+		what = "script"
+	}
+	return fmt.Sprintf("memory limit: the %s allocated more than %s", what, FormatBytes(n))
+}
+
+// FormatBytes writes a byte count for people: "256 MiB", "1.5 KiB", "12 B".
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return fmt.Sprintf("%d B", n)
+}
 
 func budgetMessage(load bool, d time.Duration) string {
 	if load {
@@ -93,9 +130,14 @@ func (e *BudgetError) Error() string {
 	return e.Pos.String() + ": " + e.Msg()
 }
 
-// Unwrap returns ErrBudget, the Lua error and the position as an ErrorList.
+// Unwrap returns ErrBudget (or ErrMemoryLimit), the Lua error and the
+// position as an ErrorList.
 func (e *BudgetError) Unwrap() []error {
-	return []error{ErrBudget, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
+	sentinel := ErrBudget
+	if e.Memory > 0 {
+		sentinel = ErrMemoryLimit
+	}
+	return []error{sentinel, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
 }
 
 // Bits of budget.state: the low two bits flag the call, the rest is its
@@ -103,7 +145,8 @@ func (e *BudgetError) Unwrap() []error {
 const (
 	budgetFired    = 1 // the watchdog stopped this call
 	budgetLoad     = 2 // the call is a script load (Options.LoadBudget)
-	budgetSeqShift = 2
+	budgetMem      = 4 // it was stopped by the memory limit
+	budgetSeqShift = 3
 )
 
 // budgetIdleTicks is how many watchdog ticks without a call let the
@@ -116,6 +159,12 @@ type budget struct {
 	call, load time.Duration // 0: that kind of call is not budgeted
 	period     time.Duration // watchdog tick
 	ctx        budgetCtx
+	// mem is how much the heap may grow during one call (0: no limit);
+	// memLimit is the limit the error names. The host updates mem as the
+	// memory its agents hold changes (VM.SetMemoryAllowance).
+	mem      atomic.Int64
+	memLimit atomic.Int64
+	heap     heapReader // watchdog goroutine
 
 	state   atomic.Uint64 // seq<<budgetSeqShift | flags of the running call; 0 when none
 	mu      sync.Mutex    // serialises closing the channel and installing a new one
@@ -128,14 +177,17 @@ type budget struct {
 	closed bool   // VM goroutine
 }
 
-func newBudget(call, load time.Duration) *budget {
+func newBudget(call, load time.Duration, mem int64) *budget {
 	if call < 0 {
 		call = 0
 	}
 	if load < 0 {
 		load = 0
 	}
-	if call == 0 && load == 0 {
+	if mem < 0 {
+		mem = 0
+	}
+	if call == 0 && load == 0 && mem == 0 {
 		return nil
 	}
 	p := call
@@ -143,10 +195,15 @@ func newBudget(call, load time.Duration) *budget {
 		p = load
 	}
 	p /= 8
+	if mem > 0 && (p == 0 || p > memPeriod) {
+		p = memPeriod // the heap is sampled at least this often
+	}
 	if p < time.Millisecond {
 		p = time.Millisecond
 	}
 	b := &budget{call: call, load: load, period: p, stop: make(chan struct{})}
+	b.mem.Store(mem)
+	b.memLimit.Store(mem)
 	ch := make(chan struct{})
 	b.ctx.done.Store(&ch)
 	return b
@@ -163,7 +220,7 @@ func (b *budget) begin(load bool) uint64 {
 	if load {
 		limit, flags = b.load, budgetLoad
 	}
-	if limit <= 0 {
+	if limit <= 0 && b.mem.Load() <= 0 {
 		return 0
 	}
 	b.active = true
@@ -211,7 +268,11 @@ func (b *budget) expired() bool { return b != nil && b.state.Load()&budgetFired 
 // stopMessage is the message of the running call's stop (the context's
 // channel may not be closed yet when expired turns true).
 func (b *budget) stopMessage() string {
-	if b.state.Load()&budgetLoad != 0 {
+	s := b.state.Load()
+	if s&budgetMem != 0 {
+		return memoryMessage(s&budgetLoad != 0, b.memLimit.Load())
+	}
+	if s&budgetLoad != 0 {
 		return budgetMessage(true, b.load)
 	}
 	return budgetMessage(false, b.call)
@@ -223,6 +284,7 @@ func (b *budget) watch() {
 	defer t.Stop()
 	var seen uint64
 	var since time.Time
+	var heap0 int64 // the heap when the running call was first seen
 	idle := 0
 	for {
 		select {
@@ -254,28 +316,42 @@ func (b *budget) watch() {
 		if s&budgetFired != 0 {
 			continue // stopped, unwinding
 		}
+		mem := b.mem.Load()
 		if s != seen {
 			seen, since = s, now
+			if mem > 0 {
+				heap0 = b.heap.read()
+			}
+			continue
+		}
+		if mem > 0 && b.heap.read()-heap0 > mem {
+			b.fire(s, true)
 			continue
 		}
 		limit := b.call
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if now.Sub(since) >= limit {
-			b.fire(s)
+		if limit > 0 && now.Sub(since) >= limit {
+			b.fire(s, false)
 		}
 	}
 }
 
 // fire stops call s if it is still the running one.
-func (b *budget) fire(s uint64) {
+func (b *budget) fire(s uint64, mem bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.state.CompareAndSwap(s, s|budgetFired) {
+	flags := uint64(budgetFired)
+	if mem {
+		flags |= budgetMem
+	}
+	if !b.state.CompareAndSwap(s, s|flags) {
 		return // finished meanwhile; the next call has another number
 	}
-	if s&budgetLoad != 0 {
+	if mem {
+		b.ctx.err = errors.New(memoryMessage(s&budgetLoad != 0, b.memLimit.Load()))
+	} else if s&budgetLoad != 0 {
 		b.ctx.err = errors.New(budgetMessage(true, b.load))
 	} else {
 		b.ctx.err = errors.New(budgetMessage(false, b.call))
@@ -327,10 +403,13 @@ func (c *budgetCtx) AfterFunc(func()) func() bool { return func() bool { return 
 func (vm *VM) pcall(nargs, nret int, load bool) error {
 	b := vm.guard.bud
 	if b == nil {
-		return vm.L.PCall(nargs, nret, nil)
+		err := vm.L.PCall(nargs, nret, nil)
+		vm.stringifyError(err)
+		return err
 	}
 	s := b.begin(load)
 	err := vm.L.PCall(nargs, nret, nil)
+	vm.stringifyError(err)
 	if w, fired := b.end(s); fired && (err == nil || stoppedByBudget(err, w, b)) {
 		// err == nil: the script caught its stop (pcall, coroutine.resume)
 		// and returned; it was stopped all the same.
@@ -344,6 +423,9 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 // overflow unwinding slowly): the message of a stop ends with the budget's.
 func stoppedByBudget(err error, word uint64, b *budget) bool {
 	load := word&budgetLoad != 0
+	if word&budgetMem != 0 {
+		return strings.HasSuffix(ErrorMessage(err), memoryMessage(load, b.memLimit.Load()))
+	}
 	d := b.call
 	if load {
 		d = b.load
@@ -356,6 +438,9 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	e := &BudgetError{Load: word&budgetLoad != 0, Budget: b.call}
 	if e.Load {
 		e.Budget = b.load
+	}
+	if word&budgetMem != 0 {
+		e.Memory = b.memLimit.Load()
 	}
 	var api *lua.ApiError
 	trace := ""
@@ -416,4 +501,44 @@ func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionPro
 		L.RaiseError("%s", b.stopMessage())
 	}
 	return nil, nil
+}
+
+// memPeriod is how often the watchdog samples the heap while a call runs
+// under a memory limit: at the few hundred MB/s a script can allocate, a
+// few MB between looks.
+const memPeriod = 5 * time.Millisecond
+
+// heapReader reads the bytes of heap objects (live and not yet swept),
+// reusing its sample. One goroutine uses it.
+type heapReader struct{ sample []metrics.Sample }
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func (h *heapReader) read() int64 {
+	if h.sample == nil {
+		h.sample = []metrics.Sample{{Name: heapMetric}}
+	}
+	metrics.Read(h.sample)
+	if h.sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(h.sample[0].Value.Uint64())
+}
+
+// HeapBytes is the process's heap in use by objects (runtime/metrics
+// /memory/classes/heap/objects:bytes), what the memory limit watches.
+func HeapBytes() int64 {
+	var h heapReader
+	return h.read()
+}
+
+// SetMemoryAllowance sets how much the heap may grow during one call of
+// this VM before the call is stopped with a memory limit error; limit is
+// the limit the error names. n <= 0 stops nothing. The host calls it as
+// the memory its agents hold changes; safe from any goroutine.
+func (vm *VM) SetMemoryAllowance(n, limit int64) {
+	if b := vm.guard.bud; b != nil {
+		b.mem.Store(n)
+		b.memLimit.Store(limit)
+	}
 }

@@ -2,7 +2,9 @@ package luabind
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -162,19 +164,48 @@ func (e *notANumber) Unwrap() error { return ErrNotANumber }
 
 // ErrorMessage is the message of an error from a protected call, without the
 // traceback: "file:line: message".
+// An error value that is not a string or a number reads "(error object is a
+// table value)", as the lua command says; a table with __tostring gives that
+// instead (see VM.pcall). Messages longer than MaxErrorText are cut there,
+// so a script cannot make the host keep megabytes per error.
 func ErrorMessage(err error) string {
 	var ae *lua.ApiError
-	if errors.As(err, &ae) && ae.Object != nil {
-		return ae.Object.String()
+	msg := ""
+	switch {
+	case errors.As(err, &ae) && ae.Object != nil:
+		switch o := ae.Object.(type) {
+		case lua.LString, lua.LNumber:
+			msg = o.String()
+		default:
+			msg = "(error object is a " + o.Type().String() + " value)"
+		}
+	default:
+		msg = err.Error()
 	}
-	return err.Error()
+	return CutText(msg, MaxErrorText)
+}
+
+// MaxErrorText is the longest error message or traceback kept, in bytes.
+const MaxErrorText = 4096
+
+// CutText cuts s to at most max bytes (on a UTF-8 boundary), saying how
+// much was cut.
+func CutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
 // Traceback is the Lua stack traceback of an error from a protected call, or "".
 func Traceback(err error) string {
 	var ae *lua.ApiError
 	if errors.As(err, &ae) {
-		return ae.StackTrace
+		return CutText(ae.StackTrace, MaxErrorText)
 	}
 	return ""
 }
@@ -206,3 +237,30 @@ type ConstScorer float64
 
 // Score returns the constant.
 func (s ConstScorer) Score(*VM, *lua.LTable) (float64, error) { return float64(s), nil }
+
+// stringifyError gives an error value that is a table with a __tostring
+// metamethod its string, as the lua command prints it; it runs
+// inside the failed call's budget.
+func (vm *VM) stringifyError(err error) {
+	var ae *lua.ApiError
+	if err == nil || !errors.As(err, &ae) || ae.Object == nil {
+		return
+	}
+	if _, ok := ae.Object.(*lua.LTable); !ok {
+		return // userdata stay as they are: the test runner's failures are
+	}
+	L := vm.L
+	mm := L.GetMetaField(ae.Object, "__tostring")
+	if mm.Type() != lua.LTFunction {
+		return
+	}
+	top := L.GetTop()
+	L.Push(mm)
+	L.Push(ae.Object)
+	if L.PCall(1, 1, nil) == nil {
+		if s, ok := L.Get(-1).(lua.LString); ok {
+			ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+		}
+	}
+	L.SetTop(top)
+}

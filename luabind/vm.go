@@ -51,6 +51,14 @@ type Options struct {
 	// ns); one watchdog goroutine per VM while calls run. See budget.go.
 	// The default (zero) value is no budget and no cost.
 	Budget time.Duration
+	// MemoryLimit stops a protected call (or a script load) that makes the
+	// heap grow by more than this many bytes while it runs, with a
+	// *BudgetError wrapping ErrMemoryLimit. The watchdog of Budget samples
+	// the heap every few milliseconds during a call, so a call overshoots
+	// by what it allocates in that time. Growth is the process heap's, so it
+	// is exact with one VM calling at a time and shared blame with several.
+	// The default (zero) value is no limit.
+	MemoryLimit int64
 	// LoadBudget is the same for running a script's main chunk (RunProto,
 	// LoadProto, LoadBehaviour, RunFile, RunString). The default (zero)
 	// value is no budget.

@@ -1,0 +1,127 @@
+package host_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
+)
+
+// memoryHost is a host with a 64 MiB limit and the time budget off, so
+// only the memory limit can stop the hostile scripts below.
+func memoryHost(t *testing.T, errs *[]*host.ScriptError) *host.Host {
+	h, err := host.New(host.Options{Workers: 1, MemoryLimit: 64 << 20, Budget: -1, ReportAllErrors: true,
+		OnError: func(e *host.ScriptError) { *errs = append(*errs, e) }})
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	return h
+}
+
+// A callback that grows a table without end is stopped by the memory
+// limit, at its file:line, and the agent goes on.
+func TestMemoryLimitStopsACallback(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"tables", `local t = {} local i = 0 while true do i = i + 1 t[i] = { i, i } end`},
+		{"strings", `local t = {} local i = 0 while true do i = i + 1 t[i] = ("x"):rep(1000) .. i end`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errs []*host.ScriptError
+			h := memoryHost(t, &errs)
+			b, err := h.LoadString("hog.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx)
+    ctx.n = ctx.n + 1
+    if ctx.n == 1 then `+tc.body+` end
+  end } } }`)
+			require.NoError(t, err)
+			a, err := h.Spawn(b, nil)
+			require.NoError(t, err)
+			require.NoError(t, h.Tick(0.1))
+			require.Len(t, errs, 1)
+			e := errs[0]
+			require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
+			require.Equal(t, "hog.lua", e.Script)
+			require.Equal(t, 5, e.Line)
+			require.Equal(t, "update", e.Callback)
+			require.Contains(t, e.Msg, "memory limit: the callback allocated more than 64 MiB")
+			require.NoError(t, h.Tick(0.1)) // the agent goes on
+			n, _ := a.Number("n")
+			require.Equal(t, 2.0, n)
+		})
+	}
+}
+
+// A context that grows a little every tick is measured between ticks: the
+// agent holding too much is suspended with a memory error, the others go on.
+func TestMemoryLimitSuspendsAGrowingContext(t *testing.T) {
+	var errs []*host.ScriptError
+	h := memoryHost(t, &errs)
+	hog, err := h.LoadString("hoard.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { t = {} }, states = { s = {
+  update = function(ctx) ctx.t[#ctx.t + 1] = ("x"):rep(1000000) .. #ctx.t end } } }`)
+	require.NoError(t, err)
+	calm, err := h.LoadString("calm.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx) ctx.n = ctx.n + 1 end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(hog, nil)
+	require.NoError(t, err)
+	c, err := h.Spawn(calm, nil)
+	require.NoError(t, err)
+	for i := 0; i < 300 && !a.Suspended(); i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.True(t, a.Suspended(), "the hoarding agent was never stopped")
+	require.Less(t, a.Ticks(), 200)
+	require.Len(t, errs, 1)
+	require.True(t, errors.Is(errs[0], luabind.ErrMemoryLimit))
+	require.Equal(t, "memory", errs[0].Callback)
+	require.Equal(t, "s", errs[0].State)
+	require.Equal(t, "hoard.lua", errs[0].Script)
+	require.Contains(t, errs[0].Msg, "the agent is suspended")
+	require.False(t, c.Suspended())
+	ticks := a.Ticks()
+	for i := 0; i < 5; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.Equal(t, ticks, a.Ticks(), "a suspended agent does not tick")
+	n, _ := c.Number("n")
+	require.Equal(t, float64(c.Ticks()), n)
+	require.Greater(t, h.MemoryUsed(), int64(64<<20))
+}
+
+// Error values are kept small and readable: a 16 MiB message is cut, a
+// table raised as an error says so, or gives its __tostring.
+func TestErrorTextIsBounded(t *testing.T) {
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("errs.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx)
+    local which = ctx.which
+    if which == 1 then error(("x"):rep(16 * 1024 * 1024 - 100)) end
+    if which == 2 then error({}) end
+    if which == 3 then error(setmetatable({}, { __tostring = function() return "custom error" end })) end
+    if which == 4 then error("line one\nline two") end
+  end } } }`)
+	require.NoError(t, err)
+	var got []string
+	for which := 1; which <= 4; which++ {
+		a, err := h.Spawn(b, map[string]any{"which": which})
+		require.NoError(t, err)
+		require.NoError(t, a.Tick(0.1))
+		errs := a.Errors()
+		require.Len(t, errs, 1)
+		got = append(got, errs[0].Message)
+	}
+	require.Less(t, len(got[0]), 2*luabind.MaxErrorText)
+	require.True(t, strings.HasPrefix(got[0], "errs.lua:5: xxxx"), got[0][:40])
+	require.Contains(t, got[0], "more bytes)")
+	require.Equal(t, "errs.lua:6: (error object is a table value)", got[1])
+	require.Equal(t, "errs.lua:7: custom error", got[2])
+	require.Equal(t, "errs.lua:8: line one\nline two", got[3])
+}
