@@ -242,6 +242,7 @@ func (p *remapPlan) apply(agents []*Agent) {
 // remap moves the agent onto the new tree with the given fresh records.
 func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
 	var vanished []*node // new machines whose active child is gone
+	var left []leftStates // paused states of stacks that are no more
 	for _, o := range p.ot.nodes {
 		n := p.to[o.id]
 		if n == nil {
@@ -261,11 +262,19 @@ func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node
 		if len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0 {
 			vanished = append(vanished, n)
 		}
+		if !n.isFSM() && len(nm.stack) > 1 {
+			// An fsm with a stack became a utility machine, which has no
+			// stack: the top stays active, the states paused below it
+			// are left (their exit hooks run after the swap).
+			left = append(left, leftStates{n, append([]int(nil), nm.stack[:len(nm.stack)-1]...)})
+			nm.stack = append(nm.stack[:0], nm.stack[len(nm.stack)-1])
+		}
 		if om.history >= 0 {
 			nm.history = idx[om.history]
 		}
 		nm.decideAcc = om.decideAcc
 		switch {
+		case !n.isFSM(): // requests go to fsms only
 		case om.req.kind == 'o':
 			nm.req = om.req
 		case om.req.kind != 0 && idx[om.req.target] >= 0:
@@ -277,6 +286,11 @@ func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node
 
 	old := a.w.vm.SetRunner(runner{a})
 	defer a.w.vm.SetRunner(old)
+	for _, l := range left {
+		for i := len(l.paused) - 1; i >= 0; i-- {
+			a.exit(l.machine.children[l.paused[i]])
+		}
+	}
 	// Walk the active path: a machine that lost its active child, or a
 	// machine that is new at an active place, re-enters its initial.
 	n := p.nt.root
@@ -305,6 +319,13 @@ func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node
 	if fn := p.nt.def.OnReload; fn != nil {
 		a.hook(p.nt.root, fn, cbReload)
 	}
+}
+
+// leftStates are the paused states of a machine that lost its stack in a
+// reload (an fsm that became a utility machine), bottom first.
+type leftStates struct {
+	machine *node
+	paused  []int
 }
 
 // emitReload reports, as a Transition of kind "reload", that the agent's

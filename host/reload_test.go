@@ -221,3 +221,50 @@ return ai.fsm {
 	}
 	require.Equal(t, run(false), run(true))
 }
+
+// An fsm with a pushed state reloaded as a utility machine keeps its top
+// state, leaves the paused one (its exit runs), and saves and restores.
+func TestReloadFSMWithStackToUtility(t *testing.T) {
+	fsm := `local ai = require("luaai")
+return ai.fsm { initial = "m", context = { log = "" }, states = {
+  m = ai.fsm { initial = "a", states = {
+    a = { enter = function() ai.push("b") end, exit = function(ctx) ctx.log = ctx.log .. "exit a;" end },
+    b = {},
+  } } } }`
+	utility := `local ai = require("luaai")
+return ai.fsm { initial = "m", context = { log = "" }, states = {
+  m = ai.utility { states = {
+    a = { score = 0.1, exit = function(ctx) ctx.log = ctx.log .. "exit a;" end },
+    b = { score = 0.2 },
+  } } } }`
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("m.lua", fsm)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	st, err := a.Stack("m")
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, st)
+	require.NoError(t, b.ReloadSource(utility))
+	st, err = a.Stack("m")
+	require.NoError(t, err)
+	require.Equal(t, []string{"b"}, st)
+	log, _ := a.String("log")
+	require.Equal(t, "exit a;", log)
+	data, err := h.Snapshot()
+	require.NoError(t, err)
+	h2, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("m.lua", utility)
+	require.NoError(t, err)
+	got, err := h2.Restore(data, b2)
+	require.NoError(t, err)
+	require.Equal(t, "m.b", got[0].Path())
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h2.Tick(0.1))
+	require.Equal(t, a.Path(), got[0].Path())
+}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -115,6 +117,14 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
 	enc := &encoder{}
+	if err := enc.count(a.ctx, "ctx", 0); err != nil {
+		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	for i, ev := range a.incoming {
+		if err := enc.count(ev.payload, fmt.Sprintf("event %d (%s) payload", i+1, ev.name), 0); err != nil {
+			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	}
 	if s.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
@@ -182,6 +192,9 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
+	}
 	if f.Version != SnapshotVersion {
 		return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
 	}
@@ -235,8 +248,13 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
 	}
-	if s.Ticks < 0 || math.IsNaN(s.Clock) || s.Clock < 0 {
-		return nil, bad("negative ticks or clock")
+	switch {
+	case s.Ticks < 0 || s.Ticks > maxSnapshotCount:
+		return nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
+	case !finite(s.Clock) || s.Clock < 0:
+		return nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
+	case s.ID > maxSnapshotCount:
+		return nil, bad("id %d out of range", s.ID)
 	}
 	w := h.workerFor(s.ID)
 	t := b.trees[w.index]
@@ -260,7 +278,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		return nil, bad("rng: %v", err)
 	}
 	a.rng = rand.New(a.pcg)
-	ctx, err := decodeValue(L, s.Ctx, 0)
+	d := &decoder{L: L}
+	ctx, err := d.decode(s.Ctx)
 	if err != nil {
 		return nil, bad("ctx: %v", err)
 	}
@@ -274,8 +293,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		if !ok {
 			return nil, bad("state %q is not in behaviour %s", path, b.name)
 		}
-		if !finite(st.Time) || !finite(st.Every) {
-			return nil, bad("state %q: timers must be finite", path)
+		if !finite(st.Time) || !finite(st.Every) || st.Time < 0 || st.Every < 0 {
+			return nil, bad("state %q: timers must be finite numbers ≥ 0", path)
 		}
 		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every}
 	}
@@ -307,8 +326,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 				return nil, err
 			}
 		}
-		if !finite(ms.DecideAcc) {
-			return nil, bad("machine %q: decide_acc must be finite", path)
+		if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
+			return nil, bad("machine %q: decide_acc must be a finite number ≥ 0", path)
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
@@ -338,7 +357,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		n = n.children[st[len(st)-1]]
 	}
 	for _, ev := range s.Events {
-		p, err := decodeValue(L, ev.Payload, 0)
+		p, err := d.decode(ev.Payload)
 		if err != nil {
 			return nil, bad("event %q payload: %v", ev.Name, err)
 		}
@@ -347,15 +366,57 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	return a, nil
 }
 
+// maxSnapshotCount bounds tick counts and ids in a snapshot: counts a game
+// reaches, well short of where an int would wrap when ticked.
+const maxSnapshotCount = 1 << 53
+
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// maxSnapshotDepth is how deeply tables may nest in a saved context (and
+// so in a snapshot Restore reads).
+const maxSnapshotDepth = 200
 
 // encoder turns Lua values into JSON: numbers, strings, booleans, nested
 // tables (sequences as arrays, string-keyed tables as objects, others as
 // {"$pairs": [[k, v], …]}), NaN and infinities as {"$num": "nan"|"inf"|"-inf"},
-// bound Go values as {"$bound": "path"}.
+// strings that are not UTF-8 as {"$bytes": base64}, bound Go values as
+// {"$bound": "path"}. A table reached more than once (shared, or in a
+// cycle) is written once, as {"$id": N, "$t": …}, and then as {"$ref": N},
+// so a snapshot is never larger than the data and Restore rebuilds the same
+// sharing. count must see every value before encode writes any.
 type encoder struct {
-	bound   []string
-	visited []*lua.LTable
+	bound  []string
+	counts map[*lua.LTable]int
+	ids    map[*lua.LTable]int
+	depth  int
+}
+
+// count walks v, counting how often each table is reached.
+func (e *encoder) count(v lua.LValue, path string, depth int) error {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	if e.counts == nil {
+		e.counts = map[*lua.LTable]int{}
+	}
+	e.counts[t]++
+	if e.counts[t] > 1 {
+		return nil
+	}
+	if depth >= maxSnapshotDepth {
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
+	}
+	var err error
+	t.ForEach(func(k, val lua.LValue) {
+		if err == nil {
+			err = e.count(k, path, depth+1)
+		}
+		if err == nil {
+			err = e.count(val, path+"."+lua.LVAsString(k), depth+1)
+		}
+	})
+	return err
 }
 
 func (e *encoder) encode(v lua.LValue, path string) (json.RawMessage, error) {
@@ -364,6 +425,17 @@ func (e *encoder) encode(v lua.LValue, path string) (json.RawMessage, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	if utf8.ValidString(s) {
+		b, _ := json.Marshal(s)
+		buf.Write(b)
+		return
+	}
+	buf.WriteString(`{"$bytes":"`)
+	buf.WriteString(base64.StdEncoding.EncodeToString([]byte(s)))
+	buf.WriteString(`"}`)
 }
 
 func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
@@ -385,15 +457,30 @@ func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
 			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	case lua.LString:
-		b, _ := json.Marshal(string(v))
-		buf.Write(b)
+		writeString(buf, string(v))
 	case *lua.LUserData:
 		e.bound = append(e.bound, path)
-		b, _ := json.Marshal(path)
 		buf.WriteString(`{"$bound":`)
-		buf.Write(b)
+		writeString(buf, path)
 		buf.WriteByte('}')
 	case *lua.LTable:
+		if e.counts[v] > 1 {
+			if id, ok := e.ids[v]; ok {
+				fmt.Fprintf(buf, `{"$ref":%d}`, id)
+				return nil
+			}
+			if e.ids == nil {
+				e.ids = map[*lua.LTable]int{}
+			}
+			id := len(e.ids) + 1
+			e.ids[v] = id
+			fmt.Fprintf(buf, `{"$id":%d,"$t":`, id)
+			if err := e.table(buf, v, path); err != nil {
+				return err
+			}
+			buf.WriteByte('}')
+			return nil
+		}
 		return e.table(buf, v, path)
 	default:
 		return fmt.Errorf("%s: a %s: %w", path, v.Type(), ErrUnsaveable)
@@ -402,17 +489,14 @@ func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
 }
 
 func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
-	for _, seen := range e.visited {
-		if seen == t {
-			return fmt.Errorf("%s: a table cycle: %w", path, ErrUnsaveable)
-		}
+	if e.depth >= maxSnapshotDepth {
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
 	}
-	e.visited = append(e.visited, t)
-	defer func() { e.visited = e.visited[:len(e.visited)-1] }()
-	// Keys in the table's own iteration order, so pairs() visits them in the
-	// same order after a restore.
-	var keys []lua.LValue
-	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	e.depth++
+	defer func() { e.depth-- }()
+	// Keys sorted (strings, then numbers), so the same data always makes
+	// the same snapshot: gopher-lua's own order is a Go map's.
+	keys := sortedKeys(t)
 	n := t.Len()
 	if n > 0 && n == len(keys) {
 		buf.WriteByte('[')
@@ -430,7 +514,7 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 	plain := true
 	for _, k := range keys {
 		s, ok := k.(lua.LString)
-		plain = plain && ok && !strings.HasPrefix(string(s), "$")
+		plain = plain && ok && !strings.HasPrefix(string(s), "$") && utf8.ValidString(string(s))
 	}
 	if plain {
 		buf.WriteByte('{')
@@ -438,8 +522,7 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			kb, _ := json.Marshal(k.String())
-			buf.Write(kb)
+			writeString(buf, k.String())
 			buf.WriteByte(':')
 			if err := e.write(buf, t.RawGet(k), path+"."+k.String()); err != nil {
 				return err
@@ -468,14 +551,20 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 	return nil
 }
 
-// decodeValue reads what encoder wrote, keeping the order of object keys.
-func decodeValue(L *lua.LState, raw json.RawMessage, depth int) (lua.LValue, error) {
+// decoder reads what encoder wrote, keeping the order of object keys; one
+// decoder reads all the values of one agent, which share their $id tables.
+type decoder struct {
+	L   *lua.LState
+	ids map[int]*lua.LTable
+}
+
+func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return lua.LNil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := readValue(L, dec, depth)
+	v, err := d.value(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -485,9 +574,9 @@ func decodeValue(L *lua.LState, raw json.RawMessage, depth int) (lua.LValue, err
 	return v, nil
 }
 
-func readValue(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) {
-	if depth > 200 {
-		return nil, fmt.Errorf("nested too deep")
+func (d *decoder) value(dec *json.Decoder, depth int) (lua.LValue, error) {
+	if depth > 2*maxSnapshotDepth+2 { // a shared table adds a level ($t)
+		return nil, fmt.Errorf("nested more than %d deep", maxSnapshotDepth)
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -508,9 +597,9 @@ func readValue(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) 
 		return lua.LNumber(f), nil
 	case json.Delim:
 		if tok == '[' {
-			t := L.NewTable()
+			t := d.L.NewTable()
 			for i := 1; dec.More(); i++ {
-				v, err := readValue(L, dec, depth+1)
+				v, err := d.value(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -520,14 +609,14 @@ func readValue(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) 
 			return t, err
 		}
 		if tok == '{' {
-			return readObject(L, dec, depth)
+			return d.object(dec, depth)
 		}
 	}
 	return nil, fmt.Errorf("unexpected %v", tok)
 }
 
-func readObject(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error) {
-	t := L.NewTable()
+func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
+	t := d.L.NewTable()
 	first := true
 	for dec.More() {
 		kt, err := dec.Token()
@@ -539,7 +628,7 @@ func readObject(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error)
 			return nil, fmt.Errorf("object key %v", kt)
 		}
 		if first && strings.HasPrefix(key, "$") {
-			v, err := readSpecial(L, dec, key, depth)
+			v, err := d.special(dec, key, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -550,7 +639,7 @@ func readObject(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error)
 			return v, err
 		}
 		first = false
-		v, err := readValue(L, dec, depth+1)
+		v, err := d.value(dec, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -560,10 +649,10 @@ func readObject(L *lua.LState, dec *json.Decoder, depth int) (lua.LValue, error)
 	return t, err
 }
 
-func readSpecial(L *lua.LState, dec *json.Decoder, key string, depth int) (lua.LValue, error) {
+func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue, error) {
 	switch key {
 	case "$num":
-		v, err := readValue(L, dec, depth+1)
+		v, err := d.value(dec, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -576,21 +665,75 @@ func readSpecial(L *lua.LState, dec *json.Decoder, key string, depth int) (lua.L
 			return lua.LNumber(math.Inf(-1)), nil
 		}
 		return nil, fmt.Errorf("bad $num %v", v)
+	case "$bytes":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := v.(lua.LString)
+		if !ok {
+			return nil, fmt.Errorf("$bytes must be a base64 string")
+		}
+		b, err := base64.StdEncoding.DecodeString(string(s))
+		if err != nil {
+			return nil, fmt.Errorf("$bytes: %v", err)
+		}
+		return lua.LString(b), nil
 	case "$bound":
-		if _, err := readValue(L, dec, depth+1); err != nil {
+		if _, err := d.value(dec, depth+1); err != nil {
 			return nil, err
 		}
 		return lua.LNil, nil // the game binds it again
+	case "$ref":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(lua.LNumber)
+		t := d.ids[int(n)]
+		if !ok || t == nil || float64(n) != float64(int(n)) {
+			return nil, fmt.Errorf("$ref %v names no table saved before it", v)
+		}
+		return t, nil
+	case "$id":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(lua.LNumber)
+		if !ok || float64(n) != float64(int(n)) || int(n) != len(d.ids)+1 {
+			return nil, fmt.Errorf("$id %v out of order", v)
+		}
+		// The table exists before its contents are read: they may refer
+		// to it (a cycle).
+		t := d.L.NewTable()
+		if d.ids == nil {
+			d.ids = map[int]*lua.LTable{}
+		}
+		d.ids[int(n)] = t
+		if kt, err := dec.Token(); err != nil || kt != "$t" {
+			return nil, fmt.Errorf("$id without $t")
+		}
+		body, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		bt, ok := body.(*lua.LTable)
+		if !ok {
+			return nil, fmt.Errorf("$t must be a table")
+		}
+		bt.ForEach(func(k, val lua.LValue) { t.RawSet(k, val) })
+		return t, nil
 	case "$pairs":
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 			return nil, fmt.Errorf("$pairs must be a list")
 		}
-		t := L.NewTable()
+		t := d.L.NewTable()
 		for dec.More() {
 			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 				return nil, fmt.Errorf("$pairs entries must be [key, value]")
 			}
-			k, err := readValue(L, dec, depth+1)
+			k, err := d.value(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -600,7 +743,7 @@ func readSpecial(L *lua.LState, dec *json.Decoder, key string, depth int) (lua.L
 			if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
 				return nil, fmt.Errorf("NaN table key")
 			}
-			v, err := readValue(L, dec, depth+1)
+			v, err := d.value(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}

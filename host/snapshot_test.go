@@ -104,7 +104,7 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 func TestSnapshotUnsaveableValues(t *testing.T) {
 	cases := []struct{ name, setup, want string }{
 		{"function", `ctx.pos.fn = function() end`, "ctx.pos.fn: a function"},
-		{"cycle", `ctx.pos.self = ctx.pos`, "ctx.pos.self: a table cycle"},
+		{"too deep", `local t = ctx.pos for i = 1, 250 do t.x = {} t = t.x end`, "tables nested more than 200 deep"},
 		{"coroutine", `ctx.co = coroutine.create(function() end)`, "ctx.co: a thread"},
 		{"event payload", `ai.send("e", function() end)`, "event 1 (e) payload"},
 	}
@@ -173,14 +173,20 @@ return ai.fsm { initial = "a", states = { a = {}, b = {} } }`)
 	good, err := a.Snapshot()
 	require.NoError(t, err)
 	cases := map[string]string{
-		"not json":      `{"version":`,
-		"version":       strings.Replace(string(good), `"version":1`, `"version":7`, 1),
-		"unknown state": strings.Replace(string(good), `"stack":["a"]`, `"stack":["zz"]`, 1),
-		"duplicate":     strings.Replace(string(good), `"stack":["a"]`, `"stack":["a","a"]`, 1),
-		"empty stack":   strings.Replace(string(good), `"stack":["a"]`, `"stack":[]`, 1),
-		"bad rng":       strings.Replace(string(good), `"rng":"`, `"rng":"!!`, 1),
-		"unknown field": strings.Replace(string(good), `"ticks"`, `"tocks"`, 1),
-		"id in use":     string(good),
+		"not json":       `{"version":`,
+		"version":        strings.Replace(string(good), `"version":1`, `"version":7`, 1),
+		"unknown state":  strings.Replace(string(good), `"stack":["a"]`, `"stack":["zz"]`, 1),
+		"duplicate":      strings.Replace(string(good), `"stack":["a"]`, `"stack":["a","a"]`, 1),
+		"empty stack":    strings.Replace(string(good), `"stack":["a"]`, `"stack":[]`, 1),
+		"bad rng":        strings.Replace(string(good), `"rng":"`, `"rng":"!!`, 1),
+		"unknown field":  strings.Replace(string(good), `"ticks"`, `"tocks"`, 1),
+		"id in use":      string(good),
+		"trailing data":  string(good) + "garbage",
+		"two documents":  string(good) + string(good),
+		"negative time":  strings.Replace(string(good), `"states":{}`, `"states":{"a":{"time":-1}}`, 1),
+		"huge ticks":     strings.Replace(string(good), `"ticks":0`, `"ticks":9223372036854775807`, 1),
+		"negative tick":  strings.Replace(string(good), `"ticks":0`, `"ticks":-3`, 1),
+		"infinite clock": strings.Replace(string(good), `"clock":0`, `"clock":1e999`, 1),
 	}
 	h2, err := host.New(host.Options{})
 	require.NoError(t, err)
@@ -225,6 +231,7 @@ func FuzzRestore(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"version":1,"agents":[{"id":5,"ctx":{"$pairs":[[1,2]]},"rng":"","states":{},"machines":{}}]}`))
 	f.Add([]byte(`{"version":1,"agents":[{"id":9,"ctx":[{"$num":"nan"},{"$bound":"x"}]}]}`))
+	f.Add([]byte(`{"version":1,"agents":[{"id":3,"ctx":{"a":{"$id":1,"$t":{"s":{"$ref":1},"b":{"$bytes":"/w=="}}},"c":{"$ref":1}},"rng":"cGNnOgAAAAAAAAAAAAAAAAAAAAE=","states":{},"machines":{"":{"stack":["idle"]}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h2, err := host.New(host.Options{Workers: 1})
 		if err != nil {
@@ -239,9 +246,96 @@ func FuzzRestore(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// What was accepted saves, and what that save writes reads back to
+		// the same save.
+		saved, err := h2.Snapshot()
+		if err != nil {
+			t.Fatalf("accepted but cannot save: %v", err)
+		}
+		h3, err := host.New(host.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h3.Close()
+		b3, err := h3.LoadString("busy.lua", busy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h3.Restore(saved, b3); err != nil {
+			t.Fatalf("a save does not load: %v\n%s", err, saved)
+		}
+		again, err := h3.Snapshot()
+		if err != nil || string(again) != string(saved) {
+			t.Fatalf("a save does not read back the same: %v\n%s\n%s", err, saved, again)
+		}
 		// Whatever was accepted must tick without trouble.
 		for _, a := range agents {
 			_ = a.Tick(0.1)
 		}
 	})
+}
+
+// What Snapshot writes, Restore reads back exactly: shared tables and
+// cycles stay shared (and are written once), byte strings stay bytes, and
+// nesting up to the 200-level limit round-trips.
+func TestSnapshotRoundTripsHostileContexts(t *testing.T) {
+	src := `local ai = require("luaai")
+local function nest(n) if n == 0 then return { ("x"):rep(100) } end local t = nest(n - 1) return { a = t, b = t } end
+local deep = {} local cur = deep for i = 1, 198 do cur.x = {} cur = cur.x end cur.leaf = true
+local bytes = {} for i = 0, 255 do bytes[#bytes + 1] = string.char(i) end
+return ai.fsm { initial = "a", context = {}, states = { a = {} },
+  on_reload = function() end }`
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("s.lua", src)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	_, err = h.VM().RunString("setup.lua", "return 1")
+	require.NoError(t, err)
+	ctx := a.Ctx()
+	L := h.VM().L
+	fn, err := h.VM().RunString("build.lua", `return function(ctx)
+  local function nest(n) if n == 0 then return { ("x"):rep(100) } end local t = nest(n - 1) return { a = t, b = t } end
+  ctx.shared = nest(24)
+  ctx.cycle = { name = "c" } ctx.cycle.self = ctx.cycle
+  ctx.pair = { ctx.cycle, ctx.cycle }
+  local deep = {} local cur = deep for i = 1, 198 do cur.x = {} cur = cur.x end cur.leaf = true
+  ctx.deep = deep
+  local bytes = {} for i = 0, 255 do bytes[#bytes + 1] = string.char(i) end
+  ctx.bytes = table.concat(bytes)
+  ctx[string.char(255) .. "key"] = "bad key"
+end`)
+	require.NoError(t, err)
+	_, err = h.VM().Call(fn.(*lua.LFunction), ctx)
+	require.NoError(t, err)
+	_ = L
+	data, err := a.Snapshot()
+	require.NoError(t, err)
+	require.Less(t, len(data), 20000, "a shared table is written once")
+
+	h2, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("s.lua", src)
+	require.NoError(t, err)
+	restored, err := h2.Restore(data, b2)
+	require.NoError(t, err)
+	again, err := restored[0].Snapshot()
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again))
+	check, err := h2.VM().RunString("check.lua", `return function(ctx)
+  assert(ctx.shared.a == ctx.shared.b, "shared")
+  assert(ctx.cycle.self == ctx.cycle and ctx.pair[1] == ctx.cycle, "cycle")
+  local n = 0 local cur = ctx.deep while cur.x do cur = cur.x n = n + 1 end
+  assert(n == 198 and cur.leaf, "deep")
+  assert(#ctx.bytes == 256 and ctx.bytes:byte(256) == 255 and ctx.bytes:byte(1) == 0, "bytes")
+  assert(ctx[string.char(255) .. "key"] == "bad key", "byte key")
+  return true
+end`)
+	require.NoError(t, err)
+	v, err := h2.VM().Call(check.(*lua.LFunction), restored[0].Ctx())
+	require.NoError(t, err)
+	require.Equal(t, lua.LTrue, v)
 }

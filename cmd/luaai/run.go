@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,8 @@ Flags (before or after SCRIPT):
   --budget D    how long one callback may run before it is stopped and
                 reported, e.g. 50ms, 200ms, 1s; "off" turns it off (default
                 50ms)
+  --memory N    the memory the scripts may hold and allocate, e.g. 64MiB,
+                1GiB; "off" turns it off (default 256MiB)
   --set k=v     override a context default; v is read as a number, true or
                 false where it can be, else as a string (repeatable)
   --trace       after each tick print every agent's state and context, and
@@ -89,6 +92,7 @@ type runConfig struct {
 	agents  int
 	seed    uint64
 	budget  time.Duration // 0: the host's default; < 0: off
+	memory  int64         // 0: the host's default; < 0: off
 	set     map[string]any
 	trace   bool
 	json    bool
@@ -155,6 +159,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.IntVar(&cfg.workers, "workers", 1, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
 	budgetFlag(fs, &cfg.budget)
+	memoryFlag(fs, &cfg.memory)
 	setFlag(fs, cfg.set)
 	fs.BoolVar(&cfg.trace, "trace", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
@@ -230,6 +235,47 @@ func budgetFlag(fs *flag.FlagSet, d *time.Duration) {
 	})
 }
 
+// memoryFlag defines --memory: a size ("256MiB", "1GiB", "500MB",
+// "65536"), or "off".
+func memoryFlag(fs *flag.FlagSet, n *int64) {
+	fs.Func("memory", "", func(s string) error {
+		if s == "off" {
+			*n = -1
+			return nil
+		}
+		v, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		if v < 1<<20 {
+			return fmt.Errorf("must be at least 1MiB (or off), got %s", s)
+		}
+		*n = v
+		return nil
+	})
+}
+
+// parseSize reads a byte count with an optional unit: B, KB/MB/GB (powers
+// of 1000) or KiB/MiB/GiB (powers of 1024).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mul    float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mul := s, 1.0
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mul = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mul
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || f*mul > 1<<62 {
+		return 0, fmt.Errorf("want a size such as 256MiB or 1GiB, or off")
+	}
+	return int64(f * mul), nil
+}
+
 // parseValue reads a --set value: a number (decimal, or hex with 0x), true or
 // false where it can, else the string itself.
 // setFlag defines the repeatable --set k=v flag, collecting into set.
@@ -296,6 +342,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts := host.Options{
 		Seed:         cfg.seed,
 		Budget:       cfg.budget,
+		MemoryLimit:  cfg.memory,
 		Workers:      cfg.workers,
 		Roots:        scriptRoots(cfg.script),
 		Stdout:       out.printer(),
@@ -311,6 +358,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return fail("%v", err)
 	}
 	defer h.Close()
+	softMemoryLimit(cfg.memory)
 
 	b, err := h.LoadFile(cfg.script)
 	if err != nil {
@@ -905,4 +953,18 @@ func jsonNumber(f float64) any {
 		return "-inf"
 	}
 	return f
+}
+
+// softMemoryLimit asks the Go runtime to collect garbage harder as the
+// process nears the scripts' memory limit plus room for the runtime and the
+// command itself, so the process's size follows what the scripts hold
+// rather than twice that (Go's default GOGC). GOMEMLIMIT, when set, wins.
+func softMemoryLimit(limit int64) {
+	if os.Getenv("GOMEMLIMIT") != "" || limit < 0 {
+		return
+	}
+	if limit == 0 {
+		limit = host.DefaultMemoryLimit
+	}
+	debug.SetMemoryLimit(limit + 64<<20)
 }
