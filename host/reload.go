@@ -241,7 +241,7 @@ func (p *remapPlan) apply(agents []*Agent) {
 
 // remap moves the agent onto the new tree with the given fresh records.
 func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
-	var vanished []*node // new machines whose active child is gone
+	var vanished []*node  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
 	for _, o := range p.ot.nodes {
 		n := p.to[o.id]
