@@ -19,13 +19,13 @@ var hostileMemory = []struct {
 }{
 	{"doubling a string", `local ai = require("luaai")
 return ai.fsm { initial = "s", context = { s = "x" }, states = { s = {
-  update = function(ctx) ctx.s = ctx.s .. ctx.s end } } }`, nil},
+  update = function(ctx) ctx.s = ctx.s .. ctx.s end } } }`, []string{"--ticks", "40"}},
 	{"a table grown every tick", `local ai = require("luaai")
 return ai.fsm { initial = "s", context = { t = {} }, states = { s = {
-  update = function(ctx) for i = 1, 20 do ctx.t[#ctx.t + 1] = ("x"):rep(100000) .. #ctx.t end end } } }`, nil},
+  update = function(ctx) for i = 1, 20 do ctx.t[#ctx.t + 1] = ("x"):rep(1000000) .. #ctx.t end end } } }`, nil},
 	{"a table grown in one callback, no time budget", `local ai = require("luaai")
 return ai.fsm { initial = "s", states = { s = {
-  update = function(ctx) local t = {} local i = 0 while true do i = i + 1 t[i] = { i } end end } } }`, []string{"--budget", "off"}},
+  update = function(ctx) local t = {} local i = 0 while true do i = i + 1 t[i] = { i } end end } } }`, []string{"--budget", "off", "--ticks", "2"}},
 	{"huge error messages", `local ai = require("luaai")
 return ai.fsm { initial = "s", states = { s = {
   update = function(ctx) error(("x"):rep(16 * 1024 * 1024 - 64)) end } } }`, nil},
@@ -41,13 +41,13 @@ func TestHostileMemoryPeak(t *testing.T) {
 	root, err := os.Getwd()
 	require.NoError(t, err)
 	cli := buildCLI(t, root)
-	const limitMiB, overheadMiB = 128, 160
+	const limitMiB, overheadMiB = 128, 100
 	for _, tc := range hostileMemory {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			script := filepath.Join(dir, "hostile.lua")
 			require.NoError(t, os.WriteFile(script, []byte(tc.src), 0o644))
-			args := []string{"run", "--memory", "128MiB", "--ticks", "30", script}
+			args := []string{"run", "--memory", "128MiB", "--ticks", "10", script}
 			for _, a := range tc.args {
 				if a == "SAVE" {
 					a = filepath.Join(dir, "save.json")

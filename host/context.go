@@ -49,8 +49,46 @@ func (a *Agent) Bind(key string, value any) {
 }
 
 // toLua converts plain Go data to Lua values; other values are bound with
-// gopher-luar.
+// gopher-luar. A Go map or slice reached twice (shared, or containing
+// itself) becomes one Lua table reached twice, so a self-referencing map
+// converts rather than recursing without end.
 func toLua(L *lua.LState, v any) lua.LValue {
+	c := converter{L: L}
+	return c.value(v)
+}
+
+type converter struct {
+	L    *lua.LState
+	seen map[convKey]*lua.LTable
+}
+
+// convKey names a Go map or slice: its type and where its data is.
+type convKey struct {
+	t   reflect.Type
+	ptr uintptr
+	n   int
+}
+
+// table returns the table already made for rv (true), or a new one
+// registered for it (false). A nil map or slice gets a table of its own.
+func (c *converter) table(rv reflect.Value, narr, nhash int) (*lua.LTable, bool) {
+	if rv.Pointer() == 0 {
+		return c.L.CreateTable(narr, nhash), false
+	}
+	k := convKey{rv.Type(), rv.Pointer(), rv.Len()}
+	if t, ok := c.seen[k]; ok {
+		return t, true
+	}
+	if c.seen == nil {
+		c.seen = map[convKey]*lua.LTable{}
+	}
+	t := c.L.CreateTable(narr, nhash)
+	c.seen[k] = t
+	return t, false
+}
+
+func (c *converter) value(v any) lua.LValue {
+	L := c.L
 	switch v := v.(type) {
 	case nil:
 		return lua.LNil
@@ -77,15 +115,19 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case uint32:
 		return lua.LNumber(v)
 	case map[string]any:
-		t := L.CreateTable(0, len(v))
-		for _, k := range sortedMapKeys(v) {
-			t.RawSetString(k, toLua(L, v[k]))
+		t, done := c.table(reflect.ValueOf(v), 0, len(v))
+		if !done {
+			for _, k := range sortedMapKeys(v) {
+				t.RawSetString(k, c.value(v[k]))
+			}
 		}
 		return t
 	case []any:
-		t := L.CreateTable(len(v), 0)
-		for i, x := range v {
-			t.RawSetInt(i+1, toLua(L, x))
+		t, done := c.table(reflect.ValueOf(v), len(v), 0)
+		if !done {
+			for i, x := range v {
+				t.RawSetInt(i+1, c.value(x))
+			}
 		}
 		return t
 	}
@@ -96,9 +138,18 @@ func toLua(L *lua.LState, v any) lua.LValue {
 			return lua.LString(rv.Bytes()) // []byte reads as a string
 		}
 		if plain(rv.Type().Elem()) {
-			t := L.CreateTable(rv.Len(), 0)
-			for i := 0; i < rv.Len(); i++ {
-				t.RawSetInt(i+1, toLua(L, rv.Index(i).Interface()))
+			if rv.Kind() == reflect.Array {
+				t := L.CreateTable(rv.Len(), 0)
+				for i := 0; i < rv.Len(); i++ {
+					t.RawSetInt(i+1, c.value(rv.Index(i).Interface()))
+				}
+				return t
+			}
+			t, done := c.table(rv, rv.Len(), 0)
+			if !done {
+				for i := 0; i < rv.Len(); i++ {
+					t.RawSetInt(i+1, c.value(rv.Index(i).Interface()))
+				}
 			}
 			return t
 		}
@@ -106,9 +157,11 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		if rv.Type().Key().Kind() == reflect.String && plain(rv.Type().Elem()) {
 			keys := rv.MapKeys()
 			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-			t := L.CreateTable(0, len(keys))
-			for _, k := range keys {
-				t.RawSetString(k.String(), toLua(L, rv.MapIndex(k).Interface()))
+			t, done := c.table(rv, 0, len(keys))
+			if !done {
+				for _, k := range keys {
+					t.RawSetString(k.String(), c.value(rv.MapIndex(k).Interface()))
+				}
 			}
 			return t
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
@@ -96,7 +97,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 // Error values are kept small and readable: a 16 MiB message is cut, a
 // table raised as an error says so, or gives its __tostring.
 func TestErrorTextIsBounded(t *testing.T) {
-	h, err := host.New(host.Options{Workers: 1})
+	h, err := host.New(host.Options{Workers: 1, Budget: 10 * time.Second}) // 16 MiB takes a while on a busy machine
 	require.NoError(t, err)
 	defer h.Close()
 	b, err := h.LoadString("errs.lua", `local ai = require("luaai")

@@ -3,6 +3,7 @@ package host_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -282,4 +283,45 @@ return ai.fsm { initial = "s", states = { s = { update = function(ctx) ctx.world
 		require.Equal(t, 1, w.a.Ticks())
 		h.Close()
 	}
+}
+
+// Go data that refers to itself converts to Lua tables that do too, where
+// it used to recurse until the stack overflowed; ai.max and ai.min of a
+// NaN are NaN whatever infinities stand beside it.
+func TestSmallHardenings(t *testing.T) {
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("m.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { m = false, ok = false }, states = { s = {
+  update = function(ctx) ctx.ok = ctx.m.self == ctx.m and ctx.m.list[1] == ctx.m and ctx.m.name == "m" end } } }`)
+	require.NoError(t, err)
+	m := map[string]any{"name": "m"}
+	m["self"] = m
+	m["list"] = []any{m}
+	a, err := h.Spawn(b, map[string]any{"m": m})
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.Empty(t, a.Errors())
+	ok, _ := a.Bool("ok")
+	require.True(t, ok)
+
+	h2, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h2.Close()
+	u, err := h2.LoadString("u.lua", `local ai = require("luaai")
+return ai.utility { initial = "a", states = {
+  a = { score = ai.max(ai.field("nan"), 1/0) },
+  b = { score = ai.min(-1/0, ai.field("nan")) },
+  c = { score = 0.5 },
+} }`)
+	require.NoError(t, err)
+	ua, err := h2.Spawn(u, map[string]any{"nan": math.NaN()})
+	require.NoError(t, err)
+	require.NoError(t, h2.Tick(0.1))
+	require.Equal(t, "c", ua.Path(), "NaN scores count as 0")
+
+	_, err = h2.LoadString("r.lua", `local ai = require("luaai")
+return ai.utility { select = { random_top = 1/0 }, states = { a = { score = 1 } } }`)
+	require.ErrorContains(t, err, "select.random_top must be a positive whole number")
 }

@@ -46,6 +46,7 @@ package luabind
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"strings"
 	"sync"
@@ -413,7 +414,14 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 	if w, fired := b.end(s); fired && (err == nil || stoppedByBudget(err, w, b)) {
 		// err == nil: the script caught its stop (pcall, coroutine.resume)
 		// and returned; it was stopped all the same.
-		return vm.budgetError(err, w)
+		be := vm.budgetError(err, w)
+		if be.Memory > 0 {
+			// What the stopped call allocated is garbage now; collect it
+			// before the next call measures the heap it starts from.
+			vm.L.SetTop(0)
+			runtime.GC()
+		}
+		return be
 	}
 	return err
 }

@@ -524,7 +524,7 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 		}
 	case *lua.LTable:
 		n, ok := number(v.RawGetString("random_top"))
-		if !ok || n < 1 || n != math.Trunc(n) {
+		if !ok || n < 1 || n != math.Trunc(n) || n > 1<<31 {
 			d.errorf(d.pos, "%s: select.random_top must be a positive whole number", what)
 			return
 		}

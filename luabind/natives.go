@@ -375,9 +375,9 @@ func (s *listScore) Score(vm *VM, ctx *lua.LTable) (float64, error) {
 		case opSum:
 			acc += v
 		case opMin:
-			acc = math.Min(acc, v)
+			acc = nanMin(acc, v)
 		case opMax:
-			acc = math.Max(acc, v)
+			acc = nanMax(acc, v)
 		case opCompensated:
 			acc *= v + (1-v)*s.mod*v
 		}
@@ -873,3 +873,20 @@ func (s *normalizeScore) Describe() string { return describeString(s) }
 
 // Describe gives a short, stable description of the native, as traces show it.
 func (s *curveScore) Describe() string { return describeString(s) }
+
+// nanMin and nanMax are math.Min and math.Max with NaN winning over
+// everything, infinities included (Go's check infinities first: math.Max(NaN,
+// +Inf) is +Inf), so a NaN anywhere makes the combinator's score NaN.
+func nanMin(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Min(a, b)
+}
+
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Max(a, b)
+}

@@ -756,7 +756,30 @@ func (o *runOutput) scriptError(e *host.ScriptError) {
 	}
 	o.flush() // keep stdout and stderr in order on a terminal
 	o.prog.clear()
-	fmt.Fprintf(o.stderr, "error: %s\n", e.Error())
+	fmt.Fprintf(o.stderr, "error: %s\n", oneLine(e.Error()))
+}
+
+// oneLine escapes line breaks (and other control characters) in text a
+// script chose, so that one record stays one line: a script cannot forge
+// "tick 3 agent 1 …" lines in the output. JSON mode needs none of this.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 && r != '\t' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 type logLine struct {
@@ -772,7 +795,7 @@ func (o *runOutput) log(l host.Log) {
 		o.line(logLine{l.Tick, l.Agent, l.Msg, l.State})
 		return
 	}
-	fmt.Fprintf(o.w, "tick %d agent %d log: %s\n", l.Tick, l.Agent, l.Msg)
+	fmt.Fprintf(o.w, "tick %d agent %d log: %s\n", l.Tick, l.Agent, oneLine(l.Msg))
 }
 
 // loadErrorLine is a script that does not load, in --json mode.
@@ -966,5 +989,5 @@ func softMemoryLimit(limit int64) {
 	if limit == 0 {
 		limit = host.DefaultMemoryLimit
 	}
-	debug.SetMemoryLimit(limit + 64<<20)
+	debug.SetMemoryLimit(limit + 96<<20)
 }

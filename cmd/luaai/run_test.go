@@ -611,3 +611,18 @@ func TestRunJSONLoadErrorOnStdout(t *testing.T) {
 	}
 	require.Contains(t, errOut.String(), "errors.lua:")
 }
+
+// Text a script chooses (ai.log, error messages) cannot forge output lines:
+// line breaks are escaped in text mode.
+func TestRunEscapesScriptText(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "forge.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function()
+  ai.log("hi\ntick 9 agent 9 a -> b") error("bad\ntick 9 agent 9 x -> y\r\0")
+end } } }`), 0o644))
+	code, stdout, stderr := cli("run", script, "--ticks", "1")
+	require.Equal(t, 1, code)
+	require.Equal(t, []string{`tick 1 agent 1 log: hi\ntick 9 agent 9 a -> b`}, lines(stdout))
+	require.Equal(t, []string{`error: ` + script + `:3: bad\ntick 9 agent 9 x -> y\r\x00 (agent 1, state s, update)`}, lines(stderr))
+}
