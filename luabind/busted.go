@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/luaai/luaai/luabind/internal/pattern"
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // TestResult counts the outcome of one or more test files.
@@ -571,7 +571,7 @@ func (r *bustedRun) checkError(L *lua.LState, neg bool) *bustedFailure {
 	}
 	matches := errored
 	if errored && want != lua.LNil {
-		matches = bustedErrorMatches(obj, want)
+		matches = bustedErrorMatches(obj, want, r.vm.matcher())
 	}
 	if matches != neg {
 		return nil
@@ -608,7 +608,9 @@ func bustedErrorValue(obj lua.LValue) string {
 	return bustedFormat(obj)
 }
 
-func bustedErrorMatches(obj, want lua.LValue) bool {
+// The pattern runs on the budgeted matcher: a pathological pattern is
+// stopped with the test's budget like anything else the test does.
+func bustedErrorMatches(obj, want lua.LValue, m *pattern.Matcher) bool {
 	if wt, ok := want.(*lua.LTable); ok {
 		same, _ := bustedSame(wt, obj, "", nil)
 		return same
@@ -630,8 +632,8 @@ func bustedErrorMatches(obj, want lua.LValue) bool {
 	if strings.Contains(msg, pat) {
 		return true
 	}
-	m, err := pm.Find(pat, []byte(msg), 0, 1)
-	return err == nil && len(m) > 0
+	_, ok, err := m.Find(msg, pat, 0)
+	return err == nil && ok
 }
 
 // bustedSame compares deeply: tables by their contents (raw, recursively),

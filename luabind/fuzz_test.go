@@ -18,8 +18,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // fuzzVM is the VM the fuzz targets load into: short budgets, a small string
@@ -368,101 +366,6 @@ func FuzzDefinition(f *testing.F) {
 			}
 		}
 	})
-}
-
-// FuzzPattern checks the sandbox's copy of the pattern engine against
-// gopher-lua's: the same matches and captures, or the same error, for any
-// pattern and subject (the copy adds a step budget and matches long runs of
-// one class without recursion; answers must not change).
-func FuzzPattern(f *testing.F) {
-	for _, seed := range [][2]string{
-		{"a*b", "aaab"}, {"(a+)(b-)c", "aabbc"}, {"^%s*(.-)%s*$", "  x  "}, {"%b()", "f(a(b)c)"},
-		{"()a()", "xa"}, {"(%w+)=(%w+)", "k=v"}, {"[^%d]+", "ab12"}, {"(a)%1", "aa"}, {"a?b+c*", "bbb"},
-		{"[a-", "x"}, {"%", "x"}, {"(", "x"}, {"%f[%w]", "x"}, {"[]", "]"}, {"[^]]", "x"}, {".-$", "abc"},
-		{"x*$", "axx"}, {"[%a-z]", "-"}, {"(()", "x"}, {"%bxy", "xxyy"}, {"a-b", "aaab"},
-	} {
-		f.Add(seed[0], seed[1], 0)
-	}
-	f.Fuzz(func(t *testing.T, pattern, subject string, init int) {
-		if len(subject) > 1<<12 || len(pattern) > 1<<8 {
-			return
-		}
-		if init < 0 || init > len(subject) {
-			init = 0
-		}
-		want, wantErr, wantPanic := refFind(pattern, subject, init)
-		if wantPanic != nil {
-			return // a Go panic in gopher-lua's engine: nothing to compare with
-		}
-		got, gotErr := ourFind(pattern, subject, init)
-		if strings.Contains(errText(wantErr), "too complex") || strings.Contains(errText(gotErr), "too complex") {
-			return
-		}
-		if errText(gotErr) != errText(wantErr) || got != want {
-			t.Fatalf("pattern %q on %q at %d:\n got %s %v\nwant %s %v", pattern, subject, init, got, gotErr, want, wantErr)
-		}
-	})
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-func describeMatch(src string, m interface {
-	CaptureLength() int
-	IsPosCapture(int) bool
-	Capture(int) int
-}) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%d,%d)", m.Capture(0), m.Capture(1))
-	for i := 2; i+1 < m.CaptureLength(); i += 2 {
-		if m.IsPosCapture(i) {
-			fmt.Fprintf(&b, " @%d", m.Capture(i))
-		} else {
-			fmt.Fprintf(&b, " %q", src[m.Capture(i):m.Capture(i+1)])
-		}
-	}
-	return b.String()
-}
-
-func refFind(pattern, subject string, init int) (res string, err error, panicked any) {
-	defer func() {
-		if v := recover(); v != nil {
-			panicked = v
-		}
-	}()
-	mds, err := pm.Find(pattern, []byte(subject), init, 1)
-	if err != nil {
-		return "", err, nil
-	}
-	if len(mds) == 0 {
-		return "none", nil, nil
-	}
-	return describeMatch(subject, mds[0]), nil, nil
-}
-
-func ourFind(pattern, subject string, init int) (string, error) {
-	prog, err := patCompile(pattern)
-	if err != nil {
-		return "", err
-	}
-	r := &patRun{src: subject}
-	for sp := init; sp <= len(subject); sp++ {
-		ok, _, m, err := r.matchAt(prog, sp)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return describeMatch(subject, m), nil
-		}
-		if prog.head {
-			break
-		}
-	}
-	return "none", nil
 }
 
 // TestFuzzGeneratorWritesLua checks the definition generator writes valid

@@ -314,7 +314,7 @@ func TestSandboxPatterns(t *testing.T) {
 		"false scripts/sandbox.lua:25: invalid replacement value (a table)",
 		"false scripts/sandbox.lua:26: invalid capture index",
 		"a 1", "b 2", "one", "two", "4", "2 8", "trim|", "nil 2 2", "1=x 1", "2 2 2",
-		"false scripts/sandbox.lua:37: unfinished capture at EOS",
+		"false scripts/sandbox.lua:37: malformed pattern (ends with '%')",
 	}, "\n")
 	require.Equal(t, want, v.String())
 }
