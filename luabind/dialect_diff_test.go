@@ -46,8 +46,8 @@ package luabind
 //   - os and io libraries (dates, clocks, files) and math.random's
 //     sequence: not used.
 //
-// Differences found by this harness and fixed in luabind/dialect.go (the
-// corpus keeps programs for each, see the top of dialect.go for the list):
+// Differences found by this harness and fixed in luabind/internal/dialect (the
+// corpus keeps programs for each, see its package doc for the list):
 // multiple assignment order (yuin/gopher-lua#440, #158, #315), register
 // shifts and clobbered locals in assignments, and/or into an existing
 // local, `t[k] = f()` reading a captured k before f runs, `local f =
@@ -73,6 +73,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/luabind/internal/dialect"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
@@ -277,7 +278,7 @@ func TestDiffRandom(t *testing.T) {
 		rewritten  atomic.Int64
 		mu         sync.Mutex
 		mismatches []string
-		stats      dlStats
+		stats      dialect.Stats
 		wg         sync.WaitGroup
 	)
 	next.Store(*dlDiffSeed)
@@ -302,13 +303,13 @@ func TestDiffRandom(t *testing.T) {
 				}
 				src := dlGenProgram(seed)
 				st := dlCountRewrites(src)
-				if st.total() > 0 {
+				if st.Total() > 0 {
 					rewritten.Add(1)
 				}
 				mu.Lock()
-				stats.assigns += st.assigns
-				stats.localFuncs += st.localFuncs
-				stats.loops += st.loops
+				stats.Assigns += st.Assigns
+				stats.LocalFuncs += st.LocalFuncs
+				stats.Loops += st.Loops
 				mu.Unlock()
 				d := dlDiff(bin, dir, "gen.lua", src)
 				ran.Add(1)
@@ -340,12 +341,12 @@ func TestDiffRandom(t *testing.T) {
 }
 
 // dlCountRewrites is what the dialect pass changes in src.
-func dlCountRewrites(src string) dlStats {
+func dlCountRewrites(src string) dialect.Stats {
 	chunk, err := dlParse(src)
 	if err != nil {
-		return dlStats{}
+		return dialect.Stats{}
 	}
-	_, st := dialectPass(chunk)
+	_, st := dialect.Pass(chunk)
 	return st
 }
 
@@ -1112,6 +1113,6 @@ func TestDiffFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, st := dialectPass(chunk)
+	_, st := dialect.Pass(chunk)
 	t.Logf("rewritten: %+v", st)
 }

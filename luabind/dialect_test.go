@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/luabind/internal/dialect"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
@@ -259,7 +260,7 @@ func TestDialectErrorLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, st := dialectPass(chunk); st.total() == 0 {
+			if _, st := dialect.Pass(chunk); st.Total() == 0 {
 				t.Fatalf("nothing rewritten in:\n%s", tc.src)
 			}
 			_, msg := dlRun(t, "lines.lua", tc.src)
@@ -275,53 +276,53 @@ func TestDialectErrorLines(t *testing.T) {
 func TestDialectRewrites(t *testing.T) {
 	for _, tc := range []struct {
 		src  string
-		want dlStats
+		want dialect.Stats
 	}{
-		{"local a, b = 1, 2\na, b = 3, 4", dlStats{}},
-		{"local a, b = 1, 2\na, b = b, a", dlStats{assigns: 1}},
-		{"local a = 1\na = a + 1", dlStats{}},
-		{"local a, b = 1, 2\na, b = a", dlStats{assigns: 1}},
-		{"g1, g2 = g2, g1", dlStats{}},
-		{"local t = {}\nt.x, t.y = t.y, t.x", dlStats{}},
-		{"local t, i, j = {}, 1, 2\nt[i], t[j] = t[j], t[i]", dlStats{}},
-		{"local a, b = 1, 2\nlocal function f() a, b = b, a end", dlStats{}},
-		{"local a = 1\nlocal f = function() return a end\na, g = 2, h()", dlStats{assigns: 1}},
-		{"local a, b = 1, 0\nlocal f = function() return a end\na, b = 2, 3", dlStats{}},
-		{"local a = 1\nlocal f = function() return a end\na, g = 2, 3", dlStats{assigns: 1}}, // _G may have __newindex
-		{"local x\nx = x or {}", dlStats{}},
-		{"local x, t\nx = t and t.y", dlStats{}},
-		{"local x, t\nx = t.a and t.a.b", dlStats{assigns: 1}},
-		{"local x, t\nx = t.a and t.b or t.c", dlStats{}},
-		{"local x\nx = f() or 1", dlStats{}},
-		{"local t, i = {}, 1\nt[i] = f()", dlStats{}},
-		{"local t, i = {}, 1\nlocal function g() i = 2 end\nt[i] = f()", dlStats{assigns: 1}},
-		{"local x, t = 1, {}\ng, t.a = g, x", dlStats{assigns: 1}},
-		{"local x, t = 1, {}\ng, t.a = g, 1", dlStats{}},
-		{"local function f(p) p = g() end", dlStats{}},
-		{"local function f(p) p = (g()) end", dlStats{assigns: 1}},
-		{"local function f(p, q) p = (g()) end", dlStats{}},
-		{"local function f(...) local a; a = ... end", dlStats{}},
-		{"local function f(...) local a; a = (...) end", dlStats{assigns: 1}},
-		{"local f = function() return f end", dlStats{localFuncs: 1}},
-		{"local f = function() return 1 end", dlStats{}},
-		{"local function f() return f end", dlStats{}},
-		{"local f = function() local f = 1 return f end", dlStats{}},
-		{"for k, v in pairs(t) do if false then end end", dlStats{loops: 1}},
-		{"for k, v in pairs(t) do print(k) if false then end end", dlStats{}},
-		{"for i = 1, 2 do if false then end end", dlStats{}},
-		{"while x do if false then end end", dlStats{}},
-		{"while true do if false then end end", dlStats{loops: 1}},
-		{"repeat break until x", dlStats{loops: 1}},
-		{"::a:: if false then end goto a", dlStats{loops: 1}},
-		{"for k, v in next, t do end", dlStats{loops: 1}},
-		{"for k in pairs(t) do end", dlStats{}},
-		{"for a, b, c in next, t do end", dlStats{}},
+		{"local a, b = 1, 2\na, b = 3, 4", dialect.Stats{}},
+		{"local a, b = 1, 2\na, b = b, a", dialect.Stats{Assigns: 1}},
+		{"local a = 1\na = a + 1", dialect.Stats{}},
+		{"local a, b = 1, 2\na, b = a", dialect.Stats{Assigns: 1}},
+		{"g1, g2 = g2, g1", dialect.Stats{}},
+		{"local t = {}\nt.x, t.y = t.y, t.x", dialect.Stats{}},
+		{"local t, i, j = {}, 1, 2\nt[i], t[j] = t[j], t[i]", dialect.Stats{}},
+		{"local a, b = 1, 2\nlocal function f() a, b = b, a end", dialect.Stats{}},
+		{"local a = 1\nlocal f = function() return a end\na, g = 2, h()", dialect.Stats{Assigns: 1}},
+		{"local a, b = 1, 0\nlocal f = function() return a end\na, b = 2, 3", dialect.Stats{}},
+		{"local a = 1\nlocal f = function() return a end\na, g = 2, 3", dialect.Stats{Assigns: 1}}, // _G may have __newindex
+		{"local x\nx = x or {}", dialect.Stats{}},
+		{"local x, t\nx = t and t.y", dialect.Stats{}},
+		{"local x, t\nx = t.a and t.a.b", dialect.Stats{Assigns: 1}},
+		{"local x, t\nx = t.a and t.b or t.c", dialect.Stats{}},
+		{"local x\nx = f() or 1", dialect.Stats{}},
+		{"local t, i = {}, 1\nt[i] = f()", dialect.Stats{}},
+		{"local t, i = {}, 1\nlocal function g() i = 2 end\nt[i] = f()", dialect.Stats{Assigns: 1}},
+		{"local x, t = 1, {}\ng, t.a = g, x", dialect.Stats{Assigns: 1}},
+		{"local x, t = 1, {}\ng, t.a = g, 1", dialect.Stats{}},
+		{"local function f(p) p = g() end", dialect.Stats{}},
+		{"local function f(p) p = (g()) end", dialect.Stats{Assigns: 1}},
+		{"local function f(p, q) p = (g()) end", dialect.Stats{}},
+		{"local function f(...) local a; a = ... end", dialect.Stats{}},
+		{"local function f(...) local a; a = (...) end", dialect.Stats{Assigns: 1}},
+		{"local f = function() return f end", dialect.Stats{LocalFuncs: 1}},
+		{"local f = function() return 1 end", dialect.Stats{}},
+		{"local function f() return f end", dialect.Stats{}},
+		{"local f = function() local f = 1 return f end", dialect.Stats{}},
+		{"for k, v in pairs(t) do if false then end end", dialect.Stats{Loops: 1}},
+		{"for k, v in pairs(t) do print(k) if false then end end", dialect.Stats{}},
+		{"for i = 1, 2 do if false then end end", dialect.Stats{}},
+		{"while x do if false then end end", dialect.Stats{}},
+		{"while true do if false then end end", dialect.Stats{Loops: 1}},
+		{"repeat break until x", dialect.Stats{Loops: 1}},
+		{"::a:: if false then end goto a", dialect.Stats{Loops: 1}},
+		{"for k, v in next, t do end", dialect.Stats{Loops: 1}},
+		{"for k in pairs(t) do end", dialect.Stats{}},
+		{"for a, b, c in next, t do end", dialect.Stats{}},
 	} {
 		chunk, err := dlParse(tc.src)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.src, err)
 		}
-		if _, st := dialectPass(chunk); st != tc.want {
+		if _, st := dialect.Pass(chunk); st != tc.want {
 			t.Errorf("%q: rewrote %+v, want %+v", tc.src, st, tc.want)
 		}
 	}
@@ -379,7 +380,7 @@ return f(1, 2, 3, 4), rec(3), obj:m(2).w, s, y
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, st := dialectPass(chunk); st.total() != 0 {
+	if _, st := dialect.Pass(chunk); st.Total() != 0 {
 		t.Fatalf("the pass rewrote %+v in a program that needs nothing", st)
 	}
 	got, err := Compile(strings.NewReader(untouched), "same.lua")
@@ -657,7 +658,7 @@ func dlRunSuiteFile(t *testing.T, dir, name string) {
 		t.Fatalf("compile: %v", err)
 	}
 	if chunk, err := parse.Parse(strings.NewReader(string(src)), name); err == nil {
-		_, st := dialectPass(chunk)
+		_, st := dialect.Pass(chunk)
 		t.Logf("%s: rewritten %+v", name, st)
 	}
 	L.Push(L.NewFunctionFromProto(proto))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/luabind/internal/dialect"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -276,7 +277,7 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 	if err := checkSyntaxDepth(chunk, name); err != nil { // before anything recursive: see sandbox.go
 		return nil, err
 	}
-	chunk = rewriteDialect(chunk) // Lua 5.1 semantics where gopher-lua differs; see dialect.go
+	chunk = dialect.Rewrite(chunk) // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
 	chunk = rewriteConcat(chunk)  // `..` under the string cap; see concat.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
