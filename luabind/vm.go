@@ -278,7 +278,7 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 		return nil, err
 	}
 	chunk = dialect.Rewrite(chunk) // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
-	chunk = rewriteConcat(chunk)  // `..` under the string cap; see concat.go
+	chunk = rewriteConcat(chunk)   // `..` under the string cap; see concat.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
 		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}
