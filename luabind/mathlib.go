@@ -1,0 +1,54 @@
+package luabind
+
+// math.random on the running agent's generator.
+
+import (
+	"math"
+	"math/rand/v2"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// mathRandom is Lua 5.1's math.random on the running agent's generator, or
+// the VM's outside a tick.
+func (vm *VM) mathRandom(L *lua.LState) int {
+	rng := vm.guard.rng
+	if vm.runner != nil {
+		if r := vm.runner.Rand(); r != nil {
+			rng = r
+		}
+	}
+	return pushRandom(L, rng)
+}
+
+// pushRandom implements math.random's three forms on rng: () in [0,1),
+// (m) in [1,m], (m,n) in [m,n]. Bounds are truncated to integers, as Lua
+// 5.1 does, and must be within ±2^53.
+func pushRandom(L *lua.LState, rng *rand.Rand) int {
+	bound := func(n int) int64 {
+		f := math.Trunc(float64(L.CheckNumber(n)))
+		if !(f >= -(1<<53) && f <= 1<<53) {
+			L.ArgError(n, "interval is too large")
+		}
+		return int64(f)
+	}
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(rng.Float64()))
+	case 1:
+		m := bound(1)
+		if m < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(1 + rng.Int64N(m)))
+	case 2:
+		m, n := bound(1), bound(2)
+		if m > n {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(m + rng.Int64N(n-m+1)))
+	default:
+		L.RaiseError("wrong number of arguments")
+	}
+	return 1
+}

@@ -1,0 +1,164 @@
+package luabind
+
+// require and the script roots: which files a script may load.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// moduleKey names a loaded module: the mod's global table it was loaded
+// into, and its file.
+type moduleKey struct {
+	env  *lua.LTable
+	path string
+}
+
+// callerFile is the chunk name of the Lua function that called the running Go
+// function, or "" when there is none.
+func callerFile(L *lua.LState) string {
+	for level := 1; level < 8; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return ""
+		}
+		if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil {
+			return ""
+		}
+		if dbg.What != "G" && dbg.Source != "" && !strings.HasPrefix(dbg.Source, "=") && !strings.HasPrefix(dbg.Source, "<") {
+			return dbg.Source
+		}
+	}
+	return ""
+}
+
+// callerPos is the file and line of the Lua code that called the running Go
+// function.
+func callerPos(L *lua.LState) Pos {
+	p, _ := SplitPos(L.Where(1) + " ")
+	return p
+}
+
+// Resolve turns a script-relative name into a path inside the allowed roots:
+// the folder of the calling script, then each configured root. Absolute paths
+// and ".." are refused.
+func (vm *VM) Resolve(from, name string) (string, error) {
+	if name == "" || filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) {
+		return "", fmt.Errorf("%q: %w", name, ErrOutsideRoots)
+	}
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return "", fmt.Errorf("%q: \"..\" is not allowed: %w", name, ErrOutsideRoots)
+		}
+	}
+	var dirs []string
+	if from != "" {
+		dirs = append(dirs, filepath.Dir(from))
+	}
+	dirs = append(dirs, vm.roots...)
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			if !inside(d, p) {
+				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
+			}
+			if !st.Mode().IsRegular() {
+				return "", fmt.Errorf("%q: %w (%s)", name, ErrNotRegular, kind(st.Mode()))
+			}
+			if st.Size() > MaxScriptSize {
+				return "", fmt.Errorf("%q: %w", name, sizeError(MaxScriptSize, st.Size()))
+			}
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q not found next to %s or in the script roots: %w", name, displayDir(from), os.ErrNotExist)
+}
+
+// inside reports whether path, with symbolic links followed, is still
+// inside dir (links followed too): a mod archive may carry links.
+func inside(dir, path string) bool {
+	realDir, err1 := filepath.EvalSymlinks(dir)
+	realPath, err2 := filepath.EvalSymlinks(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realDir, realPath)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func displayDir(from string) string {
+	if from == "" {
+		return "the script"
+	}
+	return filepath.Dir(from)
+}
+
+// AllowRoot adds the folder of a loaded script to the roots, so modules it
+// requires from its own folder resolve for later callers too.
+func (vm *VM) AllowRoot(dir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	abs = filepath.Clean(abs)
+	for _, r := range vm.roots {
+		if r == abs {
+			return
+		}
+	}
+	vm.roots = append(vm.roots, abs)
+}
+
+func (vm *VM) luaRequire(L *lua.LState) int {
+	name := L.CheckString(1)
+	if name == "luaai" {
+		L.Push(vm.luaai)
+		return 1
+	}
+	rel := strings.ReplaceAll(name, ".", "/") + ".lua" // a module name: lib.util
+	switch {
+	case strings.HasSuffix(name, ".lua"):
+		rel = name // a path: lib/util.lua (Resolve refuses ".." and absolute paths)
+	case strings.HasPrefix(name, "."):
+		L.RaiseError("require %q: a module name cannot start with \".\": %v", name, ErrOutsideRoots)
+	case strings.ContainsAny(name, `/\`):
+		rel = name + ".lua" // a path without .lua: sub/mod, ../x (refused)
+	}
+	path, err := vm.Resolve(callerFile(L), rel)
+	if err != nil {
+		L.RaiseError("require %q: %v", name, err)
+	}
+	abs, _ := filepath.Abs(path)
+	env := callerEnv(L)
+	key := moduleKey{env, abs}
+	if v, ok := vm.modules[key]; ok {
+		L.Push(v)
+		return 1
+	}
+	if vm.loading[key] {
+		L.RaiseError("require %q: circular require", name)
+	}
+	proto, err := vm.opts.Cache.CompileFile(path)
+	if err != nil {
+		L.RaiseError("require %q: %v", name, err)
+	}
+	vm.loading[key] = true
+	defer delete(vm.loading, key)
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = env // a module runs with the globals of the mod that requires it
+	L.Push(fn)
+	L.Push(lua.LString(name))
+	L.Call(1, 1)
+	v := L.Get(-1)
+	L.Pop(1)
+	if v == lua.LNil {
+		v = lua.LTrue
+	}
+	vm.modules[key] = v
+	L.Push(v)
+	return 1
+}

@@ -1,0 +1,111 @@
+package luabind
+
+// The string library's functions that build strings, under the string cap.
+
+import (
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// tooLong raises the error of a string over the cap.
+func (vm *VM) tooLong(L *lua.LState, fn string, size float64) {
+	raiseTooLong(L, fn, size, vm.guard.maxString)
+}
+
+func raiseTooLong(L *lua.LState, fn string, size float64, max int) {
+	if size >= 1<<53 || math.IsInf(size, 0) {
+		L.RaiseError("%s: the result would be more than the %d-byte limit on strings", fn, max)
+	}
+	L.RaiseError("%s: the result would be %.0f bytes, more than the %d-byte limit on strings", fn, size, max)
+}
+
+func (vm *VM) strRep(L *lua.LState) int {
+	s := L.CheckString(1)
+	n := math.Trunc(float64(L.CheckNumber(2)))
+	if n <= 0 || s == "" || math.IsNaN(n) {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	if size := float64(len(s)) * n; size > float64(vm.guard.maxString) {
+		vm.tooLong(L, "string.rep", size)
+	}
+	L.Push(lua.LString(strings.Repeat(s, int(n))))
+	return 1
+}
+
+func (vm *VM) strChar(L *lua.LState) int {
+	n := L.GetTop()
+	if n > vm.guard.maxString {
+		vm.tooLong(L, "string.char", float64(n))
+	}
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := L.CheckInt(i)
+		if c < 0 || c > 255 {
+			L.ArgError(i, "invalid value")
+		}
+		b[i-1] = byte(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strFormat checks a format before gopher-lua's string.format runs it: a
+// width or precision is at most two digits, as in Lua 5.1, and the result,
+// bounded from the format and the lengths of the arguments, fits the cap.
+// (Go's fmt would pad "%999999s" to a megabyte.)
+func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
+	fn, _ := orig.(*lua.LFunction)
+	return func(L *lua.LState) int {
+		f := L.CheckString(1)
+		size := float64(len(f))
+		arg := 2
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' {
+				continue
+			}
+			i++
+			if i < len(f) && f[i] == '%' {
+				continue
+			}
+			for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
+				i++
+			}
+			digits := 0
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				i, digits = i+1, digits+1
+			}
+			if i < len(f) && f[i] == '.' {
+				i++
+				pd := 0
+				for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+					i, pd = i+1, pd+1
+				}
+				if pd > digits {
+					digits = pd
+				}
+			}
+			if digits > 2 {
+				L.RaiseError("invalid format (width or precision too long)")
+			}
+			if i >= len(f) {
+				break
+			}
+			est := 512.0 // any number in any format with width and precision <= 99
+			if s, ok := L.Get(arg).(lua.LString); ok && (f[i] == 's' || f[i] == 'q') {
+				est = 4*float64(len(s)) + 104
+			}
+			size += est
+			arg++
+		}
+		if size > float64(vm.guard.maxString) {
+			vm.tooLong(L, "string.format", size)
+		}
+		if fn == nil || !fn.IsG {
+			L.RaiseError("string.format is not available")
+		}
+		return fn.GFunction(L)
+	}
+}
