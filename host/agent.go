@@ -44,6 +44,7 @@ type Agent struct {
 	spawnSeq  int // ai.spawn calls queued by this agent's callbacks
 	// memStopped: suspended by the memory limit (Options.MemoryLimit)
 	memStopped bool
+	bound      []uintptr // Go values this agent binds (Host.boundBy)
 
 	path   []*node          // scratch: machines on the active path
 	scores []float64        // scratch: utility scores

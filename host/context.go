@@ -37,15 +37,76 @@ func (a *Agent) Bool(key string) (bool, bool) {
 
 // Set writes a top-level context field. Numbers, strings, booleans, nil,
 // maps with string keys and slices become Lua values; any other Go value is
-// bound with gopher-luar (as Bind does).
-func (a *Agent) Set(key string, value any) {
-	a.ctx.RawSetString(key, toLua(a.w.vm.L, value))
+// bound with gopher-luar (as Bind does, with its rule for several workers).
+func (a *Agent) Set(key string, value any) error {
+	c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
+	v := c.value(value)
+	if c.err != nil {
+		return c.err
+	}
+	a.ctx.RawSetString(key, v)
+	a.bound = append(a.bound, c.bound...)
+	return nil
 }
 
 // Bind puts a Go value into the context with gopher-luar, so Lua calls its
 // methods and reads its exported fields: ctx.body:MoveTo(x, y).
-func (a *Agent) Bind(key string, value any) {
+//
+// # Goroutines
+//
+// Lua calls a bound value from the goroutine of the worker that ticks the
+// agent. With one worker (the default) that is the goroutine calling
+// Host.Tick, and a value may be bound to any number of agents. With
+// Options.Workers > 1, agents on different workers run at the same time, so
+// one value bound to two agents would be called from two goroutines at
+// once: Bind (and Set, Spawn) refuse that with ErrNotShared, unless the
+// value is wrapped in Shared, which says it is safe for concurrent use.
+func (a *Agent) Bind(key string, value any) error {
+	if sv, ok := value.(sharedValue); ok {
+		a.ctx.RawSetString(key, luar.New(a.w.vm.L, sv.v))
+		return nil
+	}
+	c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
+	if err := c.own(value); err != nil {
+		return err
+	}
 	a.ctx.RawSetString(key, luar.New(a.w.vm.L, value))
+	a.bound = append(a.bound, c.bound...)
+	return nil
+}
+
+// Shared marks a Go value as safe to call from several goroutines at once,
+// for Bind, Set and Spawn: with Options.Workers > 1 it may then be bound to
+// any number of agents. It changes nothing else: Lua sees the value itself.
+func Shared(v any) any { return sharedValue{v} }
+
+type sharedValue struct{ v any }
+
+// own records that the converter's agent binds v; with several workers, v
+// bound to another live agent is refused.
+func (c *converter) own(v any) error {
+	if c.h == nil || len(c.h.workers) < 2 {
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+	default:
+		return nil // a copy: nothing is shared
+	}
+	k := rv.Pointer()
+	if k == 0 {
+		return nil
+	}
+	if c.h.boundBy == nil {
+		c.h.boundBy = map[uintptr]int{}
+	}
+	if other, ok := c.h.boundBy[k]; ok && other != c.agent {
+		return fmt.Errorf("bind %T: already bound to agent %d, and with %d workers both would call it at once: %w", v, other, len(c.h.workers), ErrNotShared)
+	}
+	c.h.boundBy[k] = c.agent
+	c.bound = append(c.bound, k)
+	return nil
 }
 
 // toLua converts plain Go data to Lua values; other values are bound with
@@ -60,6 +121,13 @@ func toLua(L *lua.LState, v any) lua.LValue {
 type converter struct {
 	L    *lua.LState
 	seen map[convKey]*lua.LTable
+
+	// For Bind's rule with several workers: the host, the agent that will
+	// hold the values, the pointers it bound, and the first refusal.
+	h     *Host
+	agent int
+	bound []uintptr
+	err   error
 }
 
 // convKey names a Go map or slice: its type and where its data is.
@@ -94,6 +162,8 @@ func (c *converter) value(v any) lua.LValue {
 		return lua.LNil
 	case lua.LValue:
 		return v
+	case sharedValue:
+		return luar.New(L, v.v)
 	case bool:
 		return lua.LBool(v)
 	case string:
@@ -175,6 +245,9 @@ func (c *converter) value(v any) lua.LValue {
 		return lua.LString(rv.String())
 	case reflect.Bool:
 		return lua.LBool(rv.Bool())
+	}
+	if err := c.own(v); err != nil && c.err == nil {
+		c.err = err
 	}
 	return luar.New(L, v)
 }

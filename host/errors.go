@@ -37,6 +37,9 @@ var (
 	// call them; from inside a script, use ai.spawn (queued to the end of
 	// the tick) or Host.QueueReload.
 	ErrReentrant = errors.New("host: called from a script while the workers are running")
+	// ErrNotShared: with Options.Workers > 1, a Go value already bound to
+	// another agent, not marked with Shared (see Agent.Bind).
+	ErrNotShared = errors.New("a Go value bound to several agents must be marked host.Shared when the host has several workers")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

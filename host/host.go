@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,8 +20,10 @@ type Options struct {
 	Seed uint64
 	// Workers is the number of worker goroutines, each owning one Lua state
 	// and a shard of the agents; Host.Tick ticks the shards in parallel.
-	// Results do not depend on it. The default (zero) value is
-	// runtime.GOMAXPROCS(0).
+	// Results do not depend on it, but Go values bound into contexts are
+	// then called from several goroutines: see Agent.Bind. The default
+	// (zero) value is 1, safe for a game that knows nothing of goroutines;
+	// runtime.GOMAXPROCS(0) uses every core.
 	Workers int
 	// Roots are extra folders scripts may require modules and spawn scripts
 	// from, besides the folder of the script itself. The default (zero) value
@@ -157,6 +158,7 @@ type Host struct {
 	merged    []record        // scratch for dispatch
 	spawns    []*pendingSpawn // scratch for applySpawns
 	mem       memoryAccount
+	boundBy   map[uintptr]int // with several workers: which agent binds each Go value
 	reloadQ   reloads
 	errCounts map[errKey]int
 }
@@ -248,7 +250,7 @@ func New(opts Options) (*Host, error) {
 		opts.MaxErrors = 256
 	}
 	if opts.Workers == 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+		opts.Workers = 1
 	}
 	switch {
 	case opts.MemoryLimit == 0:
@@ -385,10 +387,18 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	t := b.trees[w.index]
 	L := w.vm.L
 	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	c := converter{L: L, h: h, agent: h.spawned + 1}
 	for _, k := range sortedMapKeys(overrides) {
-		ctx.RawSetString(k, toLua(L, overrides[k]))
+		ctx.RawSetString(k, c.value(overrides[k]))
+	}
+	if c.err != nil {
+		for _, k := range c.bound {
+			delete(h.boundBy, k)
+		}
+		return nil, fmt.Errorf("spawn: %w", c.err)
 	}
 	a := w.spawn(b, t, ctx, nil)
+	a.bound = c.bound
 	h.agents = append(h.agents, a)
 	w.agents = append(w.agents, a)
 	h.dispatch()
@@ -552,6 +562,12 @@ func (h *Host) Remove(a *Agent) error {
 	}
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
+	for _, k := range a.bound {
+		if h.boundBy[k] == a.id {
+			delete(h.boundBy, k)
+		}
+	}
+	a.bound = nil
 	return nil
 }
 

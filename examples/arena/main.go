@@ -284,7 +284,7 @@ func main() {
 	agents := flag.Int("agents", 300, "number of critters")
 	ticks := flag.Int("ticks", 300, "ticks to run (of 0.1 s)")
 	seed := flag.Uint64("seed", 1, "seed of the world and of the agents' random numbers")
-	workers := flag.Int("workers", 0, "Lua workers (default GOMAXPROCS)")
+	workers := flag.Int("workers", 0, "Lua workers (default 1; each critter binds its own body, so more are safe)")
 	short := flag.Bool("short", false, "a quick run: 60 critters, 50 ticks")
 	flag.Parse()
 	if *short {
