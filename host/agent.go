@@ -45,6 +45,7 @@ type Agent struct {
 	// memStopped: suspended by the memory limit (Options.MemoryLimit)
 	memStopped bool
 	bound      []uintptr // Go values this agent binds (Host.boundBy)
+	overruns   int       // callbacks stopped by the time budget since spawn or Resume
 
 	path   []*node          // scratch: machines on the active path
 	scores []float64        // scratch: utility scores
@@ -125,7 +126,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 func (a *Agent) Suspended() bool { return a.suspended }
 
 // Resume lets a suspended agent tick again.
-func (a *Agent) Resume() { a.suspended, a.memStopped = false, false }
+func (a *Agent) Resume() { a.suspended, a.memStopped, a.overruns = false, false, 0 }
 
 // ID is the agent's spawn number, from 1.
 func (a *Agent) ID() int { return a.id }
@@ -247,6 +248,13 @@ func (a *Agent) report(n *node, cb string, err error) {
 	}
 	if a.h.opts.Faults == Suspend {
 		a.suspended = true
+	}
+	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && !a.suspended {
+		a.overruns++
+		if a.overruns >= a.h.opts.MaxOverruns {
+			a.suspended = true
+			a.report(n, cb, fmt.Errorf("%w: the agent is suspended after %d callbacks ran past their time budget (Agent.Resume lets it tick again)", ErrOverruns, a.overruns))
+		}
 	}
 }
 

@@ -40,6 +40,9 @@ var (
 	// ErrNotShared: with Options.Workers > 1, a Go value already bound to
 	// another agent, not marked with Shared (see Agent.Bind).
 	ErrNotShared = errors.New("a Go value bound to several agents must be marked host.Shared when the host has several workers")
+	// ErrOverruns: an agent suspended because Options.MaxOverruns of its
+	// callbacks ran past the time budget.
+	ErrOverruns = errors.New("too many runaway callbacks")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

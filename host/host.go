@@ -73,6 +73,13 @@ type Options struct {
 	// Faults says what happens to an agent whose callback fails. The
 	// default (zero) value is Continue.
 	Faults FaultPolicy
+	// MaxOverruns is how many of an agent's callbacks may run past the
+	// time budget before the agent is suspended (whatever Faults says) and
+	// reported with an error wrapping ErrOverruns: a runaway script would
+	// otherwise cost the whole budget every tick. Agent.Resume lets it tick
+	// again and starts the count afresh. The default (zero) value is 3; a
+	// negative value never suspends.
+	MaxOverruns int
 	// ReportAllErrors sends every failed callback to OnError. The default
 	// (zero) value reports the first failure of each (script, line,
 	// callback) and then its 10th, 100th, 1000th… with ScriptError.Count,
@@ -248,6 +255,9 @@ func New(opts Options) (*Host, error) {
 	}
 	if opts.MaxErrors == 0 {
 		opts.MaxErrors = 256
+	}
+	if opts.MaxOverruns == 0 {
+		opts.MaxOverruns = 3
 	}
 	if opts.Workers == 0 {
 		opts.Workers = 1

@@ -126,3 +126,32 @@ return ai.fsm { initial = "s", states = { s = {
 	require.Equal(t, "errs.lua:7: custom error", got[2])
 	require.Equal(t, "errs.lua:8: line one\nline two", got[3])
 }
+
+// A runaway callback costs its budget each time it runs: after
+// MaxOverruns of them the agent is suspended and reported; Resume lets it
+// tick again.
+func TestRunawayAgentIsSuspended(t *testing.T) {
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Budget: 20 * time.Millisecond, ReportAllErrors: true,
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("spin.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function() while true do end end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	for i := 0; i < 6; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.True(t, a.Suspended())
+	require.Equal(t, 3, a.Ticks())
+	require.Len(t, errs, 4)
+	require.ErrorIs(t, errs[2], luabind.ErrBudget)
+	require.ErrorIs(t, errs[3], host.ErrOverruns)
+	require.Contains(t, errs[3].Error(), "suspended after 3 callbacks ran past their time budget")
+	a.Resume()
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, 4, a.Ticks())
+	require.False(t, a.Suspended())
+}
