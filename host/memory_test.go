@@ -155,3 +155,33 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	require.Equal(t, 4, a.Ticks())
 	require.False(t, a.Suspended())
 }
+
+// The instruction budget stops a runaway at the same instruction every
+// time, whatever the machine's load: the partial work it leaves is equal.
+func TestBudgetStepsIsDeterministic(t *testing.T) {
+	run := func() (float64, *host.ScriptError) {
+		var errs []*host.ScriptError
+		h, err := host.New(host.Options{Budget: -1, BudgetSteps: 100000, MaxOverruns: -1,
+			OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+		require.NoError(t, err)
+		defer h.Close()
+		b, err := h.LoadString("count.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx) while true do ctx.n = ctx.n + 1; local s = ("ab"):rep(3):find("b.-a") end end } } }`)
+		require.NoError(t, err)
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		require.NoError(t, h.Tick(0.1))
+		n, _ := a.Number("n")
+		require.Len(t, errs, 1)
+		return n, errs[0]
+	}
+	n1, e1 := run()
+	n2, _ := run()
+	require.Equal(t, n1, n2)
+	require.Greater(t, n1, 100.0)
+	require.ErrorIs(t, e1, luabind.ErrBudget)
+	require.Equal(t, "count.lua", e1.Script)
+	require.Equal(t, 3, e1.Line)
+	require.Contains(t, e1.Msg, "callback ran past its 100000-instruction budget")
+}

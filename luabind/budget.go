@@ -73,6 +73,9 @@ type BudgetError struct {
 	Load bool
 	// Budget is the budget it ran past.
 	Budget time.Duration
+	// Steps is set for a call stopped by the instruction budget instead
+	// (Options.BudgetSteps): it ran more than Steps Lua instructions.
+	Steps int64
 	// Memory is set for a call stopped by the memory limit instead
 	// (Options.MemoryLimit): it made the heap grow by more than Memory
 	// bytes. Such an error wraps ErrMemoryLimit, not ErrBudget.
@@ -89,6 +92,9 @@ var ErrMemoryLimit = errors.New("memory limit")
 // budget", "script ran past its 2s load budget" or "callback went past its
 // memory limit (256 MiB)".
 func (e *BudgetError) Msg() string {
+	if e.Steps > 0 {
+		return stepsMessage(e.Steps)
+	}
 	if e.Memory > 0 {
 		return memoryMessage(e.Load, e.Memory)
 	}
@@ -147,7 +153,8 @@ const (
 	budgetFired    = 1 // the watchdog stopped this call
 	budgetLoad     = 2 // the call is a script load (Options.LoadBudget)
 	budgetMem      = 4 // it was stopped by the memory limit
-	budgetSeqShift = 3
+	budgetSteps    = 8 // it was stopped by the instruction budget
+	budgetSeqShift = 4
 )
 
 // budgetIdleTicks is how many watchdog ticks without a call let the
@@ -158,6 +165,7 @@ const budgetIdleTicks = 64
 // touched by the goroutine that owns the VM.
 type budget struct {
 	call, load time.Duration // 0: that kind of call is not budgeted
+	steps      int64         // instructions a callback may run; 0: no such budget
 	period     time.Duration // watchdog tick
 	ctx        budgetCtx
 	// mem is how much the heap may grow during one call (0: no limit);
@@ -178,7 +186,7 @@ type budget struct {
 	closed bool   // VM goroutine
 }
 
-func newBudget(call, load time.Duration, mem int64) *budget {
+func newBudget(call, load time.Duration, mem, steps int64) *budget {
 	if call < 0 {
 		call = 0
 	}
@@ -188,7 +196,10 @@ func newBudget(call, load time.Duration, mem int64) *budget {
 	if mem < 0 {
 		mem = 0
 	}
-	if call == 0 && load == 0 && mem == 0 {
+	if steps < 0 {
+		steps = 0
+	}
+	if call == 0 && load == 0 && mem == 0 && steps == 0 {
 		return nil
 	}
 	p := call
@@ -202,7 +213,9 @@ func newBudget(call, load time.Duration, mem int64) *budget {
 	if p < time.Millisecond {
 		p = time.Millisecond
 	}
-	b := &budget{call: call, load: load, period: p, stop: make(chan struct{})}
+	b := &budget{call: call, load: load, steps: steps, period: p, stop: make(chan struct{})}
+	b.ctx.closed = make(chan struct{})
+	close(b.ctx.closed)
 	b.mem.Store(mem)
 	b.memLimit.Store(mem)
 	ch := make(chan struct{})
@@ -221,10 +234,13 @@ func (b *budget) begin(load bool) uint64 {
 	if load {
 		limit, flags = b.load, budgetLoad
 	}
-	if limit <= 0 && b.mem.Load() <= 0 {
+	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) {
 		return 0
 	}
 	b.active = true
+	if !load && b.steps > 0 {
+		b.ctx.steps, b.ctx.over, b.ctx.stepLimit = 0, false, b.steps
+	}
 	b.seq++
 	s := b.seq<<budgetSeqShift | flags
 	b.state.Store(s)
@@ -250,6 +266,13 @@ func (b *budget) end(s uint64) (word uint64, fired bool) {
 	}
 	b.active = false
 	w := b.state.Swap(0)
+	if b.ctx.stepLimit > 0 {
+		over := b.ctx.over
+		b.ctx.stepLimit, b.ctx.over = 0, false
+		if over && w&budgetFired == 0 {
+			return w | budgetFired | budgetSteps, true
+		}
+	}
 	if w&budgetFired == 0 {
 		return w, false
 	}
@@ -264,11 +287,16 @@ func (b *budget) end(s uint64) (word uint64, fired bool) {
 
 // expired reports whether the running call has been stopped. Long Go loops
 // of the sandbox (pattern matching, table.concat) poll it.
-func (b *budget) expired() bool { return b != nil && b.state.Load()&budgetFired != 0 }
+func (b *budget) expired() bool {
+	return b != nil && (b.state.Load()&budgetFired != 0 || b.ctx.over)
+}
 
 // stopMessage is the message of the running call's stop (the context's
 // channel may not be closed yet when expired turns true).
 func (b *budget) stopMessage() string {
+	if b.ctx.over {
+		return stepsMessage(b.ctx.stepLimit)
+	}
 	s := b.state.Load()
 	if s&budgetMem != 0 {
 		return memoryMessage(s&budgetLoad != 0, b.memLimit.Load())
@@ -377,19 +405,54 @@ func (b *budget) close() {
 type budgetCtx struct {
 	done atomic.Pointer[chan struct{}]
 	err  error // written before done is closed, read after
+
+	// The instruction budget (Options.BudgetSteps), VM goroutine only:
+	// gopher-lua asks for Done before every instruction, so counting those
+	// calls counts instructions, the same on every machine.
+	stepLimit int64 // 0: not counting
+	steps     int64
+	over      bool          // the running call used up its steps
+	closed    chan struct{} // closed at birth: what Done gives once over
 }
 
 func (c *budgetCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *budgetCtx) Done() <-chan struct{}       { return *c.done.Load() }
 func (c *budgetCtx) Value(any) any               { return nil }
 
+func (c *budgetCtx) Done() <-chan struct{} {
+	if c.stepLimit > 0 {
+		if c.steps++; c.steps > c.stepLimit {
+			c.over = true
+			return c.closed
+		}
+	}
+	return *c.done.Load()
+}
+
 func (c *budgetCtx) Err() error {
+	if c.over {
+		return errors.New(stepsMessage(c.stepLimit))
+	}
 	select {
-	case <-c.Done():
+	case <-*c.done.Load():
 		return c.err
 	default:
 		return nil
 	}
+}
+
+// countSteps adds n steps of Go work (pattern matching) to the running
+// call's instruction budget; true when it is used up.
+func (c *budgetCtx) countSteps(n int64) bool {
+	if c.stepLimit > 0 {
+		if c.steps += n; c.steps > c.stepLimit {
+			c.over = true
+		}
+	}
+	return c.over
+}
+
+func stepsMessage(n int64) string {
+	return fmt.Sprintf("callback ran past its %d-instruction budget", n)
 }
 
 // AfterFunc keeps context.WithCancel(budgetCtx) — which LState.NewThread
@@ -431,6 +494,9 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 // overflow unwinding slowly): the message of a stop ends with the budget's.
 func stoppedByBudget(err error, word uint64, b *budget) bool {
 	load := word&budgetLoad != 0
+	if word&budgetSteps != 0 {
+		return strings.HasSuffix(ErrorMessage(err), stepsMessage(b.steps))
+	}
 	if word&budgetMem != 0 {
 		return strings.HasSuffix(ErrorMessage(err), memoryMessage(load, b.memLimit.Load()))
 	}
@@ -449,6 +515,9 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	}
 	if word&budgetMem != 0 {
 		e.Memory = b.memLimit.Load()
+	}
+	if word&budgetSteps != 0 {
+		e.Steps = b.steps
 	}
 	var api *lua.ApiError
 	trace := ""

@@ -30,7 +30,7 @@ func isPlain(p string) bool {
 func (vm *VM) matcher() *pattern.Matcher {
 	m := &pattern.Matcher{}
 	if b := vm.guard.bud; b != nil {
-		m.Stop = b.expired
+		m.Stop = func() bool { return b.ctx.countSteps(pattern.StopEvery) || b.expired() }
 	}
 	return m
 }

@@ -49,6 +49,13 @@ type Options struct {
 	// ns); one watchdog goroutine per VM while calls run. See budget.go.
 	// The default (zero) value is no budget and no cost.
 	Budget time.Duration
+	// BudgetSteps is a budget of Lua instructions for one protected call
+	// (pattern matching counts its steps too): a call that runs more is
+	// stopped with a *BudgetError wrapping ErrBudget. Unlike Budget it does
+	// not depend on the machine or its load, so replays stop where the
+	// recording stopped. It costs about a nanosecond per instruction. The
+	// default (zero) value is none.
+	BudgetSteps int64
 	// MemoryLimit stops a protected call (or a script load) that makes the
 	// heap grow by more than this many bytes while it runs, with a
 	// *BudgetError wrapping ErrMemoryLimit. The watchdog of Budget samples
