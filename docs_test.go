@@ -52,7 +52,9 @@ func TestDocs(t *testing.T) {
 	for _, doc := range docs {
 		t.Run(filepath.Base(doc), func(t *testing.T) {
 			blocks := docBlocks(t, doc)
-			require.NotEmpty(t, blocks)
+			if len(blocks) == 0 {
+				t.Skip("no examples in this document")
+			}
 			dir := t.TempDir()
 			for _, b := range blocks {
 				if b.lang == "lua" && b.file != "" {
