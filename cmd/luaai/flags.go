@@ -1,0 +1,183 @@
+package main
+
+// The flags of luaai run, parsed and checked.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// parseRun parses and validates the flags; a nil config comes with the exit
+// code to return.
+func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
+	cfg := &runConfig{set: map[string]any{}}
+	fs := flag.NewFlagSet("luaai run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&cfg.ticks, "ticks", 10, "")
+	fs.Float64Var(&cfg.dt, "dt", 0.1, "")
+	fs.Float64Var(&cfg.hz, "hz", 0, "")
+	fs.IntVar(&cfg.agents, "agents", 1, "")
+	fs.IntVar(&cfg.workers, "workers", 1, "")
+	fs.Uint64Var(&cfg.seed, "seed", 0, "")
+	budgetFlag(fs, &cfg.budget)
+	memoryFlag(fs, &cfg.memory)
+	setFlag(fs, cfg.set)
+	fs.BoolVar(&cfg.trace, "trace", false, "")
+	fs.BoolVar(&cfg.json, "json", false, "")
+	fs.BoolVar(&cfg.watch, "watch", false, "")
+	fs.StringVar(&cfg.save, "save", "", "")
+	fs.StringVar(&cfg.load, "load", "", "")
+
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, parseFailed(err, stdout, stderr, runUsage)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	bad := func(format string, args ...any) (*runConfig, int) {
+		return nil, usageError(stderr, "run", runUsage, format, args...)
+	}
+	switch {
+	case len(pos) == 0:
+		return bad("missing SCRIPT")
+	case len(pos) > 1:
+		return bad("one SCRIPT at a time, got %q", pos)
+	case cfg.ticks < 0:
+		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
+	case cfg.agents < 1:
+		return bad("--agents must be ≥ 1, got %d", cfg.agents)
+	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
+		return bad("--hz must be a number > 0, got %v", cfg.hz)
+	case given["hz"] && (cfg.hz < minHz || cfg.hz > maxHz):
+		return bad("--hz must be between 0.001 and 1000000 ticks a second, got %v", cfg.hz)
+	case cfg.dt < 0 || math.IsNaN(cfg.dt) || math.IsInf(cfg.dt, 0):
+		return bad("--dt must be a finite number ≥ 0, got %v", cfg.dt)
+	case cfg.workers < 1:
+		return bad("--workers must be ≥ 1, got %d", cfg.workers)
+	case given["save"] && cfg.save == "":
+		return bad("--save needs a file name")
+	case given["load"] && cfg.load == "":
+		return bad("--load needs a file name")
+	case cfg.load != "" && given["agents"]:
+		return bad("--agents cannot be used with --load: the agents come from the snapshot")
+	case cfg.load != "" && given["set"]:
+		return bad("--set cannot be used with --load: the contexts come from the snapshot")
+	}
+	if cfg.watch && !given["ticks"] {
+		cfg.forever = true
+		if !given["hz"] {
+			cfg.hz = defaultWatchHz
+		}
+	}
+	if cfg.hz > 0 && !given["dt"] {
+		cfg.dt = 1 / cfg.hz
+	}
+	cfg.script = pos[0]
+	return cfg, exitOK
+}
+
+// budgetFlag defines --budget: a Go duration ("50ms", "2s"), or "off".
+func budgetFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.Func("budget", "", func(s string) error {
+		if s == "off" {
+			*d = -1
+			return nil
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 50ms or 1s, or off")
+		}
+		if v <= 0 {
+			return fmt.Errorf("must be more than 0 (or off), got %v", s)
+		}
+		*d = v
+		return nil
+	})
+}
+
+// memoryFlag defines --memory: a size ("256MiB", "1GiB", "500MB",
+// "65536"), or "off".
+func memoryFlag(fs *flag.FlagSet, n *int64) {
+	fs.Func("memory", "", func(s string) error {
+		if s == "off" {
+			*n = -1
+			return nil
+		}
+		v, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		if v < 1<<20 {
+			return fmt.Errorf("must be at least 1MiB (or off), got %s", s)
+		}
+		*n = v
+		return nil
+	})
+}
+
+// parseSize reads a byte count with an optional unit: B, KB/MB/GB (powers
+// of 1000) or KiB/MiB/GiB (powers of 1024).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mul    float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mul := s, 1.0
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mul = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mul
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || f*mul > 1<<62 {
+		return 0, fmt.Errorf("want a size such as 256MiB or 1GiB, or off")
+	}
+	return int64(f * mul), nil
+}
+
+// parseValue reads a --set value: a number (decimal, or hex with 0x), true or
+// false where it can, else the string itself.
+// setFlag defines the repeatable --set k=v flag, collecting into set.
+func setFlag(fs *flag.FlagSet, set map[string]any) {
+	fs.Func("set", "", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return errors.New("want key=value")
+		}
+		set[k] = parseValue(v)
+		return nil
+	})
+}
+
+func parseValue(s string) any {
+	switch s {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if strings.Contains(s, "_") { // Go digit separators are not Lua numbers
+		return s
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f
+	}
+	hex := strings.TrimPrefix(s, "-")
+	if len(hex) > 2 && (hex[:2] == "0x" || hex[:2] == "0X") {
+		if n, err := strconv.ParseUint(hex[2:], 16, 64); err == nil {
+			if hex != s {
+				return -float64(n)
+			}
+			return float64(n)
+		}
+	}
+	return s
+}

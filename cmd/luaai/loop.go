@@ -1,0 +1,112 @@
+package main
+
+// The run loop: ticks, pacing, and reloads between ticks.
+
+import (
+	"context"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// runLoop ticks the host, paced or not, and reloads the behaviour between
+// ticks when the watcher (if any) says its files changed. It owns the host:
+// nothing else touches it while it runs.
+type runLoop struct {
+	cfg  *runConfig
+	out  *runOutput
+	h    *host.Host
+	b    *host.Behaviour
+	w    *watcher  // nil without --watch
+	prog *progress // nil unless stderr is a terminal
+}
+
+// run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
+// done is the number of ticks the agents had before.
+func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error {
+	var timer *time.Timer
+	var period time.Duration
+	if l.cfg.hz > 0 {
+		period = time.Duration(float64(time.Second) / l.cfg.hz)
+		timer = time.NewTimer(0)
+		defer timer.Stop()
+	}
+	start := time.Now()
+	defer l.prog.clear()
+	for i := 1; l.cfg.forever || i <= l.cfg.ticks; i++ {
+		var due <-chan time.Time
+		if timer != nil {
+			timer.Reset(time.Until(start.Add(time.Duration(i) * period)))
+			due = timer.C
+		}
+		if !l.between(ctx, done, due) {
+			return nil // interrupted
+		}
+		if err := l.h.Tick(l.cfg.dt); err != nil {
+			return err
+		}
+		done++
+		if l.cfg.trace {
+			for _, a := range agents {
+				l.out.traceAgent(a.Ticks(), a)
+			}
+		}
+		l.out.flush()
+		l.prog.update(i)
+	}
+	return nil
+}
+
+// between serves what comes in before the next tick — reloads, watcher
+// errors — until due fires (at once when due is nil). It reports false when
+// ctx is done.
+func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) bool {
+	var changed <-chan struct{}
+	var errs <-chan error
+	if l.w != nil {
+		changed, errs = l.w.Changed(), l.w.Errors()
+	}
+	for {
+		// What is pending first, so that an unpaced run sees it too.
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			l.reload(done)
+			continue
+		case err := <-errs:
+			l.out.watchError(err)
+			continue
+		default:
+		}
+		if due == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			l.reload(done)
+		case err := <-errs:
+			l.out.watchError(err)
+		case <-due:
+			return true
+		}
+	}
+}
+
+// reload reloads the behaviour from its file and watches what it now
+// requires. done is the number of ticks done.
+func (l *runLoop) reload(done int) {
+	err := l.out.reload(done, l.cfg.script, l.b.Reload)
+	files := l.b.Files()
+	if err != nil {
+		// A module that broke the reload is not among b.Files() when it is
+		// newly required: watch the files the error names too, so that
+		// fixing them reloads.
+		files = append(files, errorFiles(err)...)
+	}
+	if err := l.w.set(files, err != nil); err != nil {
+		l.out.watchError(err)
+	}
+}

@@ -1,0 +1,400 @@
+package main
+
+// What luaai run prints: text lines or JSON objects, on stdout and stderr.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/luaai/luaai/host"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// runOutput prints what a run reports: text or JSON lines on stdout,
+// buffered and flushed at least once a tick; script errors and reloads on
+// stderr.
+type runOutput struct {
+	stdout io.Writer
+	w      *bufio.Writer // over stdout, or over a held buffer during a reload
+	enc    *json.Encoder
+	stderr io.Writer // the real one, or a held buffer during a reload
+	prog   *progress // the progress line on stderr, nil when not a terminal
+	json   bool
+	failed bool // a callback raised an error
+
+	printMu sync.Mutex // print() runs on every worker's goroutine
+}
+
+func newRunOutput(stdout, stderr io.Writer, jsonLines bool) *runOutput {
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &runOutput{stdout: stdout, w: w, enc: enc, stderr: stderr, json: jsonLines}
+}
+
+// flush writes the buffered lines, first erasing the progress line (if one
+// is drawn) so they do not land on it.
+func (o *runOutput) flush() {
+	if o.w.Buffered() > 0 {
+		o.prog.clear()
+	}
+	o.w.Flush()
+}
+
+// printer is where scripts' print() goes: the buffered stdout, in order with
+// the ticks' lines, or stderr in --json mode so that stdout stays one JSON
+// object a line.
+func (o *runOutput) printer() io.Writer { return printWriter{o} }
+
+type printWriter struct{ o *runOutput }
+
+// Write is called from the workers' goroutines during a tick, when the
+// run loop writes nothing else, and from the run loop between ticks.
+func (p printWriter) Write(b []byte) (int, error) {
+	p.o.printMu.Lock()
+	defer p.o.printMu.Unlock()
+	if p.o.json {
+		return p.o.stderr.Write(b)
+	}
+	return p.o.w.Write(b)
+}
+
+type reloadLine struct {
+	Tick   int    `json:"tick"`
+	Reload string `json:"reload"`
+}
+
+// reload runs reload (a Behaviour.Reload) and reports its result: "reload
+// ok: SCRIPT" or "reload failed: file:line: message" lines on stderr, and a
+// reload line on stdout in JSON mode. What the reload itself reports
+// (transitions of kind "reload", on_reload errors and logs) is held back and
+// printed after it. tick is the number of ticks done.
+func (o *runOutput) reload(tick int, script string, reload func() error) error {
+	o.flush()
+	var held, heldErr bytes.Buffer
+	stderr := o.stderr
+	o.w.Reset(&held)
+	o.stderr = &heldErr
+	err := reload()
+	o.flush()
+	o.w.Reset(o.stdout)
+	o.stderr = stderr
+
+	o.prog.clear()
+	if err == nil {
+		fmt.Fprintf(stderr, "reload ok: %s\n", script)
+		if o.json {
+			o.line(reloadLine{tick, "ok"})
+		}
+	} else {
+		msg := err.Error()
+		for _, l := range strings.Split(msg, "\n") {
+			fmt.Fprintf(stderr, "reload failed: %s\n", l)
+		}
+		if o.json {
+			o.line(reloadLine{tick, msg})
+		}
+	}
+	stderr.Write(heldErr.Bytes())
+	o.w.Write(held.Bytes())
+	o.flush()
+	return err
+}
+
+// watchError reports a problem of the file watcher; the run goes on.
+func (o *runOutput) watchError(err error) {
+	o.flush()
+	fmt.Fprintf(o.stderr, "luaai run: --watch: %v\n", err)
+}
+
+// line writes v as one JSON line.
+func (o *runOutput) line(v any) {
+	if err := o.enc.Encode(v); err != nil {
+		// Only unencodable values fail, and jsonValue makes every value
+		// encodable; say so rather than drop the line silently.
+		fmt.Fprintf(o.w, "{\"error\":%q}\n", err.Error())
+	}
+}
+
+// optString is a JSON string, or null when empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+type transitionLine struct {
+	Tick  int     `json:"tick"`
+	Agent int     `json:"agent"`
+	From  *string `json:"from"`
+	To    string  `json:"to"`
+	Kind  string  `json:"kind"`
+}
+
+// transition prints "tick 3 agent 1 patrol -> combat", with the kind
+// appended when it is not "to": " (push)".
+func (o *runOutput) transition(t host.Transition) {
+	if o.json {
+		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, t.Kind})
+		return
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, orNone(t.From), orNone(t.To))
+	if t.Kind != "to" {
+		fmt.Fprintf(o.w, " (%s)", t.Kind)
+	}
+	o.w.WriteByte('\n')
+}
+
+type errorLine struct {
+	Tick     int    `json:"tick"`
+	Agent    int    `json:"agent"`
+	Error    string `json:"error"`
+	State    string `json:"state"`
+	Callback string `json:"callback"`
+}
+
+// scriptError prints "error: file:line: msg (agent N, state S, callback)" on
+// stderr, and in JSON mode an error line on stdout too.
+func (o *runOutput) scriptError(e *host.ScriptError) {
+	o.failed = true
+	if o.json {
+		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, e.Callback})
+	}
+	o.flush() // keep stdout and stderr in order on a terminal
+	o.prog.clear()
+	fmt.Fprintf(o.stderr, "error: %s\n", oneLine(e.Error()))
+}
+
+// oneLine escapes line breaks (and other control characters) in text a
+// script chose, so that one record stays one line: a script cannot forge
+// "tick 3 agent 1 …" lines in the output. JSON mode needs none of this.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 && r != '\t' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+type logLine struct {
+	Tick  int    `json:"tick"`
+	Agent int    `json:"agent"`
+	Log   string `json:"log"`
+	State string `json:"state"`
+}
+
+// log prints an ai.log line: "tick 2 agent 1 log: msg".
+func (o *runOutput) log(l host.Log) {
+	if o.json {
+		o.line(logLine{l.Tick, l.Agent, l.Msg, l.State})
+		return
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d log: %s\n", l.Tick, l.Agent, oneLine(l.Msg))
+}
+
+// loadErrorLine is a script that does not load, in --json mode.
+type loadErrorLine struct {
+	Tick  int    `json:"tick"`
+	Error string `json:"error"`
+}
+
+type decisionLine struct {
+	Tick   int                   `json:"tick"`
+	Agent  int                   `json:"agent"`
+	Decide string                `json:"decide"`
+	Scores map[string]any        `json:"scores"`
+	Parts  map[string][]partJSON `json:"parts,omitempty"`
+	Winner *string               `json:"winner"`
+	Kept   bool                  `json:"kept,omitempty"`
+}
+
+// partJSON is one factor of a native scorer, for the "why" trace.
+type partJSON struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// decision prints a utility decision:
+// "tick 2 agent 1 decide needs: needs.eat=0.7 needs.idle=0.1 -> needs.eat".
+func (o *runOutput) decision(d host.Decision) {
+	if o.json {
+		scores := make(map[string]any, len(d.Candidates))
+		var parts map[string][]partJSON
+		for _, c := range d.Candidates {
+			scores[c.State] = jsonNumber(c.Score)
+			if len(c.Parts) > 0 {
+				if parts == nil {
+					parts = map[string][]partJSON{}
+				}
+				for _, p := range c.Parts {
+					parts[c.State] = append(parts[c.State], partJSON{p.Name, jsonNumber(p.Value)})
+				}
+			}
+		}
+		o.line(decisionLine{d.Tick, d.Agent, d.Machine, scores, parts, optString(d.Winner), d.Kept})
+		return
+	}
+	machine := d.Machine
+	if machine == "" {
+		machine = "(root)"
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d decide %s:", d.Tick, d.Agent, machine)
+	for _, c := range d.Candidates {
+		fmt.Fprintf(o.w, " %s=%s", c.State, strconv.FormatFloat(c.Score, 'g', 6, 64))
+		if len(c.Parts) > 0 {
+			o.w.WriteString(" [")
+			for i, p := range c.Parts {
+				if i > 0 {
+					o.w.WriteByte(' ')
+				}
+				fmt.Fprintf(o.w, "%s=%s", p.Name, strconv.FormatFloat(p.Value, 'g', 6, 64))
+			}
+			o.w.WriteByte(']')
+		}
+	}
+	fmt.Fprintf(o.w, " -> %s", orNone(d.Winner))
+	if d.Kept {
+		o.w.WriteString(" (kept)")
+	}
+	o.w.WriteByte('\n')
+}
+
+type traceLine struct {
+	Tick  int     `json:"tick"`
+	Agent int     `json:"agent"`
+	State *string `json:"state"`
+	Ctx   any     `json:"ctx"`
+}
+
+// traceAgent prints an agent's state and context after a tick:
+// "tick 3 agent 1 state patrol.walk ctx {"n":3}".
+func (o *runOutput) traceAgent(tick int, a *host.Agent) {
+	state, _ := a.State()
+	ctx := jsonValue(a.Ctx(), map[*lua.LTable]bool{}, 0)
+	if o.json {
+		o.line(traceLine{tick, a.ID(), optString(state), ctx})
+		return
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ctx); err != nil {
+		b.WriteString(strconv.Quote(err.Error()))
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
+}
+
+// maxDepth bounds how deep a context is printed.
+const maxDepth = 64
+
+// jsonValue converts a Lua value to data encoding/json can print: tables
+// whose keys are exactly 1..n become arrays, other tables objects (keys
+// sorted by encoding/json); bound Go values print as their %v string,
+// functions as "function", a table inside itself as "<cycle>", numbers
+// that JSON cannot hold (NaN, ±Inf) as strings.
+func jsonValue(v lua.LValue, open map[*lua.LTable]bool, depth int) any {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(v)
+	case lua.LNumber:
+		return jsonNumber(float64(v))
+	case lua.LString:
+		return string(v)
+	case *lua.LUserData:
+		return fmt.Sprintf("%v", v.Value)
+	case *lua.LFunction:
+		return "function"
+	case *lua.LTable:
+		if open[v] {
+			return "<cycle>"
+		}
+		if depth >= maxDepth {
+			return "<too deep>"
+		}
+		open[v] = true
+		defer delete(open, v)
+		if n, ok := arrayLen(v); ok {
+			out := make([]any, n)
+			for i := range n {
+				out[i] = jsonValue(v.RawGetInt(i+1), open, depth+1)
+			}
+			return out
+		}
+		out := map[string]any{}
+		v.ForEach(func(k, val lua.LValue) {
+			out[jsonKey(k)] = jsonValue(val, open, depth+1)
+		})
+		return out
+	}
+	return v.Type().String()
+}
+
+// arrayLen reports whether t's keys are exactly 1..n, n ≥ 1.
+func arrayLen(t *lua.LTable) (int, bool) {
+	count, max, ok := 0, 0, true
+	t.ForEach(func(k, _ lua.LValue) {
+		count++
+		n, isNum := k.(lua.LNumber)
+		if !isNum || n < 1 || float64(n) != math.Trunc(float64(n)) || float64(n) > math.MaxInt32 {
+			ok = false
+			return
+		}
+		if int(n) > max {
+			max = int(n)
+		}
+	})
+	return max, ok && count > 0 && count == max
+}
+
+func jsonKey(k lua.LValue) string {
+	switch k := k.(type) {
+	case lua.LString:
+		return string(k)
+	case lua.LNumber:
+		return strconv.FormatFloat(float64(k), 'g', -1, 64)
+	case lua.LBool:
+		return strconv.FormatBool(bool(k))
+	}
+	return k.String() // a table or function key: "table: 0x…"
+}
+
+func jsonNumber(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return f
+}
