@@ -34,7 +34,7 @@ type Agent struct {
 	errs    []luabind.CallbackError
 	dropped int
 
-	// The running callback, for the functions of SPEC §7.
+	// The running callback, for the functions usable inside callbacks.
 	cur      *node
 	curKind  callback
 	curScore bool // cur is a utility candidate that is not active
@@ -271,7 +271,7 @@ func (a *Agent) emit(kind string, from, to *node) {
 
 // --- luabind.Runner: what ai.* functions act on inside callbacks ---
 
-// runner is the agent as seen from the functions of SPEC §7. It is one
+// runner is the agent as seen from the functions usable inside callbacks. It is one
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 

@@ -13,7 +13,7 @@ import (
 // reach 1.0.
 const eps = 1e-9
 
-// Tick advances the agent by dt seconds (SPEC §4): clock, requests, decide,
+// Tick advances the agent by dt seconds (README: A tick): clock, requests, decide,
 // update. Callback errors are reported (Options.OnError, Agent.Errors) and
 // do not stop the tick; the returned error is only for misuse (a tick from
 // inside the agent's own tick, a closed host, a bad dt).
@@ -489,7 +489,7 @@ func (a *Agent) update(dt lua.LValue) {
 	}
 }
 
-// --- protected calls, with the running state set for SPEC §7 ---
+// --- protected calls, with the running state set for the functions usable inside callbacks ---
 
 func (a *Agent) setCur(n *node, k callback) (*node, callback, bool) {
 	pn, pk, ps := a.cur, a.curKind, a.curScore

@@ -24,7 +24,7 @@ func (r *TestResult) Add(o TestResult) {
 }
 
 // RunTestFile runs one *_test.lua file in vm, writing failures (and a line
-// per file error) to w (SPEC §8).
+// per file error) to w (README: Agents from Lua, and tests).
 //
 // For the duration of the file the busted-style globals describe, it,
 // before_each, after_each and assert are installed; whatever those globals

@@ -28,7 +28,7 @@ type Scorer interface {
 // (NaN included).
 var ErrNotANumber = errors.New("score is not a number")
 
-// Runner is what the luaai functions usable inside callbacks (SPEC §7) act
+// Runner is what the luaai functions usable inside callbacks (README: Functions usable inside callbacks) act
 // on: the agent whose callback is running. host implements it.
 type Runner interface {
 	// Request asks for a push ("push"), pop ("pop") or replace ("replace")
@@ -48,7 +48,7 @@ type Spawner interface {
 	Spawn(def *State, overrides *lua.LTable) (LuaAgent, error)
 }
 
-// LuaAgent is an agent as ai.spawn hands it to Lua (SPEC §8).
+// LuaAgent is an agent as ai.spawn hands it to Lua (README: Agents from Lua, and tests).
 type LuaAgent interface {
 	Tick(dt float64) error
 	State() (string, bool)

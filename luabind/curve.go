@@ -9,7 +9,7 @@ import (
 )
 
 // curveKind is one of the Infinite Axis Utility System's response curves
-// (SPEC §6).
+// (README: Native conditions and scorers).
 type curveKind uint8
 
 const (

@@ -185,7 +185,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 
 	b, err := h.LoadFile(cfg.script)
 	if err != nil {
-		if cfg.json { // SPEC §12: errors also as JSON lines on stdout
+		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
 			for _, l := range strings.Split(err.Error(), "\n") {
 				out.line(loadErrorLine{0, l})
 			}
