@@ -85,3 +85,50 @@ func TestSeveralWorkersRefuseUnsharedValues(t *testing.T) {
 		h.Close()
 	}
 }
+
+// Finding agents: by id, by state, counts per state; Agents is a copy, so
+// removing while ranging over it visits every agent; Despawn runs the exit
+// hooks, deepest first, and reports the agent's leaving.
+func TestFindingAndDespawningAgents(t *testing.T) {
+	var trs []host.Transition
+	h, err := host.New(host.Options{OnTransition: func(tr host.Transition) { trs = append(trs, tr) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("m.lua", `local ai = require("luaai")
+return ai.fsm { initial = "idle", context = { log = "", go_on = false }, states = {
+  idle = { transitions = { { to = "busy", when = function(ctx) return ctx.go_on end } } },
+  busy = ai.fsm { initial = "work", exit = function(ctx) ctx.log = ctx.log .. "busy;" end, states = {
+    work = { exit = function(ctx) ctx.log = ctx.log .. "work;" end } } } } }`)
+	require.NoError(t, err)
+	var all []*host.Agent
+	for i := 0; i < 6; i++ {
+		a, err := h.Spawn(b, map[string]any{"go_on": i%2 == 0})
+		require.NoError(t, err)
+		all = append(all, a)
+	}
+	require.NoError(t, h.Tick(0.1))
+	a3, ok := h.Agent(3)
+	require.True(t, ok)
+	require.Same(t, all[2], a3)
+	_, ok = h.Agent(99)
+	require.False(t, ok)
+	require.Len(t, h.AgentsIn("busy"), 3)
+	require.Len(t, h.AgentsIn("busy.work"), 3)
+	require.Equal(t, map[string]int{"idle": 3, "busy.work": 3}, h.StateCounts())
+
+	trs = nil
+	require.NoError(t, h.Despawn(a3))
+	log, _ := a3.String("log")
+	require.Equal(t, "work;busy;", log)
+	require.Equal(t, []host.Transition{{Agent: 3, Tick: 1, Kind: "despawn", From: "busy.work"}}, trs)
+	_, ok = h.Agent(3)
+	require.False(t, ok)
+
+	n := 0
+	for _, a := range h.Agents() {
+		require.NoError(t, h.Remove(a))
+		n++
+	}
+	require.Equal(t, 5, n, "removing while ranging visits every agent")
+	require.Empty(t, h.Agents())
+}

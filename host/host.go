@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -383,7 +384,69 @@ func (h *Host) usable() error {
 }
 
 // Agents returns the agents Host.Tick ticks, in spawn order.
-func (h *Host) Agents() []*Agent { return h.agents }
+//
+// The slice is a copy: removing agents while ranging over it is safe.
+func (h *Host) Agents() []*Agent { return slices.Clone(h.agents) }
+
+// Agent is the agent Host.Tick ticks with the given id, if any.
+func (h *Host) Agent(id int) (*Agent, bool) {
+	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
+	if !ok {
+		return nil, false
+	}
+	return h.agents[i], true
+}
+
+// AgentsIn lists the agents for which state (a path, or a bare name at any
+// depth, as Agent.Active takes it) is active or paused on a stack, in id
+// order.
+func (h *Host) AgentsIn(state string) []*Agent {
+	var out []*Agent
+	for _, a := range h.agents {
+		if a.Active(state) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// StateCounts counts the agents by their active path (Agent.Path; "" for
+// an agent with nothing active).
+func (h *Host) StateCounts() map[string]int {
+	out := map[string]int{}
+	for _, a := range h.agents {
+		out[a.Path()]++
+	}
+	return out
+}
+
+// Despawn takes an agent out of the host like Remove, after leaving its
+// states as a machine is left (the deepest first, exit hooks run and
+// reported to OnTransition as kind "despawn"). Like Remove it may be called
+// from the hooks of Options.
+func (h *Host) Despawn(a *Agent) error {
+	if err := h.usable(); err != nil {
+		return err
+	}
+	if a.ticking {
+		return ErrTicking
+	}
+	from := a.Path()
+	old := a.w.vm.SetRunner(runner{a})
+	a.ticking = true
+	a.exit(a.t.root)
+	a.ticking = false
+	a.cur, a.curKind, a.curScore = nil, cbNone, false
+	a.w.vm.SetRunner(old)
+	if h.opts.OnTransition != nil && from != "" {
+		a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: "despawn", From: from}})
+	}
+	if err := h.Remove(a); err != nil {
+		return err
+	}
+	h.dispatch()
+	return nil
+}
 
 // Spawn creates an agent running b. Each top-level key of overrides replaces
 // a context default (Go values are converted: numbers, strings, booleans,
