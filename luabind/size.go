@@ -70,10 +70,17 @@ func (s *Sizer) Size(v lua.LValue, stop int64) int64 {
 				if _, ok := k.(lua.LString); ok {
 					s.stack = append(s.stack, k)
 				}
-				switch val.(type) {
+				switch val := val.(type) {
 				case lua.LString, *lua.LTable:
 					s.stack = append(s.stack, val)
-				case *lua.LFunction, *lua.LUserData, *lua.LState:
+				case *lua.LUserData:
+					total += sizeFunction
+					if a, ok := val.Value.(LuaAgent); ok {
+						// An agent a script spawned: its context is held
+						// through this handle.
+						s.stack = append(s.stack, a.Ctx())
+					}
+				case *lua.LFunction, *lua.LState:
 					total += sizeFunction
 				default:
 					total += sizeSlot
