@@ -57,6 +57,15 @@ type Options struct {
 	// loaded or reloaded. The default (zero) value is DefaultLoadBudget; a
 	// negative value turns it off.
 	LoadBudget time.Duration
+	// Modules give scripts a game API written in Go: require("game") in a
+	// script returns a read-only table of Modules["game"]'s functions
+	// (func(L *lua.LState) int, gopher-lua's convention: arguments with
+	// L.CheckNumber and friends, results pushed). They run on the worker's
+	// goroutine, inside the calling callback and its budget, which cannot
+	// interrupt Go code: keep them quick, and with Workers > 1 safe to call
+	// from several goroutines. A name may not be "luaai" and shadows any
+	// file of the same name. The default (zero) value is none.
+	Modules map[string]map[string]lua.LGFunction
 	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping
@@ -260,6 +269,11 @@ func New(opts Options) (*Host, error) {
 	case opts.Workers < 0:
 		return nil, fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
 	}
+	for name := range opts.Modules {
+		if name == "" || name == "luaai" {
+			return nil, fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
+		}
+	}
 	if opts.MaxStackDepth == 0 {
 		opts.MaxStackDepth = 32
 	}
@@ -298,6 +312,7 @@ func New(opts Options) (*Host, error) {
 			LoadBudget:  budget(opts.LoadBudget, DefaultLoadBudget),
 			MemoryLimit: opts.MemoryLimit,
 			BudgetSteps: opts.BudgetSteps,
+			Modules:     opts.Modules,
 		})
 		w.vm.SetSpawner(luaSpawner{w})
 		h.workers = append(h.workers, w)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // evil.lua tries every way one mod could reach another through shared
@@ -102,5 +103,33 @@ func TestModsAreIsolated(t *testing.T) {
 		require.NoError(t, h.Tick(0.1))
 		require.Empty(t, goods[0].Errors())
 		h.Close()
+	}
+}
+
+// Go modules are read-only to scripts, shared by every mod, and a bad
+// name is refused.
+func TestGoModules(t *testing.T) {
+	calls := 0
+	h, err := host.New(host.Options{Modules: map[string]map[string]lua.LGFunction{
+		"game": {"ping": func(L *lua.LState) int { calls++; L.Push(lua.LString("pong")); return 1 }},
+	}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("m.lua", `local ai = require("luaai")
+local game = require("game")
+local ok, err = pcall(function() game.ping = nil end)
+assert(not ok and err:find("the game library is read%-only"), tostring(err))
+return ai.fsm { initial = "s", context = { got = "" }, states = { s = {
+  update = function(ctx) ctx.got = game.ping() end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	got, _ := a.String("got")
+	require.Equal(t, "pong", got)
+	require.Equal(t, 1, calls)
+	for _, name := range []string{"luaai", ""} {
+		_, err := host.New(host.Options{Modules: map[string]map[string]lua.LGFunction{name: {}}})
+		require.ErrorContains(t, err, "may not be named")
 	}
 }

@@ -39,6 +39,18 @@ func (vm *VM) isolate() {
 		}
 	}
 	vm.luaai = vm.newReadOnly("luaai", vm.module)
+	for name, fns := range vm.opts.Modules {
+		t := L.CreateTable(0, len(fns))
+		for fname, fn := range fns {
+			if fn != nil {
+				t.RawSetString(fname, L.NewFunction(fn))
+			}
+		}
+		if vm.goModules == nil {
+			vm.goModules = map[string]lua.LValue{}
+		}
+		vm.goModules[name] = vm.newReadOnly(name, t)
+	}
 
 	real := func(v lua.LValue) lua.LValue {
 		if t, ok := v.(*lua.LTable); ok {

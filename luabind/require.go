@@ -119,6 +119,10 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 		L.Push(vm.luaai)
 		return 1
 	}
+	if m, ok := vm.goModules[name]; ok {
+		L.Push(m)
+		return 1
+	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua" // a module name: lib.util
 	switch {
 	case strings.HasSuffix(name, ".lua"):

@@ -27,6 +27,12 @@ type Options struct {
 	// Stdout receives what scripts print. The default (zero) value is
 	// os.Stdout.
 	Stdout io.Writer
+	// Modules are Go functions offered to scripts as modules:
+	// require("game") gives a read-only table of Modules["game"]'s
+	// functions. They run inside the calling callback, under its budget
+	// (which cannot interrupt Go code: keep them quick). The default (zero)
+	// value is none.
+	Modules map[string]map[string]lua.LGFunction
 	// MaxString is the longest string, in bytes, that string.rep,
 	// string.format, string.char, string.gsub and table.concat build; longer
 	// is a Lua error. The default (zero) value is DefaultMaxString, 16 MiB.
@@ -86,6 +92,7 @@ type VM struct {
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)
 	luaai     lua.LValue               // require("luaai"): the read-only module
+	goModules map[string]lua.LValue    // Options.Modules, read-only
 	module    *lua.LTable              // the module itself
 	readOnly  map[*lua.LTable]readOnlyTable
 	pristine  map[string]lua.LValue // the globals a mod starts with (isolation.go)
