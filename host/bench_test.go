@@ -97,6 +97,9 @@ func newGuards(b *testing.B, n, workers int, native bool, budget ...time.Duratio
 	opts := host.Options{Workers: workers}
 	if len(budget) > 0 {
 		opts.Budget, opts.LoadBudget = budget[0], budget[0]
+		if budget[0] < 0 {
+			opts.MemoryLimit = -1 // no watchdog at all: the floor the guards pay for
+		}
 	}
 	h, err := host.New(opts)
 	if err != nil {
