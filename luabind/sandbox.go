@@ -97,6 +97,7 @@ func (vm *VM) harden() {
 
 	G := L.G.Global
 	G.RawSetString("setmetatable", L.NewFunction(sbSetMetatable(G.RawGetString("setmetatable"))))
+	G.RawSetString("unpack", L.NewFunction(vm.unpack))
 
 	str, _ := G.RawGetString(lua.StringLibName).(*lua.LTable)
 	if str != nil {
@@ -104,6 +105,7 @@ func (vm *VM) harden() {
 		str.RawSetString("__index", lua.LNil)
 		for name, fn := range map[string]lua.LGFunction{
 			"rep":    vm.strRep,
+			"byte":   vm.strByte,
 			"char":   vm.strChar,
 			"format": vm.strFormat(str.RawGetString("format")),
 			"find":   vm.strFind,

@@ -109,3 +109,39 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 		return fn.GFunction(L)
 	}
 }
+
+// strByte is Lua 5.1's string.byte(s [, i [, j]]), refusing more than
+// maxResults values as PUC Lua does.
+func (vm *VM) strByte(L *lua.LState) int {
+	s := L.CheckString(1)
+	i := strPos(L.OptInt(2, 1), len(s))
+	j := strPos(L.OptInt(3, i), len(s))
+	if i < 1 {
+		i = 1
+	}
+	if j > len(s) {
+		j = len(s)
+	}
+	if i > j {
+		return 0
+	}
+	if j-i+1 >= maxResults {
+		L.RaiseError("string slice too long")
+	}
+	for k := i; k <= j; k++ {
+		L.Push(lua.LNumber(s[k-1]))
+	}
+	return j - i + 1
+}
+
+// strPos turns a possibly negative string position into a 1-based one, as
+// Lua 5.1's posrelat does.
+func strPos(pos, n int) int {
+	if pos < 0 {
+		pos += n + 1
+	}
+	if pos < 0 {
+		return 0
+	}
+	return pos
+}

@@ -64,3 +64,27 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+// maxResults is how many values unpack and string.byte may return at once:
+// Lua 5.1's LUAI_MAXCSTACK. Beyond it PUC Lua refuses ("too many results to
+// unpack", "string slice too long"); gopher-lua would push millions of
+// values in one instruction that no budget can interrupt.
+const maxResults = 8000
+
+// unpack is Lua 5.1's unpack(t [, i [, j]]), refusing more than maxResults
+// values as PUC Lua does.
+func (vm *VM) unpack(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := L.OptInt(2, 1)
+	j := L.OptInt(3, t.Len())
+	if i > j {
+		return 0
+	}
+	if n := int64(j) - int64(i) + 1; n >= maxResults {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := i; k <= j; k++ {
+		L.Push(t.RawGetInt(k))
+	}
+	return j - i + 1
+}
