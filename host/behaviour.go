@@ -172,6 +172,11 @@ func sortedKeys(t *lua.LTable) []lua.LValue {
 	return keys
 }
 
+// newContext is a fresh context for an agent of t: its defaults, deep-copied.
+func (t *tree) newContext(L *lua.LState) *lua.LTable {
+	return deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+}
+
 // deepCopy copies tables recursively (sharing nothing but non-table values);
 // a table reached twice is copied once, so cycles survive.
 func deepCopy(L *lua.LState, v lua.LValue, seen map[*lua.LTable]*lua.LTable) lua.LValue {

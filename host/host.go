@@ -484,7 +484,7 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	w := h.workerFor(h.spawned + 1)
 	t := b.trees[w.index]
 	L := w.vm.L
-	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	ctx := t.newContext(L)
 	c := converter{L: L, h: h, agent: h.spawned + 1}
 	for _, k := range sortedMapKeys(overrides) {
 		ctx.RawSetString(k, c.value(overrides[k]))
@@ -707,7 +707,7 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 	}
 	t := b.trees[w.index]
 	L := w.vm.L
-	ctx := deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	ctx := t.newContext(L)
 	if overrides != nil {
 		for _, k := range sortedKeys(overrides) {
 			ctx.RawSet(k, overrides.RawGet(k))

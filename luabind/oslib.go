@@ -58,9 +58,6 @@ func (vm *VM) osDate(L *lua.LState, now time.Time) int {
 	for i, n := 0, 0; i < len(format); i, n = i+1, n+1 {
 		if n&1023 == 1023 {
 			vm.checkBudget(L)
-			if b.Len() > vm.guard.maxString {
-				vm.tooLong(L, "os.date", float64(b.Len()))
-			}
 		}
 		c := format[i]
 		if c != '%' || i+1 == len(format) {
@@ -95,9 +92,6 @@ func (vm *VM) osDate(L *lua.LState, now time.Time) int {
 			b.WriteByte('%')
 			b.WriteByte(format[i])
 		}
-	}
-	if b.Len() > vm.guard.maxString {
-		vm.tooLong(L, "os.date", float64(b.Len()))
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
