@@ -15,6 +15,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -154,7 +155,7 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
-		r := vm.RunTestFile(filepath.Join(dir, b.file), &out)
+		r := luatest.RunFile(vm, filepath.Join(dir, b.file), &out)
 		require.Zero(t, r.Failed, "%s: %s fails:\n%s", b.where(), b.file, out.String())
 		require.NotZero(t, r.Passed, "%s: %s runs no test", b.where(), b.file)
 	case b.file != "":

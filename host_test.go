@@ -8,6 +8,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,7 +101,7 @@ func TestScriptsLua(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			h := newHost(t, host.Options{Roots: []string{"scripts"}})
 			var buf bytes.Buffer
-			res := h.VM().RunTestFile(path, &buf)
+			res := luatest.RunFile(h.VM(), path, &buf)
 			t.Logf("%s: %d passed, %d failed", path, res.Passed, res.Failed)
 			require.Zero(t, res.Failed, "%s failed:\n%s", path, buf.String())
 			require.Positive(t, res.Passed, "%s ran no tests:\n%s", path, buf.String())

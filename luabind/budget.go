@@ -464,6 +464,12 @@ func (c *budgetCtx) AfterFunc(func()) func() bool { return func() bool { return 
 // pcall is LState.PCall under the VM's budget: load selects
 // Options.LoadBudget instead of Options.Budget. A call stopped by the
 // watchdog returns a *BudgetError.
+// PCall calls the function below nargs arguments on the stack in protected
+// mode, as lua_pcall does, under Options.Budget: a call stopped for running
+// too long (or past the memory limit) returns a *BudgetError, and a call
+// that caught its own stop is stopped all the same.
+func (vm *VM) PCall(nargs, nret int) error { return vm.pcall(nargs, nret, false) }
+
 func (vm *VM) pcall(nargs, nret int, load bool) error {
 	b := vm.guard.bud
 	if b == nil {

@@ -2,8 +2,7 @@
 // require("luaai") preloaded, the decoding and validation of behaviour
 // definitions (ai.fsm, ai.utility), the native conditions and scorers that
 // evaluate in Go, protected calls that leave the Lua stack balanced, the
-// budgets (time, instructions, memory), and the busted-style test runner
-// behind `luaai test`.
+// budgets (time, instructions, memory).
 //
 // Its files by concern: vm.go (the state), sandbox.go (what scripts get),
 // isolation.go (a global table per mod, read-only libraries), compile.go
@@ -13,11 +12,10 @@
 // library functions luaai replaces), budget.go (time, instruction and
 // memory budgets), size.go (what contexts hold), module.go (the luaai
 // module), defs.go (definitions), natives.go and curve.go (native
-// conditions and scorers), call.go (protected calls), busted.go (the test
-// runner), lint.go and graph.go (luaai check and graph).
+// conditions and scorers), call.go (protected calls), lint.go and graph.go (luaai check and graph).
 //
 // It imports its internal packages (dialect, pattern) and gopher-lua; it
-// must not import host or anything above it.
+// must not import host, luatest or anything above it.
 //
 // It knows nothing of agents or ticks: where a luaai function must act on
 // the running agent (ai.push, ai.send, ai.state, ...) it calls the Runner

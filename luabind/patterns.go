@@ -35,6 +35,14 @@ func (vm *VM) matcher() *pattern.Matcher {
 	return m
 }
 
+// Find reports whether the Lua 5.1 pattern pat matches somewhere in s, on
+// the matcher string.find uses: its steps count against the running call's
+// budget, and a malformed pattern or a stop comes back as the error.
+func (vm *VM) Find(s, pat string) (bool, error) {
+	_, ok, err := vm.matcher().Find(s, pat, 0)
+	return ok, err
+}
+
 // patternError raises a matcher's error as a Lua error: the budget's stop
 // message for a stop, the pattern's message otherwise.
 func (vm *VM) patternError(L *lua.LState, err error) {

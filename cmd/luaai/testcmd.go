@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luatest"
 )
 
 const testUsage = `Usage: luaai test [PATH...]
@@ -51,7 +51,7 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "0 passed, 0 failed")
 		return exitFail
 	}
-	var total luabind.TestResult
+	var total luatest.Result
 	for _, f := range files {
 		r, err := runTestFile(f, stdout)
 		if err != nil {
@@ -68,15 +68,15 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // runTestFile runs one test file in a fresh host rooted at its folder.
-func runTestFile(path string, w io.Writer) (luabind.TestResult, error) {
+func runTestFile(path string, w io.Writer) (luatest.Result, error) {
 	// A test body may tick agents for a long while: it gets a generous
 	// budget, which still stops a test that loops forever.
 	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path)}, Budget: testBudget})
 	if err != nil {
-		return luabind.TestResult{}, err
+		return luatest.Result{}, err
 	}
 	defer h.Close()
-	return h.VM().RunTestFile(path, w), nil
+	return luatest.RunFile(h.VM(), path, w), nil
 }
 
 // findTests lists the *_test.lua files below each path (a path naming a

@@ -1,19 +1,21 @@
-package luabind
+package luatest
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
-func runBusted(t *testing.T, path string) (TestResult, string) {
+func runBusted(t *testing.T, path string) (Result, string) {
 	t.Helper()
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	var out strings.Builder
-	res := vm.RunTestFile(path, &out)
+	res := RunFile(vm, path, &out)
 	return res, out.String()
 }
 
@@ -134,7 +136,7 @@ func TestBustedFailureOutput(t *testing.T) {
 }
 
 func TestBustedGlobalsRestored(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	g := vm.L.G.Global
 	before := map[string]lua.LValue{}
@@ -143,9 +145,9 @@ func TestBustedGlobalsRestored(t *testing.T) {
 		before[n] = g.RawGetString(n)
 	}
 	var out strings.Builder
-	total := TestResult{}
+	total := Result{}
 	for _, f := range []string{"pass_test.lua", "fail_test.lua", "body_error_test.lua", "pass_test.lua"} {
-		total.Add(vm.RunTestFile("testdata/busted/"+f, &out))
+		total.Add(RunFile(vm, "testdata/busted/"+f, &out))
 	}
 	if total.Passed != 21 || total.Failed != 15 {
 		t.Errorf("total = %+v, want 21 passed, 15 failed\n%s", total, out.String())
@@ -161,7 +163,7 @@ func TestBustedGlobalsRestored(t *testing.T) {
 }
 
 func TestBustedHookFailures(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	dir := t.TempDir()
 	path := dir + "/hooks_test.lua"
@@ -189,7 +191,7 @@ end)
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	res := vm.RunTestFile(path, &out)
+	res := RunFile(vm, path, &out)
 	if res.Passed != 1 || res.Failed != 3 {
 		t.Fatalf("got %+v, want 1 passed, 3 failed\n%s", res, out.String())
 	}
@@ -231,7 +233,7 @@ func TestBustedFormat(t *testing.T) {
 		{"v8", `1e+17`},
 		{"v9", `0.1`},
 	} {
-		if got := bustedFormat(L.GetGlobal(tc.name)); got != tc.want {
+		if got := formatValue(L.GetGlobal(tc.name)); got != tc.want {
 			t.Errorf("%s = %s, want %s", tc.name, got, tc.want)
 		}
 	}

@@ -1,0 +1,21 @@
+// Package luatest runs busted-style Lua test files (*_test.lua) in a
+// luabind VM: the runner behind `luaai test` (README: Agents from Lua, and
+// tests).
+//
+// A file's body and its describe blocks run first and only collect tests;
+// then each `it` runs with the before_each hooks of its enclosing blocks
+// (outer to inner) before it and their after_each hooks (inner to outer)
+// after it. Every test body and hook is a budgeted call of the VM, so a
+// runaway test stops like a runaway callback.
+//
+// Its files: run.go (collecting and running, the report), assert.go (the
+// assert table), values.go (comparing and showing Lua values).
+//
+// It imports luabind and gopher-lua. Nothing in luabind or host may import
+// it: the runner is a tool built on the engine, not part of it.
+//
+// # Concurrency
+//
+// RunFile uses the VM it is given, on the calling goroutine; a VM is owned
+// by one goroutine.
+package luatest

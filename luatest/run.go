@@ -1,0 +1,343 @@
+package luatest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Result counts the outcome of one or more test files.
+type Result struct{ Passed, Failed int }
+
+// Add adds the counts of o to r.
+func (r *Result) Add(o Result) {
+	r.Passed += o.Passed
+	r.Failed += o.Failed
+}
+
+// RunTestFile runs one *_test.lua file in vm, writing failures (and a line
+// per file error) to w (README: Agents from Lua, and tests).
+//
+// For the duration of the file the busted-style globals describe, it,
+// before_each, after_each and assert are installed; whatever those globals
+// held before is put back afterwards. As in busted, the file body and the
+// describe bodies run first and only collect tests; then each `it` runs in
+// order, with the before_each hooks of its enclosing blocks (outer to inner)
+// before it and their after_each hooks (inner to outer) after it. A file that
+// does not compile, or whose body raises an error, counts as one failure and
+// none of its tests run.
+func RunFile(vm *luabind.VM, path string, w io.Writer) Result {
+	proto, err := luabind.CompileFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(w, "%s: %v\n", path, pe.Err)
+		} else {
+			fmt.Fprintln(w, err.Error())
+		}
+		return Result{Failed: 1}
+	}
+
+	L := vm.L
+	top := L.GetTop()
+	defer L.SetTop(top)
+
+	r := &runner{vm: vm, root: &block{}}
+	r.cur = r.root
+	r.failMT = L.NewTable()
+	r.failMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		if f := failureOf(L.Get(1)); f != nil {
+			L.Push(lua.LString(f.String()))
+		} else {
+			L.Push(lua.LString("assertion failed"))
+		}
+		return 1
+	}))
+	r.failMT.RawSetString("__metatable", lua.LFalse)
+
+	g := L.G.Global
+	globals := map[string]lua.LValue{
+		"describe":    L.NewFunction(r.luaDescribe),
+		"it":          L.NewFunction(r.luaIt),
+		"before_each": L.NewFunction(r.luaBeforeEach),
+		"after_each":  L.NewFunction(r.luaAfterEach),
+		"assert":      r.newAssert(),
+	}
+	saved := make(map[string]lua.LValue, len(globals))
+	for name, v := range globals {
+		saved[name] = g.RawGetString(name)
+		g.RawSetString(name, v)
+	}
+	defer func() {
+		for name, v := range saved {
+			g.RawSetString(name, v)
+		}
+	}()
+
+	// Collect.
+	L.Push(L.NewFunctionFromProto(proto))
+	if err := vm.PCall(0, 0); err != nil {
+		L.SetTop(top)
+		r.writeFileError(w, path, err)
+		return Result{Failed: 1}
+	}
+
+	// Run.
+	r.running = true
+	var res Result
+	for _, t := range r.tests {
+		if err := r.runTest(t); err != nil {
+			res.Failed++
+			r.writeFailure(w, t, err)
+		} else {
+			res.Passed++
+		}
+		L.SetTop(top)
+	}
+	return res
+}
+
+// block is one describe block (the root block is the file itself).
+type block struct {
+	name    string
+	parent  *block
+	befores []*lua.LFunction
+	afters  []*lua.LFunction
+}
+
+// testCase is one collected `it`.
+type testCase struct {
+	name  string // describe names and the it name, joined by spaces
+	block *block
+	fn    *lua.LFunction
+	pos   luabind.Pos // where `it` was called
+}
+
+// runner is the state of one RunTestFile.
+type runner struct {
+	vm      *luabind.VM
+	root    *block
+	cur     *block
+	tests   []*testCase
+	running bool // the collected tests are running
+	failMT  *lua.LTable
+}
+
+// failure is the Go-side record an assertion raises (as the Value of a
+// userdata), so a failed assertion is told from any other error without
+// parsing messages. Lua code cannot make one.
+type failure struct {
+	Pos      luabind.Pos
+	Msg      string // the message given to the assertion, or plain assert's
+	Expected string
+	Actual   string
+	Note     string // an extra hint, e.g. where two tables differ
+	values   bool   // Expected and Actual are set
+}
+
+// Desc is the failure without its position, on one line.
+func (f *failure) Desc() string {
+	var parts []string
+	if f.Msg != "" {
+		parts = append(parts, f.Msg)
+	}
+	if f.values {
+		parts = append(parts, "expected: "+f.Expected, "actual: "+f.Actual)
+	}
+	if f.Note != "" {
+		parts = append(parts, f.Note)
+	}
+	if len(parts) == 0 {
+		return "assertion failed!"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is "file:line: " and Desc, as tostring() shows a caught failure.
+func (f *failure) String() string {
+	if f.Pos.File == "" {
+		return f.Desc()
+	}
+	return f.Pos.String() + ": " + f.Desc()
+}
+
+func failureOf(v lua.LValue) *failure {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if f, ok := ud.Value.(*failure); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// errorObject is the Lua value an error from a protected call carries.
+func errorObject(err error) lua.LValue {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
+		return ae.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// callerPos is the position of the Lua code that called the running Go
+// function; zero when that is not Lua code.
+func callerPos(L *lua.LState) luabind.Pos {
+	p, _ := luabind.SplitPos(L.Where(1) + " ")
+	return p
+}
+
+// ---- collection ----
+
+func (r *runner) notRunning(L *lua.LState, fn string) {
+	if r.running {
+		L.RaiseError("%s cannot be called while the tests run (only in the file body or a describe block)", fn)
+	}
+}
+
+func (r *runner) luaDescribe(L *lua.LState) int {
+	r.notRunning(L, "describe")
+	name := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	b := &block{name: name, parent: r.cur}
+	outer := r.cur
+	r.cur = b
+	defer func() { r.cur = outer }()
+	L.Push(fn)
+	L.Call(0, 0)
+	return 0
+}
+
+func (r *runner) luaIt(L *lua.LState) int {
+	r.notRunning(L, "it")
+	name := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	names := []string{name}
+	for b := r.cur; b != nil; b = b.parent {
+		if b.name != "" {
+			names = append(names, b.name)
+		}
+	}
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	pos := callerPos(L)
+	r.tests = append(r.tests, &testCase{name: strings.Join(names, " "), block: r.cur, fn: fn, pos: pos})
+	return 0
+}
+
+func (r *runner) luaBeforeEach(L *lua.LState) int {
+	r.notRunning(L, "before_each")
+	r.cur.befores = append(r.cur.befores, L.CheckFunction(1))
+	return 0
+}
+
+func (r *runner) luaAfterEach(L *lua.LState) int {
+	r.notRunning(L, "after_each")
+	r.cur.afters = append(r.cur.afters, L.CheckFunction(1))
+	return 0
+}
+
+// ---- running ----
+
+// runTest runs the before_each hooks (outer to inner), the test, and the
+// after_each hooks (inner to outer), and returns the first error. A failing
+// before_each skips the rest of the before_each hooks and the test; the
+// after_each hooks always run.
+func (r *runner) runTest(t *testCase) error {
+	var chain []*block
+	for b := t.block; b != nil; b = b.parent {
+		chain = append(chain, b)
+	}
+	var first error
+	call := func(fn *lua.LFunction) {
+		L := r.vm.L
+		top := L.GetTop()
+		L.Push(fn)
+		err := r.vm.PCall(0, 0)
+		L.SetTop(top)
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for i := len(chain) - 1; i >= 0 && first == nil; i-- {
+		for _, fn := range chain[i].befores {
+			if call(fn); first != nil {
+				break
+			}
+		}
+	}
+	if first == nil {
+		call(t.fn)
+	}
+	for _, b := range chain {
+		for _, fn := range b.afters {
+			call(fn)
+		}
+	}
+	return first
+}
+
+func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
+	obj := errorObject(err)
+	if f := failureOf(obj); f != nil {
+		pos := f.Pos
+		if pos.File == "" {
+			pos = t.pos
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "FAIL %s: %s\n", pos, t.name)
+		if f.Msg != "" {
+			fmt.Fprintf(&b, "  %s\n", f.Msg)
+		}
+		if f.values {
+			fmt.Fprintf(&b, "  expected: %s\n  actual:   %s\n", f.Expected, f.Actual)
+		}
+		if f.Note != "" {
+			fmt.Fprintf(&b, "  %s\n", f.Note)
+		}
+		if f.Msg == "" && !f.values && f.Note == "" {
+			b.WriteString("  assertion failed!\n")
+		}
+		io.WriteString(w, b.String())
+		return
+	}
+	pos, msg := errorText(obj)
+	if pos.File == "" {
+		pos = t.pos
+	}
+	fmt.Fprintf(w, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
+}
+
+func (r *runner) writeFileError(w io.Writer, path string, err error) {
+	obj := errorObject(err)
+	if f := failureOf(obj); f != nil {
+		pos := f.Pos
+		if pos.File == "" {
+			pos.File = path
+		}
+		fmt.Fprintf(w, "%s: %s\n", pos, f.Desc())
+		return
+	}
+	pos, msg := errorText(obj)
+	if pos.File == "" {
+		pos.File = path
+	}
+	fmt.Fprintf(w, "%s: %s\n", pos, msg)
+}
+
+// errorText takes an error value apart into the position its message
+// names (zero if none) and the message without it.
+func errorText(obj lua.LValue) (luabind.Pos, string) {
+	if f := failureOf(obj); f != nil {
+		return f.Pos, f.Desc()
+	}
+	if s, ok := obj.(lua.LString); ok {
+		return luabind.SplitPos(string(s))
+	}
+	return luabind.Pos{}, formatValue(obj)
+}
