@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -167,14 +168,14 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 		if _, ok := luabind.MachineValue(v); ok {
 			def, err := vm.LoadBehaviour(filepath.Join(dir, b.file))
 			require.NoError(t, err, b.where())
-			require.Empty(t, luabind.Lint(def), "%s: %s has warnings", b.where(), b.file)
+			require.Empty(t, inspect.Lint(def), "%s: %s has warnings", b.where(), b.file)
 		}
 	default:
 		v, err := vm.RunString("example.lua", b.text)
 		require.NoError(t, err, b.where())
 		if m, ok := luabind.MachineValue(v); ok {
 			require.Empty(t, luabind.CheckRoot(m, "example.lua"), b.where())
-			require.Empty(t, luabind.Lint(m), "%s: warnings", b.where())
+			require.Empty(t, inspect.Lint(m), "%s: warnings", b.where())
 			_, err := h.LoadString("example.lua", b.text)
 			require.NoError(t, err, b.where())
 		}

@@ -78,7 +78,7 @@ func (b *Behaviour) States() []string {
 
 func newTree(L *lua.LState, name string, def *luabind.State) *tree {
 	b := &tree{name: name, def: def, byName: map[string][]*node{}, byPath: map[string]*node{}}
-	b.root = b.place(def, "", "", nil, 0)
+	b.root = b.place(def)
 	for _, n := range b.nodes {
 		if n.parent != nil {
 			for _, t := range n.def.Transitions {
@@ -94,42 +94,37 @@ func newTree(L *lua.LState, name string, def *luabind.State) *tree {
 	return b
 }
 
-func (b *tree) place(def *luabind.State, name, path string, parent *node, depth int) *node {
-	n := &node{def: def, name: name, path: path, id: len(b.nodes), mid: -1, parent: parent, initial: -1}
-	b.nodes = append(b.nodes, n)
-	if depth > b.maxDepth {
-		b.maxDepth = depth
-	}
-	if parent != nil {
-		if parent.isFSM() {
-			n.fsm = parent
-		} else {
-			n.fsm = parent.fsm
+// place builds the runtime nodes from the definition, one per place
+// (luabind.Walk's order is the node ids' order).
+func (b *tree) place(def *luabind.State) *node {
+	placed := map[*luabind.Node]*node{}
+	luabind.Walk(def, func(w *luabind.Node) bool {
+		n := &node{def: w.Def, name: w.Name, path: w.Path, id: len(b.nodes), mid: -1, initial: -1, index: w.Index}
+		placed[w] = n
+		b.nodes = append(b.nodes, n)
+		b.byPath[w.Path] = n
+		b.maxDepth = max(b.maxDepth, w.Depth)
+		if parent := placed[w.Parent]; parent != nil {
+			n.parent = parent
+			parent.children = append(parent.children, n)
+			if parent.isFSM() {
+				n.fsm = parent
+			} else {
+				n.fsm = parent.fsm
+			}
+			b.byName[w.Name] = append(b.byName[w.Name], n)
 		}
-		b.byName[name] = append(b.byName[name], n)
-	}
-	b.byPath[path] = n
-	if !def.IsMachine() {
-		return n
-	}
-	n.mid = len(b.machines)
-	b.machines = append(b.machines, n)
-	if len(def.Children) > b.maxKids {
-		b.maxKids = len(def.Children)
-	}
-	for i, c := range def.Children {
-		p := c.Name
-		if path != "" {
-			p = path + "." + c.Name
+		if n.isMachine() {
+			n.mid = len(b.machines)
+			b.machines = append(b.machines, n)
+			b.maxKids = max(b.maxKids, len(w.Def.Children))
+			if w.Def.Initial != "" {
+				n.initial = w.Def.Child(w.Def.Initial)
+			}
 		}
-		child := b.place(c.Def, c.Name, p, n, depth+1)
-		child.index = i
-		n.children = append(n.children, child)
-	}
-	if def.Initial != "" {
-		n.initial = def.Child(def.Initial)
-	}
-	return n
+		return true
+	})
+	return b.nodes[0]
 }
 
 // mergeDefaults merges the context defaults of every machine: the root's,

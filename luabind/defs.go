@@ -172,15 +172,15 @@ func (d *decoder) refine(m *State) {
 	if len(d.tags) == 0 {
 		return
 	}
-	kids := newSources().locate(m)
+	kids := NewSources().Children(m)
 	for _, t := range d.tags {
 		p, ok := kids[t.state]
 		if !ok {
 			continue
 		}
-		pos := p.line
-		if t.trans >= 0 && t.trans < len(p.trans) {
-			pos = p.trans[t.trans]
+		pos := p.Line
+		if t.trans >= 0 && t.trans < len(p.Trans) {
+			pos = p.Trans[t.trans]
 		}
 		(*t.list)[t.index].Pos = pos
 	}
@@ -558,19 +558,11 @@ func CheckRoot(root *State, file string) ErrorList {
 	if len(root.Transitions) > 0 {
 		errs.Add(root.Pos, "the root machine takes no transitions (it has no siblings)")
 	}
-	seen := map[*State]bool{}
-	var walk func(s *State)
-	walk = func(s *State) {
-		if seen[s] {
-			return
-		}
-		seen[s] = true
-		errs = append(errs, s.Problems...)
-		for _, c := range s.Children {
-			walk(c.Def)
-		}
+	if n := places(root, MaxPlaces, map[*State]int{}); n > MaxPlaces {
+		errs.Add(root.Pos, "the behaviour places more than %d states (a machine used in several parents counts once in each)", MaxPlaces)
+		return errs
 	}
-	walk(root)
+	EachState(root, func(n *Node) { errs = append(errs, n.Def.Problems...) })
 	for old, nw := range root.Renamed {
 		if _, ok := root.Lookup(nw); !ok {
 			errs.Add(root.Pos, "renamed: %q maps to %q, which is not a state path", old, nw)
@@ -583,19 +575,7 @@ func CheckRoot(root *State, file string) ErrorList {
 // Warnings returns the warnings of a definition and everything below it.
 func Warnings(root *State) ErrorList {
 	var out ErrorList
-	seen := map[*State]bool{}
-	var walk func(s *State)
-	walk = func(s *State) {
-		if seen[s] {
-			return
-		}
-		seen[s] = true
-		out = append(out, s.Warnings...)
-		for _, c := range s.Children {
-			walk(c.Def)
-		}
-	}
-	walk(root)
+	EachState(root, func(n *Node) { out = append(out, n.Def.Warnings...) })
 	out.Sort()
 	return out
 }

@@ -3,6 +3,7 @@ package luabind
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,4 +60,42 @@ return ai.fsm {
 	w := Warnings(m)
 	require.Len(t, w, 1)
 	require.Equal(t, 6, w[0].Pos.Line, w[0].Error())
+}
+
+// A machine used twice in each of forty nested machines would place 2^41
+// states; the behaviour is refused before anything walks it.
+func TestTooManyPlacesRefused(t *testing.T) {
+	vm := NewVM(Options{})
+	defer vm.Close()
+	src := `local ai = require("luaai")
+local s = ai.fsm { initial = "a", states = { a = {}, b = {} } }
+for _ = 1, 40 do
+  s = ai.fsm { initial = "a", states = { a = s, b = s } }
+end
+return s`
+	proto, err := Compile(strings.NewReader(src), "dag.lua")
+	require.NoError(t, err)
+	_, err = vm.LoadProto(proto)
+	var list ErrorList
+	require.ErrorAs(t, err, &list)
+	require.Len(t, list, 1)
+	require.Equal(t, "dag.lua:4: the behaviour places more than 10000 states (a machine used in several parents counts once in each)", list[0].Error())
+
+	// Below the limit, a shared machine is placed at each of its places.
+	src = `local ai = require("luaai")
+local s = ai.fsm { initial = "a", states = { a = {}, b = {} } }
+for _ = 1, 10 do
+  s = ai.fsm { initial = "a", states = { a = s, b = s } }
+end
+return s`
+	proto, err = Compile(strings.NewReader(src), "dag.lua")
+	require.NoError(t, err)
+	m, err := vm.LoadProto(proto)
+	require.NoError(t, err)
+	n := 0
+	Walk(m, func(*Node) bool { n++; return true })
+	require.Equal(t, 1<<12-1, n)
+	distinct := 0
+	EachState(m, func(*Node) { distinct++ })
+	require.Equal(t, 13, distinct, "ten machines, the innermost and its two leaves")
 }

@@ -12,10 +12,14 @@
 // library functions luaai replaces), budget.go (time, instruction and
 // memory budgets), size.go (what contexts hold), module.go (the luaai
 // module), defs.go (definitions), natives.go and curve.go (native
-// conditions and scorers), call.go (protected calls), lint.go and graph.go (luaai check and graph).
+// conditions and scorers), describe.go (naming natives, the fields they
+// read), call.go (protected calls), walk.go (the one walk over a
+// definition), sources.go (where states are written, through
+// internal/srcpos).
 //
-// It imports its internal packages (dialect, pattern) and gopher-lua; it
-// must not import host, luatest or anything above it.
+// It imports its internal packages (dialect, pattern, srcpos) and
+// gopher-lua; it must not import host, luatest, inspect or anything above
+// it.
 //
 // It knows nothing of agents or ticks: where a luaai function must act on
 // the running agent (ai.push, ai.send, ai.state, ...) it calls the Runner

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
 )
 
@@ -75,7 +76,7 @@ func checkScript(script string) (errs []string, warns luabind.ErrorList) {
 	if err != nil {
 		return loadErrors(script, err), nil
 	}
-	return nil, luabind.Lint(root)
+	return nil, inspect.Lint(root)
 }
 
 // loadDefinition loads and validates a behaviour script the way `luaai run`

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/inspect"
 )
 
 const graphUsage = `Usage: luaai graph SCRIPT [--format dot|mermaid]
@@ -33,7 +33,7 @@ Exit codes: 0 success; 1 the script does not load; 2 a usage error.
 func graphCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("luaai graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", luabind.GraphDOT, "")
+	format := fs.String("format", inspect.GraphDOT, "")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, graphUsage)
@@ -43,7 +43,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "graph", graphUsage, "missing SCRIPT")
 	case len(pos) > 1:
 		return usageError(stderr, "graph", graphUsage, "one SCRIPT at a time, got %q", pos)
-	case *format != luabind.GraphDOT && *format != luabind.GraphMermaid:
+	case *format != inspect.GraphDOT && *format != inspect.GraphMermaid:
 		return usageError(stderr, "graph", graphUsage, "--format must be dot or mermaid, got %q", *format)
 	}
 	script := pos[0]
@@ -55,7 +55,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	w := bufio.NewWriter(stdout)
-	if err := luabind.WriteGraph(w, root, script, *format); err != nil {
+	if err := inspect.WriteGraph(w, root, script, *format); err != nil {
 		fmt.Fprintf(stderr, "luaai graph: %v\n", err)
 		return exitFail
 	}

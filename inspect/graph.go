@@ -1,10 +1,12 @@
-package luabind
+package inspect
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/luaai/luaai/luabind"
 )
 
 // Graph formats accepted by WriteGraph.
@@ -37,7 +39,7 @@ const (
 //     number, or fn@file:line), and a state's lock when it has one.
 //
 // Edges to and from a nested machine end at its border (DOT compound edges).
-func WriteGraph(w io.Writer, root *State, name, format string) error {
+func WriteGraph(w io.Writer, root *luabind.State, name, format string) error {
 	if root == nil {
 		return fmt.Errorf("graph: no definition")
 	}
@@ -58,7 +60,7 @@ func WriteGraph(w io.Writer, root *State, name, format string) error {
 // gnode is a state placed in the tree, with its path.
 type gnode struct {
 	name, path string
-	def        *State
+	def        *luabind.State
 	parent     *gnode
 	children   []*gnode
 	id         string // Mermaid id
@@ -71,23 +73,22 @@ type graph struct {
 }
 
 // maxGraphDepth stops a definition that contains itself (which the loader
-// cannot build, but a hand-made State could) from recursing forever.
+// cannot build, but a hand-made luabind.State could) from recursing forever.
 const maxGraphDepth = 64
 
-func newGraph(root *State) *graph {
+func newGraph(root *luabind.State) *graph {
 	g := &graph{ids: map[string]bool{}}
-	var place func(def *State, name, path string, parent *gnode, depth int) *gnode
-	place = func(def *State, name, path string, parent *gnode, depth int) *gnode {
-		n := &gnode{name: name, path: path, def: def, parent: parent}
+	placed := map[*luabind.Node]*gnode{}
+	luabind.Walk(root, func(w *luabind.Node) bool {
+		n := &gnode{name: w.Name, path: w.Path, def: w.Def, parent: placed[w.Parent]}
+		placed[w] = n
 		g.nodes = append(g.nodes, n)
-		if depth < maxGraphDepth {
-			for _, c := range def.Children {
-				n.children = append(n.children, place(c.Def, c.Name, joinPath(path, c.Name), n, depth+1))
-			}
+		if n.parent != nil {
+			n.parent.children = append(n.parent.children, n)
 		}
-		return n
-	}
-	g.root = place(root, "", "", nil, 0)
+		return w.Depth < maxGraphDepth
+	})
+	g.root = g.nodes[0]
 	g.assignIDs()
 	return g
 }
@@ -127,7 +128,7 @@ func (g *graph) unique(id string) string {
 }
 
 // machineTitle is "patrol (fsm)", "needs (utility, random_top 3, momentum 0.1)".
-func machineTitle(name string, s *State) string {
+func machineTitle(name string, s *luabind.State) string {
 	parts := []string{s.Kind.String()}
 	if s.History {
 		parts = append(parts, "history")
@@ -135,12 +136,12 @@ func machineTitle(name string, s *State) string {
 	if s.DecideEvery > 0 {
 		parts = append(parts, "decide_every "+seconds(s.DecideEvery))
 	}
-	if s.Kind == KindUtility {
+	if s.Kind == luabind.KindUtility {
 		if s.RandomTop > 0 {
 			parts = append(parts, "random_top "+strconv.Itoa(s.RandomTop))
 		}
 		if s.Momentum != 0 {
-			parts = append(parts, "momentum "+formatNumber(s.Momentum))
+			parts = append(parts, "momentum "+number(s.Momentum))
 		}
 	}
 	return name + " (" + strings.Join(parts, ", ") + ")"
@@ -150,20 +151,20 @@ func machineTitle(name string, s *State) string {
 // machine, its lock.
 func stateNotes(n *gnode) []string {
 	var out []string
-	if n.parent != nil && n.parent.def.Kind == KindUtility && n.def.Score != nil {
-		out = append(out, "score "+scorerName(n.def.Score))
+	if n.parent != nil && n.parent.def.Kind == luabind.KindUtility && n.def.Score != nil {
+		out = append(out, "score "+luabind.Describe(n.def.Score))
 	}
 	if n.def.Lock != nil {
-		out = append(out, "lock "+condName(n.def.Lock))
+		out = append(out, "lock "+luabind.Describe(n.def.Lock))
 	}
 	return out
 }
 
 // transitionLabel lists what a transition waits for: its kind (push, pop),
 // its event, timer and condition.
-func transitionLabel(tr Transition) []string {
+func transitionLabel(tr luabind.Transition) []string {
 	var out []string
-	if tr.Kind != To {
+	if tr.Kind != luabind.To {
 		out = append(out, tr.Kind.String())
 	}
 	if tr.On != "" {
@@ -173,20 +174,22 @@ func transitionLabel(tr Transition) []string {
 		out = append(out, "after "+seconds(tr.After))
 	}
 	if tr.When != nil {
-		if c, ok := tr.When.(ConstCond); !ok || !bool(c) {
-			out = append(out, "when "+condName(tr.When))
+		if c, ok := tr.When.(luabind.ConstCond); !ok || !bool(c) {
+			out = append(out, "when "+luabind.Describe(tr.When))
 		}
 	}
 	return out
 }
 
-func seconds(v float64) string { return formatNumber(v) + "s" }
+func seconds(v float64) string { return number(v) + "s" }
+
+func number(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // hasPop reports whether any child of machine n pops.
 func hasPop(n *gnode) bool {
 	for _, c := range n.children {
 		for _, tr := range c.def.Transitions {
-			if tr.Kind == Pop {
+			if tr.Kind == luabind.Pop {
 				return true
 			}
 		}
@@ -233,7 +236,7 @@ func dotID(lines ...string) string {
 
 // DOT node ids: a state is its path; a machine's pseudo-nodes are
 // "<path>/start" (its initial marker, also where edges to the machine end)
-// and "<path>/previous" (where its pops go). State names are identifiers,
+// and "<path>/previous" (where its pops go). luabind.State names are identifiers,
 // so these never clash.
 func dotStart(n *gnode) string    { return dotID(n.path + "/start") }
 func dotPrevious(n *gnode) string { return dotID(n.path + "/previous") }
@@ -291,7 +294,7 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 		for _, tr := range c.def.Transitions {
 			from, ltail := dotEnd(c, "ltail")
 			var to, lhead string
-			if tr.Kind == Pop {
+			if tr.Kind == luabind.Pop {
 				to = dotPrevious(n)
 			} else if t := n.child(tr.Target); t != nil {
 				to, lhead = dotEnd(t, "lhead")
@@ -303,9 +306,9 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 			}
 			attrs := []string{ltail, lhead}
 			switch tr.Kind {
-			case Push:
+			case luabind.Push:
 				attrs = append(attrs, "style=dashed")
-			case Pop:
+			case luabind.Pop:
 				attrs = append(attrs, "style=dotted")
 			}
 			if l := transitionLabel(tr); len(l) > 0 {
@@ -374,7 +377,7 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 	for _, c := range n.children {
 		for _, tr := range c.def.Transitions {
 			to := prev
-			if tr.Kind != Pop {
+			if tr.Kind != luabind.Pop {
 				t := n.child(tr.Target)
 				if t == nil {
 					continue

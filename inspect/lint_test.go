@@ -1,31 +1,31 @@
-package luabind
+package inspect
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // lintDef loads a behaviour from source and requires it to be valid.
-func lintDef(t *testing.T, src string) *State {
+func lintDef(t *testing.T, src string) *luabind.State {
 	t.Helper()
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	t.Cleanup(vm.Close)
 	v, err := vm.RunString("lint.lua", src)
 	require.NoError(t, err)
-	m, ok := MachineValue(v)
+	m, ok := luabind.MachineValue(v)
 	require.True(t, ok, "the script must return a machine")
-	require.Empty(t, CheckRoot(m, "lint.lua"))
+	require.Empty(t, luabind.CheckRoot(m, "lint.lua"))
 	return m
 }
 
-func lintMessages(l ErrorList) []string {
+func lintMessages(l luabind.ErrorList) []string {
 	out := make([]string, len(l))
 	for i, e := range l {
 		out[i] = e.Error()
@@ -137,13 +137,13 @@ return ai.fsm { initial = "a", colour = "red", states = { a = { note = "x" } } }
 
 // A utility child with transitions stays a load error, not a warning.
 func TestLintUtilityChildTransitionsIsAnError(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	v, err := vm.RunString("u.lua", `local ai = require("luaai")
 return ai.utility { states = { a = { score = 1, transitions = { { to = "b" } } }, b = { score = 0 } } }`)
 	require.NoError(t, err)
-	m, _ := MachineValue(v)
-	errs := CheckRoot(m, "u.lua")
+	m, _ := luabind.MachineValue(v)
+	errs := luabind.CheckRoot(m, "u.lua")
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].Error(), "children of a utility machine take no transitions")
 }
@@ -161,7 +161,7 @@ return ai.fsm { initial = "a", states = { a = sub, b = sub } }`)
 }
 
 func TestNativeFields(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	v, err := vm.RunString("n.lua", `local ai = require("luaai")
 return {
@@ -178,29 +178,29 @@ return {
 	var all []string
 	for i := 1; i <= tbl.Len(); i++ {
 		ud := tbl.RawGetInt(i).(*lua.LUserData)
-		all = append(all, strings.Join(NativeFields(ud.Value), ","))
+		all = append(all, strings.Join(luabind.NativeFields(ud.Value), ","))
 	}
 	require.Equal(t, []string{
 		"a", "b", "c.d", "e", "e", "f", "g", "h,i,j",
 		"", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u",
 	}, all)
-	require.Empty(t, NativeFields(nil))
-	require.Empty(t, NativeFields(LuaCond{}))
-	require.Empty(t, NativeFields(ConstScorer(1)))
+	require.Empty(t, luabind.NativeFields(nil))
+	require.Empty(t, luabind.NativeFields(luabind.LuaCond{}))
+	require.Empty(t, luabind.NativeFields(luabind.ConstScorer(1)))
 }
 
 func TestAlwaysFiresAndDescribe(t *testing.T) {
-	require.True(t, AlwaysFires(Transition{}))
-	require.True(t, AlwaysFires(Transition{When: ConstCond(true)}))
-	require.False(t, AlwaysFires(Transition{When: ConstCond(false)}))
-	require.False(t, AlwaysFires(Transition{On: "e"}))
-	require.False(t, AlwaysFires(Transition{After: 1}))
-	require.False(t, AlwaysFires(Transition{When: &isCond{path: fieldPath{name: "x", keys: []string{"x"}}}}))
+	require.True(t, alwaysFires(luabind.Transition{}))
+	require.True(t, alwaysFires(luabind.Transition{When: luabind.ConstCond(true)}))
+	require.False(t, alwaysFires(luabind.Transition{When: luabind.ConstCond(false)}))
+	require.False(t, alwaysFires(luabind.Transition{On: "e"}))
+	require.False(t, alwaysFires(luabind.Transition{After: 1}))
+	require.False(t, alwaysFires(luabind.Transition{When: nativeOf(t, `ai.is("x")`).(luabind.Cond)}))
 
-	require.Equal(t, "is(x)", Describe(&isCond{path: fieldPath{name: "x", keys: []string{"x"}}}))
-	require.Equal(t, "true", Describe(ConstCond(true)))
-	require.Equal(t, "0.5", Describe(ConstScorer(0.5)))
-	require.Equal(t, "", Describe(nil))
+	require.Equal(t, "is(x)", luabind.Describe(nativeOf(t, `ai.is("x")`)))
+	require.Equal(t, "true", luabind.Describe(luabind.ConstCond(true)))
+	require.Equal(t, "0.5", luabind.Describe(luabind.ConstScorer(0.5)))
+	require.Equal(t, "", luabind.Describe(nil))
 	var b bytes.Buffer
 	require.NoError(t, WriteGraph(&b, lintDef(t, `local ai = require("luaai")
 return ai.fsm { initial = "a", states = { a = {} } }`), "x", GraphMermaid))
@@ -229,7 +229,7 @@ return ai.fsm({ initial = "a", context = { s = [==[ "{" ]==] },
 })`
 	path := filepath.Join(t.TempDir(), "pos.lua")
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	vm := NewVM(Options{})
+	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	def, err := vm.LoadBehaviour(path)
 	require.NoError(t, err)
@@ -254,11 +254,15 @@ return ai.fsm({ initial = "a", context = { s = [==[ "{" ]==] },
 	}
 }
 
-func TestTokenize(t *testing.T) {
-	toks := tokenize([]byte("a = [[x\ny]] --[==[\n]==] b == 'q\\'' -- c\n1e-3 { }"))
-	var got []string
-	for _, tk := range toks {
-		got = append(got, fmt.Sprintf("%d:%s", tk.line, tk.text))
-	}
-	require.Equal(t, []string{"1:a", "1:=", "1:[[x\ny]]", "3:b", "3:==", `3:q\'`, "4:0", "4:-", "4:0", "4:{", "4:}"}, got)
+// nativeOf evaluates a luaai expression (ai.is("x"), ai.gt("hp", 1), ...)
+// and returns the native condition or scorer it makes.
+func nativeOf(t *testing.T, expr string) any {
+	t.Helper()
+	vm := luabind.NewVM(luabind.Options{})
+	defer vm.Close()
+	v, err := vm.RunString("native.lua", `local ai = require("luaai") return `+expr)
+	require.NoError(t, err)
+	ud, ok := v.(*lua.LUserData)
+	require.True(t, ok, "%s is %s, not a native", expr, v.Type())
+	return ud.Value
 }

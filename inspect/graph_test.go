@@ -1,9 +1,10 @@
-package luabind
+package inspect
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +20,7 @@ func graphOf(t *testing.T, src, format string) string {
 
 func TestGraphFormats(t *testing.T) {
 	var b strings.Builder
-	err := WriteGraph(&b, &State{Kind: KindFSM}, "x", "png")
+	err := WriteGraph(&b, &luabind.State{Kind: luabind.KindFSM}, "x", "png")
 	require.ErrorContains(t, err, `unknown format "png"`)
 	require.Error(t, WriteGraph(&b, nil, "x", GraphDOT))
 	require.Empty(t, b.String())
@@ -69,9 +70,9 @@ return ai.fsm { initial = "a", states = {
 
 func TestGraphLabels(t *testing.T) {
 	require.Equal(t, []string{"push", "on noise", "after 2s", "when is(x)"},
-		transitionLabel(Transition{Kind: Push, Target: "b", On: "noise", After: 2, When: &isCond{path: fieldPath{name: "x"}}}))
-	require.Empty(t, transitionLabel(Transition{Kind: To, Target: "b", When: ConstCond(true)}))
-	require.Equal(t, []string{"pop", "when false"}, transitionLabel(Transition{Kind: Pop, When: ConstCond(false)}))
+		transitionLabel(luabind.Transition{Kind: luabind.Push, Target: "b", On: "noise", After: 2, When: nativeOf(t, `ai.is("x")`).(luabind.Cond)}))
+	require.Empty(t, transitionLabel(luabind.Transition{Kind: luabind.To, Target: "b", When: luabind.ConstCond(true)}))
+	require.Equal(t, []string{"pop", "when false"}, transitionLabel(luabind.Transition{Kind: luabind.Pop, When: luabind.ConstCond(false)}))
 	require.Equal(t, "m (utility, history, decide_every 0.25s, random_top 3, momentum 0.5)",
-		machineTitle("m", &State{Kind: KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
+		machineTitle("m", &luabind.State{Kind: luabind.KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
 }

@@ -1,0 +1,11 @@
+// Package inspect looks at behaviour definitions without running them: the
+// linter behind `luaai check` (lint.go) and the diagram writer behind
+// `luaai graph` (graph.go, Graphviz DOT and Mermaid).
+//
+// Both walk a definition with luabind.Walk and find where states and
+// transitions are written with luabind.Sources, the same source lookup the
+// definition decoder uses for its errors.
+//
+// It imports luabind and gopher-lua. Nothing in luabind or host may import
+// it: these are tools built on the engine, not part of it.
+package inspect

@@ -1,0 +1,77 @@
+package luabind
+
+import "github.com/luaai/luaai/luabind/internal/srcpos"
+
+// Place is where a state is written: the line of its key in the parent
+// machine's `states`, and of each entry of its `transitions`. Zero
+// positions are unknown.
+type Place struct {
+	Line  Pos
+	Trans []Pos
+}
+
+// Sources finds where the states of a machine are written, by reading the
+// script a definition names (its Pos.File) and looking into the table
+// constructor of its ai.fsm/ai.utility call. Definitions record only the
+// line of that call (and of `when` functions), so a problem or warning
+// about a leaf state or a native condition would otherwise point there.
+// Files are read once per Sources; a file that cannot be read places
+// nothing. A Sources is used by one goroutine.
+type Sources struct {
+	files  map[string][]srcpos.Token // nil: unreadable
+	layout map[*State]map[string]Place
+}
+
+// NewSources returns an empty cache.
+func NewSources() *Sources {
+	return &Sources{files: map[string][]srcpos.Token{}, layout: map[*State]map[string]Place{}}
+}
+
+// Children returns where each child of machine m is written, by name. The
+// result is used only when it matches the definition exactly (the same
+// state names); a child whose transitions are not as many as the entries
+// found gets no transition lines. nil when nothing is known.
+func (s *Sources) Children(m *State) map[string]Place {
+	if kids, ok := s.layout[m]; ok {
+		return kids
+	}
+	kids := s.locate(m)
+	s.layout[m] = kids
+	return kids
+}
+
+func (s *Sources) locate(m *State) map[string]Place {
+	if m.Pos.File == "" || m.Pos.Line <= 0 {
+		return nil
+	}
+	toks, ok := s.files[m.Pos.File]
+	if !ok {
+		if src, err := ReadScript(m.Pos.File); err == nil {
+			toks = srcpos.Tokenize(src)
+		}
+		s.files[m.Pos.File] = toks
+	}
+	written := srcpos.Machine(toks, m.Pos.Line, m.Kind.String())
+	if written == nil || len(written) != len(m.Children) {
+		return nil
+	}
+	kids := make(map[string]Place, len(written))
+	for _, w := range written {
+		p := Place{Line: Pos{File: m.Pos.File, Line: w.Line}}
+		for _, line := range w.Trans {
+			p.Trans = append(p.Trans, Pos{File: m.Pos.File, Line: line})
+		}
+		kids[w.Name] = p
+	}
+	for _, c := range m.Children {
+		p, ok := kids[c.Name]
+		if !ok {
+			return nil
+		}
+		if len(p.Trans) != len(c.Def.Transitions) {
+			p.Trans = nil
+			kids[c.Name] = p
+		}
+	}
+	return kids
+}
