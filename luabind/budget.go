@@ -47,7 +47,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,27 +98,6 @@ func (e *BudgetError) Msg() string {
 		return memoryMessage(e.Load, e.Memory)
 	}
 	return budgetMessage(e.Load, e.Budget)
-}
-
-func memoryMessage(load bool, n int64) string {
-	what := "callback"
-	if load {
-		what = "script"
-	}
-	return fmt.Sprintf("memory limit: the %s allocated more than %s", what, FormatBytes(n))
-}
-
-// FormatBytes writes a byte count for people: "256 MiB", "1.5 KiB", "12 B".
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
-	case n >= 1<<10:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func budgetMessage(load bool, d time.Duration) string {
@@ -535,93 +513,4 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	}
 	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
 	return e
-}
-
-// loadError is RunProto's error: a *BudgetError as it is, anything else as
-// an ErrorList with the position the message names.
-func loadError(err error, file string) error {
-	var be *BudgetError
-	if errors.As(err, &be) {
-		if be.Pos.File == "" {
-			be.Pos.File = file
-			be.api.Object = lua.LString(be.Error())
-		}
-		return be
-	}
-	return luaError(err, file)
-}
-
-// compileBudgeted compiles a chunk for load() without letting the compiler
-// outlive the running call's budget: compiling is Go code the budget cannot
-// interrupt (a 4 MiB chunk takes about a second), so a large chunk is
-// compiled on another goroutine while this one waits for it or for the
-// budget's stop, whichever comes first. A compile left behind by a stop
-// finishes on its own (it touches nothing but its input); until it has,
-// load() refuses further large chunks, so a script cannot pile them up.
-func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionProto, error) {
-	const small = 64 << 10 // compiles in well under a millisecond
-	b := vm.guard.bud
-	if b == nil || !b.active || len(src) <= small {
-		return Compile(strings.NewReader(src), name)
-	}
-	if !vm.guard.compiling.CompareAndSwap(false, true) {
-		L.RaiseError("load: a chunk abandoned by an earlier stop is still compiling")
-	}
-	type result struct {
-		proto *lua.FunctionProto
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer vm.guard.compiling.Store(false)
-		p, err := Compile(strings.NewReader(src), name)
-		done <- result{p, err}
-	}()
-	select {
-	case r := <-done:
-		return r.proto, r.err
-	case <-b.ctx.Done():
-		L.RaiseError("%s", b.stopMessage())
-	}
-	return nil, nil
-}
-
-// memPeriod is how often the watchdog samples the heap while a call runs
-// under a memory limit: at the few hundred MB/s a script can allocate, a
-// few MB between looks.
-const memPeriod = 5 * time.Millisecond
-
-// heapReader reads the bytes of heap objects (live and not yet swept),
-// reusing its sample. One goroutine uses it.
-type heapReader struct{ sample []metrics.Sample }
-
-const heapMetric = "/memory/classes/heap/objects:bytes"
-
-func (h *heapReader) read() int64 {
-	if h.sample == nil {
-		h.sample = []metrics.Sample{{Name: heapMetric}}
-	}
-	metrics.Read(h.sample)
-	if h.sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(h.sample[0].Value.Uint64())
-}
-
-// HeapBytes is the process's heap in use by objects (runtime/metrics
-// /memory/classes/heap/objects:bytes), what the memory limit watches.
-func HeapBytes() int64 {
-	var h heapReader
-	return h.read()
-}
-
-// SetMemoryAllowance sets how much the heap may grow during one call of
-// this VM before the call is stopped with a memory limit error; limit is
-// the limit the error names. n <= 0 stops nothing. The host calls it as
-// the memory its agents hold changes; safe from any goroutine.
-func (vm *VM) SetMemoryAllowance(n, limit int64) {
-	if b := vm.guard.bud; b != nil {
-		b.mem.Store(n)
-		b.memLimit.Store(limit)
-	}
 }

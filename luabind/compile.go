@@ -5,6 +5,7 @@ package luabind
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -215,3 +216,52 @@ func CompileFile(path string) (*lua.FunctionProto, error) {
 // finishes in the background (compileBudgeted), so the limit keeps that
 // leftover work to a few tens of milliseconds.
 const MaxLoadSize = 512 << 10
+
+// loadError is RunProto's error: a *BudgetError as it is, anything else as
+// an ErrorList with the position the message names.
+func loadError(err error, file string) error {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		if be.Pos.File == "" {
+			be.Pos.File = file
+			be.api.Object = lua.LString(be.Error())
+		}
+		return be
+	}
+	return luaError(err, file)
+}
+
+// compileBudgeted compiles a chunk for load() without letting the compiler
+// outlive the running call's budget: compiling is Go code the budget cannot
+// interrupt (a 4 MiB chunk takes about a second), so a large chunk is
+// compiled on another goroutine while this one waits for it or for the
+// budget's stop, whichever comes first. A compile left behind by a stop
+// finishes on its own (it touches nothing but its input); until it has,
+// load() refuses further large chunks, so a script cannot pile them up.
+func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionProto, error) {
+	const small = 64 << 10 // compiles in well under a millisecond
+	b := vm.guard.bud
+	if b == nil || !b.active || len(src) <= small {
+		return Compile(strings.NewReader(src), name)
+	}
+	if !vm.guard.compiling.CompareAndSwap(false, true) {
+		L.RaiseError("load: a chunk abandoned by an earlier stop is still compiling")
+	}
+	type result struct {
+		proto *lua.FunctionProto
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer vm.guard.compiling.Store(false)
+		p, err := Compile(strings.NewReader(src), name)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.proto, r.err
+	case <-b.ctx.Done():
+		L.RaiseError("%s", b.stopMessage())
+	}
+	return nil, nil
+}

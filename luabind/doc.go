@@ -10,9 +10,11 @@
 // concat.go), require.go (files and roots), files.go (reading scripts),
 // strlib.go, tablib.go, colib.go, mathlib.go, oslib.go, patterns.go (the
 // library functions luaai replaces), budget.go (time, instruction and
-// memory budgets), size.go (what contexts hold), module.go (the luaai
+// memory budgets; memory.go the heap side), state.go (the definition
+// types, CheckRoot), size.go (what contexts hold), module.go (the luaai
 // module), defs.go (definitions), natives.go and curve.go (native
-// conditions and scorers), describe.go (naming natives, the fields they
+// conditions and scorers: conditions.go, scorers.go, the ai.* constructors
+// in natives.go), describe.go (naming natives, the fields they
 // read), call.go (protected calls), walk.go (the one walk over a
 // definition), sources.go (where states are written, through
 // internal/srcpos).

@@ -523,9 +523,7 @@ func TestNativeDescribe(t *testing.T) {
 			require.NoError(t, err)
 			ud, ok := vals[0].(*lua.LUserData)
 			require.True(t, ok)
-			d, ok := ud.Value.(interface{ Describe() string })
-			require.True(t, ok, "%T has no Describe", ud.Value)
-			require.Equal(t, tt.describe, d.Describe())
+			require.Equal(t, tt.describe, Describe(ud.Value))
 			require.Equal(t, tt.tostring, vals[1].String())
 		})
 	}

@@ -1,0 +1,173 @@
+package luabind
+
+import (
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Kind says what a state definition is.
+type Kind uint8
+
+// The kinds of state.
+const (
+	KindLeaf    Kind = iota // a plain table
+	KindFSM                 // ai.fsm{}
+	KindUtility             // ai.utility{}
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindFSM:
+		return "fsm"
+	case KindUtility:
+		return "utility"
+	}
+	return "leaf"
+}
+
+// State is the immutable definition of one state: a leaf or a machine. A
+// machine definition carries no name: its name is its key in the parent's
+// states, so one definition may be placed in several parents.
+type State struct {
+	Kind Kind
+	Pos  Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
+
+	Enter, Exit, Update, Pause, Resume *lua.LFunction
+	Lock                               Cond // nil: never locked
+	Every                              float64
+	Transitions                        []Transition
+	Score                              Scorer // utility children only
+
+	// Machines only.
+	Initial     string  // "" for a utility machine without initial
+	Children    []Child // sorted by name
+	Context     *lua.LTable
+	DecideEvery float64
+	History     bool
+	Momentum    float64
+	RandomTop   int // 0: select the best
+	OnReload    *lua.LFunction
+	Renamed     map[string]string
+
+	// Problems found while building this definition (not its children's).
+	Problems ErrorList
+	// Warnings are suspicious but legal things (unknown fields).
+	Warnings ErrorList
+
+	owner any // set by the host that runs this definition (SetOwner)
+}
+
+// Owner is what SetOwner recorded: the host keeps the behaviour a root
+// definition belongs to here rather than in a map, so a definition made at
+// run time (ai.spawn(ai.fsm{…})) is garbage once no agent or script holds it.
+func (s *State) Owner() any { return s.owner }
+
+// SetOwner records the owner of a root definition (see Owner).
+func (s *State) SetOwner(v any) { s.owner = v }
+
+// Child is a named state of a machine.
+type Child struct {
+	Name string
+	Def  *State
+}
+
+// IsMachine reports whether the state has children.
+func (s *State) IsMachine() bool { return s.Kind != KindLeaf }
+
+// Child returns the index of the named child, or -1.
+func (s *State) Child(name string) int {
+	i := sort.Search(len(s.Children), func(i int) bool { return s.Children[i].Name >= name })
+	if i < len(s.Children) && s.Children[i].Name == name {
+		return i
+	}
+	return -1
+}
+
+// TransitionKind says what a transition does.
+type TransitionKind uint8
+
+// The kinds of transition.
+const (
+	To TransitionKind = iota
+	Push
+	Pop
+)
+
+func (k TransitionKind) String() string {
+	switch k {
+	case Push:
+		return "push"
+	case Pop:
+		return "pop"
+	}
+	return "to"
+}
+
+// Transition is one entry of a state's transitions.
+type Transition struct {
+	Kind   TransitionKind
+	Target string // "" for pop
+	When   Cond   // nil: always
+	On     string // event name, "" for none
+	After  float64
+	Pos    Pos
+}
+
+// CheckRoot validates a machine as the root of a behaviour and returns every
+// problem in it and below it, sorted by position.
+func CheckRoot(root *State, file string) ErrorList {
+	var errs ErrorList
+	if root == nil {
+		errs.Add(Pos{File: file}, "the script must return a machine (ai.fsm{} or ai.utility{})")
+		return errs
+	}
+	if len(root.Transitions) > 0 {
+		errs.Add(root.Pos, "the root machine takes no transitions (it has no siblings)")
+	}
+	if n := places(root, MaxPlaces, map[*State]int{}); n > MaxPlaces {
+		errs.Add(root.Pos, "the behaviour places more than %d states (a machine used in several parents counts once in each)", MaxPlaces)
+		return errs
+	}
+	EachState(root, func(n *Node) { errs = append(errs, n.Def.Problems...) })
+	for old, nw := range root.Renamed {
+		if _, ok := root.Lookup(nw); !ok {
+			errs.Add(root.Pos, "renamed: %q maps to %q, which is not a state path", old, nw)
+		}
+	}
+	errs.Sort()
+	return errs
+}
+
+// Warnings returns the warnings of a definition and everything below it.
+func Warnings(root *State) ErrorList {
+	var out ErrorList
+	EachState(root, func(n *Node) { out = append(out, n.Def.Warnings...) })
+	out.Sort()
+	return out
+}
+
+// Lookup finds the definition at a dotted path below s.
+func (s *State) Lookup(path string) (*State, bool) {
+	cur := s
+	for _, part := range strings.Split(path, ".") {
+		i := cur.Child(part)
+		if i < 0 {
+			return nil, false
+		}
+		cur = cur.Children[i].Def
+	}
+	return cur, true
+}
+
+// MachineValue returns the machine definition held by a Lua value made by
+// ai.fsm or ai.utility.
+func MachineValue(v lua.LValue) (*State, bool) {
+	ud, ok := v.(*lua.LUserData)
+	if !ok {
+		return nil, false
+	}
+	m, ok := ud.Value.(*State)
+	return m, ok
+}
