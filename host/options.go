@@ -1,0 +1,169 @@
+package host
+
+import (
+	"io"
+	"time"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// FaultPolicy says what happens to an agent whose callback fails.
+type FaultPolicy uint8
+
+const (
+	// Continue: the failed callback counts as false, score 0 or no-op and
+	// the agent goes on.
+	Continue FaultPolicy = iota
+	// Suspend: the agent finishes the tick in which a callback failed, then
+	// stops ticking until Agent.Resume.
+	Suspend
+)
+
+// Options configure a Host. The zero value works.
+type Options struct {
+	// Seed seeds every agent's random numbers (ai.random): an agent's stream
+	// depends only on Seed and its spawn number. The default (zero) value is 0.
+	Seed uint64
+	// Workers is the number of worker goroutines, each owning one Lua state
+	// and a shard of the agents; Host.Tick ticks the shards in parallel.
+	// Results do not depend on it, but Go values bound into contexts are
+	// then called from several goroutines: see Agent.Bind. The default
+	// (zero) value is 1, safe for a game that knows nothing of goroutines;
+	// runtime.GOMAXPROCS(0) uses every core.
+	Workers int
+	// Roots are extra folders scripts may require modules and spawn scripts
+	// from, besides the folder of the script itself. The default (zero) value
+	// is none.
+	Roots []string
+	// MaxStackDepth limits the depth of every fsm's stack; a push beyond it is
+	// reported and does not happen. The default (zero) value is 32.
+	MaxStackDepth int
+	// MaxErrors bounds the callback errors an agent keeps until Agent.Errors
+	// is called; older ones are dropped. The default (zero) value is 256.
+	MaxErrors int
+	// Stdout receives what scripts print with print(). The default (zero)
+	// value is os.Stdout.
+	Stdout io.Writer
+	// Budget is how long one callback may run (wall time) before it is
+	// stopped and reported like an error (errors.Is luabind.ErrBudget), so
+	// a script that loops forever cannot hang the game. It costs about 2 ns
+	// per Lua instruction and 25 ns per call (see luabind.Options.Budget).
+	// The default (zero) value is DefaultBudget; a negative value turns the
+	// budget off.
+	Budget time.Duration
+	// BudgetSteps, if set, is a budget of Lua instructions per callback,
+	// checked besides Budget: a callback that runs more is stopped and
+	// reported like one past its time (errors.Is luabind.ErrBudget), at the
+	// same instruction on every machine, so a recorded run replays its
+	// stops exactly (set Budget high, or off, to rely on it alone). It costs
+	// about a nanosecond per instruction. The default (zero) value is none.
+	BudgetSteps int64
+	// LoadBudget is the same for running a script's main chunk when it is
+	// loaded or reloaded. The default (zero) value is DefaultLoadBudget; a
+	// negative value turns it off.
+	LoadBudget time.Duration
+	// Modules give scripts a game API written in Go: require("game") in a
+	// script returns a read-only table of Modules["game"]'s functions
+	// (func(L *lua.LState) int, gopher-lua's convention: arguments with
+	// L.CheckNumber and friends, results pushed). They run on the worker's
+	// goroutine, inside the calling callback and its budget, which cannot
+	// interrupt Go code: keep them quick, and with Workers > 1 safe to call
+	// from several goroutines. A name may not be "luaai" and shadows any
+	// file of the same name. The default (zero) value is none.
+	Modules map[string]map[string]lua.LGFunction
+	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
+	// callback (or a script's main chunk) that makes the heap grow past
+	// what is left of it is stopped with an error wrapping
+	// luabind.ErrMemoryLimit (file:line and state path, like any failed
+	// callback); after a tick in which the agents' contexts together hold
+	// more than the limit, the largest are suspended (whatever Faults says)
+	// with such an error until the rest fit. Contexts are measured only
+	// when the heap has grown since the last measure, so a host under its
+	// limit pays one heap reading a tick. The heap is the process's: set
+	// a limit well above what one agent needs, and run several workers only
+	// with budgets you trust (growth is shared blame between callbacks
+	// running at once). The default (zero) value is DefaultMemoryLimit; a
+	// negative value turns it off.
+	MemoryLimit int64
+	// MaxString is the longest string string.rep, string.format,
+	// table.concat and friends may build, in bytes. The default (zero)
+	// value is luabind.DefaultMaxString (16 MiB).
+	MaxString int
+	// Now is the clock os.time and os.date read, so runs can replay. The
+	// default (zero) value is time.Now.
+	Now func() time.Time
+	// Faults says what happens to an agent whose callback fails. The
+	// default (zero) value is Continue.
+	Faults FaultPolicy
+	// MaxOverruns is how many of an agent's callbacks may run past the
+	// time budget before the agent is suspended (whatever Faults says) and
+	// reported with an error wrapping ErrOverruns: a runaway script would
+	// otherwise cost the whole budget every tick. Agent.Resume lets it tick
+	// again and starts the count afresh. The default (zero) value is 3; a
+	// negative value never suspends.
+	MaxOverruns int
+	// ReportAllErrors sends every failed callback to OnError. The default
+	// (zero) value reports the first failure of each (script, line,
+	// callback) and then its 10th, 100th, 1000th… with ScriptError.Count,
+	// so a callback failing every tick for thousands of agents cannot flood
+	// the log. Agent.Errors is not affected.
+	ReportAllErrors bool
+
+	// The hooks below are called on the goroutine that called Tick, Spawn or
+	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
+	// never concurrently, whatever the number of workers.
+
+	// OnTransition, if set, receives every state change of every agent.
+	// The default (zero) value is none.
+	OnTransition func(Transition)
+	// OnError, if set, receives every failed callback. The default (zero)
+	// value is none: errors are still kept for Agent.Errors.
+	OnError func(*ScriptError)
+	// OnLog, if set, receives every ai.log line. The default (zero) value
+	// drops them.
+	OnLog func(Log)
+	// OnDecision, if set, receives every utility decision with every
+	// candidate's score. The default (zero) value is none (and costs nothing).
+	OnDecision func(Decision)
+	// OnReload, if set, receives the result of every reload. The default
+	// (zero) value is none.
+	OnReload func(ReloadResult)
+}
+
+// Transition is one state change of one agent.
+type Transition struct {
+	Agent int    // the agent's id
+	Tick  int    // the agent's tick count (0 for changes at spawn)
+	Kind  string // "to", "push", "pop", "replace" (ai.replace) or "select" (utility)
+	From  string // path of the state left, paused or popped ("" when a utility machine had none)
+	To    string // path of the state entered or resumed
+}
+
+// Log is one ai.log line.
+type Log struct {
+	Agent int
+	Tick  int
+	State string // path of the running state
+	Msg   string
+}
+
+// Decision is one utility decision: every candidate's score and the winner.
+type Decision struct {
+	Agent      int
+	Tick       int
+	Machine    string // path of the utility machine
+	Candidates []Candidate
+	Winner     string // path of the chosen child
+	Kept       bool   // the active child was locked and kept
+}
+
+// Candidate is one child's score in a utility decision.
+type Candidate struct {
+	State string  // path
+	Score float64 // after momentum
+	// Parts are the values of a native scorer's direct sub-scorers (e.g.
+	// the factors of ai.product), so a trace shows why it scored what it
+	// did; nil for numbers and Lua functions.
+	Parts []luabind.Part
+}

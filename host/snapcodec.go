@@ -1,0 +1,406 @@
+package host
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// maxSnapshotCount bounds tick counts and ids in a snapshot: counts a game
+// reaches, well short of where an int would wrap when ticked.
+const maxSnapshotCount = 1 << 53
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// maxSnapshotDepth is how deeply tables may nest in a saved context (and
+// so in a snapshot Restore reads).
+const maxSnapshotDepth = 200
+
+// encoder turns Lua values into JSON: numbers, strings, booleans, nested
+// tables (sequences as arrays, string-keyed tables as objects, others as
+// {"$pairs": [[k, v], …]}), NaN and infinities as {"$num": "nan"|"inf"|"-inf"},
+// strings that are not UTF-8 as {"$bytes": base64}, bound Go values as
+// {"$bound": "path"}. A table reached more than once (shared, or in a
+// cycle) is written once, as {"$id": N, "$t": …}, and then as {"$ref": N},
+// so a snapshot is never larger than the data and Restore rebuilds the same
+// sharing. count must see every value before encode writes any.
+type encoder struct {
+	bound  []string
+	counts map[*lua.LTable]int
+	ids    map[*lua.LTable]int
+	depth  int
+}
+
+// count walks v, counting how often each table is reached.
+func (e *encoder) count(v lua.LValue, path string, depth int) error {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	if e.counts == nil {
+		e.counts = map[*lua.LTable]int{}
+	}
+	e.counts[t]++
+	if e.counts[t] > 1 {
+		return nil
+	}
+	if depth >= maxSnapshotDepth {
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
+	}
+	var err error
+	t.ForEach(func(k, val lua.LValue) {
+		if err == nil {
+			err = e.count(k, path, depth+1)
+		}
+		if err == nil {
+			err = e.count(val, path+"."+lua.LVAsString(k), depth+1)
+		}
+	})
+	return err
+}
+
+func (e *encoder) encode(v lua.LValue, path string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := e.write(&buf, v, path); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	if utf8.ValidString(s) {
+		b, _ := json.Marshal(s)
+		buf.Write(b)
+		return
+	}
+	buf.WriteString(`{"$bytes":"`)
+	buf.WriteString(base64.StdEncoding.EncodeToString([]byte(s)))
+	buf.WriteString(`"}`)
+}
+
+func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		buf.WriteString("null")
+	case lua.LBool:
+		buf.WriteString(strconv.FormatBool(bool(v)))
+	case lua.LNumber:
+		f := float64(v)
+		switch {
+		case math.IsNaN(f):
+			buf.WriteString(`{"$num":"nan"}`)
+		case math.IsInf(f, 1):
+			buf.WriteString(`{"$num":"inf"}`)
+		case math.IsInf(f, -1):
+			buf.WriteString(`{"$num":"-inf"}`)
+		default:
+			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	case lua.LString:
+		writeString(buf, string(v))
+	case *lua.LUserData:
+		e.bound = append(e.bound, path)
+		buf.WriteString(`{"$bound":`)
+		writeString(buf, path)
+		buf.WriteByte('}')
+	case *lua.LTable:
+		if e.counts[v] > 1 {
+			if id, ok := e.ids[v]; ok {
+				fmt.Fprintf(buf, `{"$ref":%d}`, id)
+				return nil
+			}
+			if e.ids == nil {
+				e.ids = map[*lua.LTable]int{}
+			}
+			id := len(e.ids) + 1
+			e.ids[v] = id
+			fmt.Fprintf(buf, `{"$id":%d,"$t":`, id)
+			if err := e.table(buf, v, path); err != nil {
+				return err
+			}
+			buf.WriteByte('}')
+			return nil
+		}
+		return e.table(buf, v, path)
+	default:
+		return fmt.Errorf("%s: a %s: %w", path, v.Type(), ErrUnsaveable)
+	}
+	return nil
+}
+
+func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
+	if e.depth >= maxSnapshotDepth {
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
+	}
+	e.depth++
+	defer func() { e.depth-- }()
+	// Keys sorted (strings, then numbers), so the same data always makes
+	// the same snapshot: gopher-lua's own order is a Go map's.
+	keys := sortedKeys(t)
+	n := t.Len()
+	if n > 0 && n == len(keys) {
+		buf.WriteByte('[')
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				buf.WriteByte(',')
+			}
+			if err := e.write(buf, t.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	plain := true
+	for _, k := range keys {
+		s, ok := k.(lua.LString)
+		plain = plain && ok && !strings.HasPrefix(string(s), "$") && utf8.ValidString(string(s))
+	}
+	if plain {
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k.String())
+			buf.WriteByte(':')
+			if err := e.write(buf, t.RawGet(k), path+"."+k.String()); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	}
+	buf.WriteString(`{"$pairs":[`)
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('[')
+		sub := fmt.Sprintf("%s[%s]", path, lua.LVAsString(k))
+		if err := e.write(buf, k, sub+" (key)"); err != nil {
+			return err
+		}
+		buf.WriteByte(',')
+		if err := e.write(buf, t.RawGet(k), sub); err != nil {
+			return err
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString("]}")
+	return nil
+}
+
+// decoder reads what encoder wrote, keeping the order of object keys; one
+// decoder reads all the values of one agent, which share their $id tables.
+type decoder struct {
+	L   *lua.LState
+	ids map[int]*lua.LTable
+}
+
+func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return lua.LNil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := d.value(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data")
+	}
+	return v, nil
+}
+
+func (d *decoder) value(dec *json.Decoder, depth int) (lua.LValue, error) {
+	if depth > 2*maxSnapshotDepth+2 { // a shared table adds a level ($t)
+		return nil, fmt.Errorf("nested more than %d deep", maxSnapshotDepth)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok := tok.(type) {
+	case nil:
+		return lua.LNil, nil
+	case bool:
+		return lua.LBool(tok), nil
+	case string:
+		return lua.LString(tok), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(tok), 64)
+		if err != nil {
+			return nil, err
+		}
+		return lua.LNumber(f), nil
+	case json.Delim:
+		if tok == '[' {
+			t := d.L.NewTable()
+			for i := 1; dec.More(); i++ {
+				v, err := d.value(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t.RawSetInt(i, v)
+			}
+			_, err := dec.Token() // ]
+			return t, err
+		}
+		if tok == '{' {
+			return d.object(dec, depth)
+		}
+	}
+	return nil, fmt.Errorf("unexpected %v", tok)
+}
+
+func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
+	t := d.L.NewTable()
+	first := true
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := kt.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key %v", kt)
+		}
+		if first && strings.HasPrefix(key, "$") {
+			v, err := d.special(dec, key, depth)
+			if err != nil {
+				return nil, err
+			}
+			if dec.More() {
+				return nil, fmt.Errorf("%s object with more keys", key)
+			}
+			_, err = dec.Token() // }
+			return v, err
+		}
+		first = false
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		t.RawSetString(key, v)
+	}
+	_, err := dec.Token() // }
+	return t, err
+}
+
+func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue, error) {
+	switch key {
+	case "$num":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		switch v {
+		case lua.LString("nan"):
+			return lua.LNumber(math.NaN()), nil
+		case lua.LString("inf"):
+			return lua.LNumber(math.Inf(1)), nil
+		case lua.LString("-inf"):
+			return lua.LNumber(math.Inf(-1)), nil
+		}
+		return nil, fmt.Errorf("bad $num %v", v)
+	case "$bytes":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := v.(lua.LString)
+		if !ok {
+			return nil, fmt.Errorf("$bytes must be a base64 string")
+		}
+		b, err := base64.StdEncoding.DecodeString(string(s))
+		if err != nil {
+			return nil, fmt.Errorf("$bytes: %v", err)
+		}
+		return lua.LString(b), nil
+	case "$bound":
+		if _, err := d.value(dec, depth+1); err != nil {
+			return nil, err
+		}
+		return lua.LNil, nil // the game binds it again
+	case "$ref":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(lua.LNumber)
+		t := d.ids[int(n)]
+		if !ok || t == nil || float64(n) != float64(int(n)) {
+			return nil, fmt.Errorf("$ref %v names no table saved before it", v)
+		}
+		return t, nil
+	case "$id":
+		v, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := v.(lua.LNumber)
+		if !ok || float64(n) != float64(int(n)) || int(n) != len(d.ids)+1 {
+			return nil, fmt.Errorf("$id %v out of order", v)
+		}
+		// The table exists before its contents are read: they may refer
+		// to it (a cycle).
+		t := d.L.NewTable()
+		if d.ids == nil {
+			d.ids = map[int]*lua.LTable{}
+		}
+		d.ids[int(n)] = t
+		if kt, err := dec.Token(); err != nil || kt != "$t" {
+			return nil, fmt.Errorf("$id without $t")
+		}
+		body, err := d.value(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		bt, ok := body.(*lua.LTable)
+		if !ok {
+			return nil, fmt.Errorf("$t must be a table")
+		}
+		bt.ForEach(func(k, val lua.LValue) { t.RawSet(k, val) })
+		return t, nil
+	case "$pairs":
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil, fmt.Errorf("$pairs must be a list")
+		}
+		t := d.L.NewTable()
+		for dec.More() {
+			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+				return nil, fmt.Errorf("$pairs entries must be [key, value]")
+			}
+			k, err := d.value(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if k == lua.LNil {
+				return nil, fmt.Errorf("nil table key")
+			}
+			if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+				return nil, fmt.Errorf("NaN table key")
+			}
+			v, err := d.value(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+				return nil, fmt.Errorf("$pairs entries must be [key, value]")
+			}
+			t.RawSet(k, v)
+		}
+		_, err := dec.Token() // ]
+		return t, err
+	}
+	return nil, fmt.Errorf("unknown %s object", key)
+}

@@ -1,0 +1,104 @@
+package host
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// luaSpawner serves ai.spawn in one worker's Lua state: agents spawned from
+// Lua are not ticked by Host.Tick; the script that spawned them ticks them.
+// Outside the workers' run (a test, a spawn-time enter hook, Agent.Tick)
+// the agent is made at once; during Host.Tick or a reload the spawn is
+// queued and the agent made when every worker is done (Host.applySpawns),
+// so ids do not depend on which worker ran first.
+type luaSpawner struct{ w *worker }
+
+// maxQueuedSpawns bounds the agents one worker's scripts may spawn in one
+// tick.
+const maxQueuedSpawns = 1 << 16
+
+// errSpawnQueueFull: a worker's scripts spawned more than maxQueuedSpawns
+// agents in one tick.
+var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", maxQueuedSpawns)
+
+func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
+	w, h := s.w, s.w.h
+	b, _ := def.Owner().(*Behaviour)
+	if b == nil || b.h != h || b.trees[w.index] == nil || b.trees[w.index].def != def {
+		// A definition built by a script (ai.spawn(ai.fsm{…})) or a script
+		// path loaded by ai.spawn: it exists in this worker only, and lives
+		// as long as the definition does.
+		b = &Behaviour{h: h, name: def.Pos.File, trees: make([]*tree, len(h.workers))}
+		b.trees[w.index] = newTree(w.vm.L, def.Pos.File, def)
+		def.SetOwner(b)
+	}
+	t := b.trees[w.index]
+	L := w.vm.L
+	ctx := t.newContext(L)
+	if overrides != nil {
+		for _, k := range sortedKeys(overrides) {
+			ctx.RawSet(k, overrides.RawGet(k))
+		}
+	}
+	if w.busy {
+		if len(w.spawnQ) >= maxQueuedSpawns {
+			return nil, errSpawnQueueFull
+		}
+		p := &pendingSpawn{w: w, b: b, t: t, ctx: ctx}
+		if r, ok := w.vm.Runner().(runner); ok {
+			r.a.spawnSeq++
+			p.by, p.seq = r.a.id, r.a.spawnSeq
+		} else {
+			w.spawnSeq++
+			p.seq = w.spawnSeq
+		}
+		p.handle = &luaAgent{p: p}
+		w.spawnQ = append(w.spawnQ, p)
+		return p.handle, nil
+	}
+	a := w.spawn(b, t, ctx, nil)
+	h.dispatch()
+	return &luaAgent{a: a}, nil
+}
+
+// pendingSpawn is an ai.spawn made while the workers ran.
+type pendingSpawn struct {
+	by, seq int // the spawning agent's id (0 for none) and its call count
+	w       *worker
+	b       *Behaviour
+	t       *tree
+	ctx     *lua.LTable
+	events  []event // sent to the handle before the agent existed
+	handle  *luaAgent
+}
+
+// applySpawns makes the agents queued by ai.spawn while the workers ran, by
+// spawning agent id and call order; their spawn-time enter hooks run here
+// (and spawn at once, not queued).
+func (h *Host) applySpawns() {
+	all := h.spawns[:0]
+	for _, w := range h.workers {
+		all = append(all, w.spawnQ...)
+		clear(w.spawnQ)
+		w.spawnQ = w.spawnQ[:0]
+		w.spawnSeq = 0
+	}
+	if len(all) == 0 {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].by != all[j].by {
+			return all[i].by < all[j].by
+		}
+		return all[i].seq < all[j].seq
+	})
+	for _, p := range all {
+		a := p.w.spawn(p.b, p.t, p.ctx, p.events)
+		p.handle.a, p.handle.p = a, nil
+	}
+	clear(all)
+	h.spawns = all[:0]
+}
