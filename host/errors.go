@@ -43,6 +43,12 @@ var (
 	// ErrOverruns: an agent suspended because Options.MaxOverruns of its
 	// callbacks ran past the time budget.
 	ErrOverruns = errors.New("too many runaway callbacks")
+	// ErrInvalidDefinition: matched by every error of LoadFile, LoadString
+	// and Reload that is a problem of the script (it does not compile,
+	// fails while it runs, or returns an invalid definition): the error is
+	// a luabind.ErrorList with each problem's file and line. A file that
+	// cannot be read gives an fs error instead.
+	ErrInvalidDefinition = luabind.ErrInvalidDefinition
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

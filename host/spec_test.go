@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -777,6 +779,7 @@ func TestDefinitionErrors(t *testing.T) {
 			var list luabind.ErrorList
 			require.ErrorAs(t, err, &list)
 			require.NotEmpty(t, list)
+			require.ErrorIs(t, err, host.ErrInvalidDefinition)
 			require.Equal(t, "test.lua", list[0].Pos.File)
 			if c.name != "not a machine" {
 				require.Positive(t, list[0].Pos.Line, "every problem names a line")
@@ -801,6 +804,12 @@ return ai.fsm {
 	var list luabind.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 3)
+	require.ErrorIs(t, err, host.ErrInvalidDefinition)
+
+	// A file that cannot be read is not a refused definition.
+	_, err = h.LoadFile(filepath.Join(t.TempDir(), "missing.lua"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.NotErrorIs(t, err, host.ErrInvalidDefinition)
 }
 
 func TestDecisionTraceShowsNativeParts(t *testing.T) {

@@ -91,9 +91,14 @@ func (l ErrorList) Unwrap() []error {
 	return out
 }
 
-// ErrInvalidDefinition is wrapped by every definition problem, so a caller can
-// tell a refused behaviour from an I/O failure with errors.Is.
+// ErrInvalidDefinition is matched (errors.Is) by every non-empty ErrorList:
+// a script that does not compile, fails while it runs, or returns an
+// invalid definition. A caller tells a refused behaviour from a file that
+// cannot be read (fs errors) or a load stopped by its budget (ErrBudget).
 var ErrInvalidDefinition = errors.New("invalid behaviour definition")
+
+// Is reports whether target is ErrInvalidDefinition, for a non-empty list.
+func (l ErrorList) Is(target error) bool { return target == ErrInvalidDefinition && len(l) > 0 }
 
 // ErrOutsideRoots is returned when a script asks for a file outside the
 // allowed roots (an absolute path, "..", or a folder not listed).

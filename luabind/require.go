@@ -97,22 +97,6 @@ func displayDir(from string) string {
 	return filepath.Dir(from)
 }
 
-// AllowRoot adds the folder of a loaded script to the roots, so modules it
-// requires from its own folder resolve for later callers too.
-func (vm *VM) AllowRoot(dir string) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return
-	}
-	abs = filepath.Clean(abs)
-	for _, r := range vm.roots {
-		if r == abs {
-			return
-		}
-	}
-	vm.roots = append(vm.roots, abs)
-}
-
 func (vm *VM) luaRequire(L *lua.LState) int {
 	name := L.CheckString(1)
 	if name == "luaai" {
