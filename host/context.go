@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
 )
@@ -13,9 +14,23 @@ import (
 // between ticks.
 func (a *Agent) Ctx() *lua.LTable { return a.ctx }
 
-// Get reads a top-level context field as a Go value: nil, bool, float64,
-// string, map[string]any / []any for tables, or the bound Go value.
-func (a *Agent) Get(key string) any { return fromLua(a.ctx.RawGetString(key), 0) }
+// Get reads a top-level context field as plain Go data (luabind.ToGo):
+// nil, bool, float64, string, []any for a table whose keys are 1..n,
+// map[string]any for any other table, the bound Go value for a userdata,
+// "function" for a function. Use it from the host's goroutine, between
+// ticks.
+func (a *Agent) Get(key string) any { return luabind.ToGo(a.ctx.RawGetString(key)) }
+
+// Context returns the whole context as plain Go data, converted as Get
+// converts a field. Use it from the host's goroutine, between ticks.
+func (a *Agent) Context() map[string]any {
+	m, _ := luabind.ToGo(a.ctx).(map[string]any)
+	if m == nil {
+		m = map[string]any{} // an empty context, or one with only keys 1..n
+		a.ctx.ForEach(func(k, v lua.LValue) { m[k.String()] = luabind.ToGo(v) })
+	}
+	return m
+}
 
 // Number reads a number field; ok is false when it is not a number.
 func (a *Agent) Number(key string) (float64, bool) {
@@ -268,48 +283,6 @@ func plain(t reflect.Type) bool {
 		return t.Key().Kind() == reflect.String && plain(t.Elem())
 	}
 	return false
-}
-
-// fromLua converts a Lua value to plain Go data. Tables whose keys are
-// 1..n become []any, other tables map[string]any (non-string keys are
-// formatted). depth guards against cycles.
-func fromLua(v lua.LValue, depth int) any {
-	switch v := v.(type) {
-	case *lua.LNilType:
-		return nil
-	case lua.LBool:
-		return bool(v)
-	case lua.LNumber:
-		return float64(v)
-	case lua.LString:
-		return string(v)
-	case *lua.LUserData:
-		return v.Value
-	case *lua.LTable:
-		if depth > 64 {
-			return nil
-		}
-		n := v.Len()
-		count := 0
-		v.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if n > 0 && count == n {
-			out := make([]any, n)
-			for i := 1; i <= n; i++ {
-				out[i-1] = fromLua(v.RawGetInt(i), depth+1)
-			}
-			return out
-		}
-		out := make(map[string]any, count)
-		v.ForEach(func(k, val lua.LValue) {
-			key := k.String()
-			if _, ok := k.(lua.LString); !ok {
-				key = fmt.Sprint(fromLua(k, depth+1))
-			}
-			out[key] = fromLua(val, depth+1)
-		})
-		return out
-	}
-	return v
 }
 
 func sortedMapKeys(m map[string]any) []string {

@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"github.com/luaai/luaai/host"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // runOutput prints what a run reports: text or JSON lines on stdout,
@@ -297,7 +296,7 @@ type traceLine struct {
 // "tick 3 agent 1 state patrol.walk ctx {"n":3}".
 func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	state, _ := a.State()
-	ctx := jsonValue(a.Ctx(), map[*lua.LTable]bool{}, 0)
+	ctx := jsonSafe(a.Context())
 	if o.json {
 		o.line(traceLine{tick, a.ID(), optString(state), ctx})
 		return
@@ -311,80 +310,29 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
 }
 
-// maxDepth bounds how deep a context is printed.
-const maxDepth = 64
-
-// jsonValue converts a Lua value to data encoding/json can print: tables
-// whose keys are exactly 1..n become arrays, other tables objects (keys
-// sorted by encoding/json); bound Go values print as their %v string,
-// functions as "function", a table inside itself as "<cycle>", numbers
-// that JSON cannot hold (NaN, ±Inf) as strings.
-func jsonValue(v lua.LValue, open map[*lua.LTable]bool, depth int) any {
+// jsonSafe makes plain Go data (luabind.ToGo's) printable by
+// encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, and a
+// bound Go value prints as its %v string.
+func jsonSafe(v any) any {
 	switch v := v.(type) {
-	case *lua.LNilType:
-		return nil
-	case lua.LBool:
-		return bool(v)
-	case lua.LNumber:
-		return jsonNumber(float64(v))
-	case lua.LString:
-		return string(v)
-	case *lua.LUserData:
-		return fmt.Sprintf("%v", v.Value)
-	case *lua.LFunction:
-		return "function"
-	case *lua.LTable:
-		if open[v] {
-			return "<cycle>"
+	case nil, bool, string:
+		return v
+	case float64:
+		return jsonNumber(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonSafe(x)
 		}
-		if depth >= maxDepth {
-			return "<too deep>"
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonSafe(x)
 		}
-		open[v] = true
-		defer delete(open, v)
-		if n, ok := arrayLen(v); ok {
-			out := make([]any, n)
-			for i := range n {
-				out[i] = jsonValue(v.RawGetInt(i+1), open, depth+1)
-			}
-			return out
-		}
-		out := map[string]any{}
-		v.ForEach(func(k, val lua.LValue) {
-			out[jsonKey(k)] = jsonValue(val, open, depth+1)
-		})
 		return out
 	}
-	return v.Type().String()
-}
-
-// arrayLen reports whether t's keys are exactly 1..n, n ≥ 1.
-func arrayLen(t *lua.LTable) (int, bool) {
-	count, max, ok := 0, 0, true
-	t.ForEach(func(k, _ lua.LValue) {
-		count++
-		n, isNum := k.(lua.LNumber)
-		if !isNum || n < 1 || float64(n) != math.Trunc(float64(n)) || float64(n) > math.MaxInt32 {
-			ok = false
-			return
-		}
-		if int(n) > max {
-			max = int(n)
-		}
-	})
-	return max, ok && count > 0 && count == max
-}
-
-func jsonKey(k lua.LValue) string {
-	switch k := k.(type) {
-	case lua.LString:
-		return string(k)
-	case lua.LNumber:
-		return strconv.FormatFloat(float64(k), 'g', -1, 64)
-	case lua.LBool:
-		return strconv.FormatBool(bool(k))
-	}
-	return k.String() // a table or function key: "table: 0x…"
+	return fmt.Sprintf("%v", v)
 }
 
 func jsonNumber(f float64) any {

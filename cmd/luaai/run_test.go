@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -419,7 +420,7 @@ func TestJSONValue(t *testing.T) {
 	ctx.RawSetString("shared1", holes) // shared, not a cycle: printed twice
 	ctx.RawSetString("html", lua.LString("<a & b>"))
 
-	got := jsonValue(ctx, map[*lua.LTable]bool{}, 0)
+	got := jsonSafe(luabind.ToGo(ctx))
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, `{
