@@ -222,7 +222,7 @@ func TestGuardTransitionsReported(t *testing.T) {
 	require.NoError(t, a.Tick(0.1))
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
-	require.Equal(t, "to", last.Kind)
+	require.Equal(t, host.TransitionTo, last.Kind)
 	require.Equal(t, "patrol", last.From)
 	require.Equal(t, "combat", last.To)
 	require.Equal(t, 1, last.Tick)
@@ -382,7 +382,7 @@ func TestSentryPushPop(t *testing.T) {
 
 	var kinds []string
 	for _, tr := range trs {
-		kinds = append(kinds, tr.Kind+" "+tr.From+" -> "+tr.To)
+		kinds = append(kinds, string(tr.Kind)+" "+tr.From+" -> "+tr.To)
 	}
 	require.Equal(t, []string{
 		"push patrolling -> go_see_disturbance",

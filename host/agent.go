@@ -66,9 +66,12 @@ type machineRT struct {
 	blocked   int // tick in which a request was applied here
 }
 
+// request is a push, pop or replace asked for by ai.push/ai.pop/ai.replace,
+// applied at the start of the next tick.
 type request struct {
-	kind   byte // 0 none, 'p' push, 'o' pop, 'r' replace
-	target int
+	pending bool
+	kind    luabind.TransitionKind // Push, Pop or Replace
+	target  int                    // child index; -1 for Pop
 }
 
 type event struct {
@@ -97,13 +100,13 @@ var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume"
 func (c callback) String() string { return callbackNames[c] }
 func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
 
-// spawn makes an agent on w and runs its enter hooks; events are queued for
-// its first tick before they run.
-func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *Agent {
-	h := w.h
-	h.spawned++
+// newAgent makes the runtime of agent id running tree t of behaviour b on
+// worker w: a record per placed state and per machine, every slice sized
+// once. Spawn and Restore both build their agents with it; the caller sets
+// the context, the random numbers and, for a restore, the saved state.
+func (w *worker) newAgent(id int, b *Behaviour, t *tree) *Agent {
 	a := &Agent{
-		h: h, w: w, id: h.spawned, b: b, t: t, ctx: ctx,
+		h: w.h, w: w, id: id, b: b, t: t,
 		nodes:  make([]nodeRT, len(t.nodes)),
 		ms:     make([]machineRT, len(t.machines)),
 		path:   make([]*node, 0, t.maxDepth+1),
@@ -112,6 +115,16 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	for i, m := range t.machines {
 		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
 	}
+	return a
+}
+
+// spawn makes an agent on w and runs its enter hooks; events are queued for
+// its first tick before they run.
+func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *Agent {
+	h := w.h
+	h.spawned++
+	a := w.newAgent(h.spawned, b, t)
+	a.ctx = ctx
 	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
 	a.rng = rand.New(a.pcg)
 	a.incoming = append(a.incoming, events...)
@@ -258,7 +271,7 @@ func (a *Agent) report(n *node, cb string, err error) {
 	}
 }
 
-func (a *Agent) emit(kind string, from, to *node) {
+func (a *Agent) emit(kind TransitionKind, from, to *node) {
 	if a.h.opts.OnTransition == nil {
 		return
 	}
@@ -282,7 +295,7 @@ func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payl
 
 // Request asks for a push, pop or replace on the nearest fsm holding the
 // running state, applied at the start of the next tick.
-func (r runner) Request(kind, name string) error {
+func (r runner) Request(kind luabind.TransitionKind, name string) error {
 	a := r.a
 	if !a.curKind.isHook() {
 		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
@@ -291,16 +304,8 @@ func (r runner) Request(kind, name string) error {
 	if m == nil {
 		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
 	}
-	req := request{target: -1}
-	switch kind {
-	case "push":
-		req.kind = 'p'
-	case "pop":
-		req.kind = 'o'
-	case "replace":
-		req.kind = 'r'
-	}
-	if kind != "pop" {
+	req := request{pending: true, kind: kind, target: -1}
+	if kind != luabind.Pop {
 		req.target = m.def.Child(name)
 		if req.target < 0 {
 			where := m.path

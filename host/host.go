@@ -293,7 +293,7 @@ func (h *Host) Despawn(a *Agent) error {
 	a.cur, a.curKind, a.curScore = nil, cbNone, false
 	a.w.vm.SetRunner(old)
 	if h.opts.OnTransition != nil && from != "" {
-		a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: "despawn", From: from}})
+		a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionDespawn, From: from}})
 	}
 	if err := h.Remove(a); err != nil {
 		return err

@@ -131,13 +131,28 @@ type Options struct {
 	OnReload func(ReloadResult)
 }
 
+// TransitionKind says what changed an agent's state. Its values are the
+// words the CLI prints.
+type TransitionKind string
+
+// The kinds of Transition.
+const (
+	TransitionTo      TransitionKind = "to"      // a transition's `to`
+	TransitionPush    TransitionKind = "push"    // a transition's `push`, or ai.push
+	TransitionPop     TransitionKind = "pop"     // a transition's `pop`, or ai.pop
+	TransitionReplace TransitionKind = "replace" // ai.replace
+	TransitionSelect  TransitionKind = "select"  // a utility machine's decision
+	TransitionReload  TransitionKind = "reload"  // a reload moved the agent (Reload, QueueReload)
+	TransitionDespawn TransitionKind = "despawn" // Host.Despawn left every active state
+)
+
 // Transition is one state change of one agent.
 type Transition struct {
-	Agent int    // the agent's id
-	Tick  int    // the agent's tick count (0 for changes at spawn)
-	Kind  string // "to", "push", "pop", "replace" (ai.replace) or "select" (utility)
-	From  string // path of the state left, paused or popped ("" when a utility machine had none)
-	To    string // path of the state entered or resumed
+	Agent int            // the agent's id
+	Tick  int            // the agent's tick count (0 for changes at spawn)
+	Kind  TransitionKind // what changed it
+	From  string         // path of the state left, paused or popped ("" when a utility machine had none)
+	To    string         // path of the state entered or resumed
 }
 
 // Log is one ai.log line.

@@ -275,10 +275,11 @@ func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node
 		nm.decideAcc = om.decideAcc
 		switch {
 		case !n.isFSM(): // requests go to fsms only
-		case om.req.kind == 'o':
+		case !om.req.pending:
+		case om.req.kind == luabind.Pop:
 			nm.req = om.req
-		case om.req.kind != 0 && idx[om.req.target] >= 0:
-			nm.req = request{kind: om.req.kind, target: idx[om.req.target]}
+		case idx[om.req.target] >= 0:
+			nm.req = request{pending: true, kind: om.req.kind, target: idx[om.req.target]}
 		}
 	}
 	oldPath := a.Path()
@@ -334,5 +335,5 @@ func (a *Agent) emitReload(from string) {
 	if a.h.opts.OnTransition == nil {
 		return
 	}
-	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: "reload", From: from, To: a.Path()}})
+	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionReload, From: from, To: a.Path()}})
 }

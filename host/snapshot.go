@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -133,7 +134,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			continue
 		}
 		m := &a.ms[n.mid]
-		if len(m.stack) == 0 && m.history < 0 && m.req.kind == 0 && m.decideAcc == 0 {
+		if len(m.stack) == 0 && m.history < 0 && !m.req.pending && m.decideAcc == 0 {
 			continue
 		}
 		ms := machineSnapshot{Stack: []string{}, DecideAcc: m.decideAcc}
@@ -143,8 +144,8 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		if m.history >= 0 {
 			ms.History = n.children[m.history].name
 		}
-		if m.req.kind != 0 {
-			r := &requestSnapshot{Kind: map[byte]string{'p': "push", 'o': "pop", 'r': "replace"}[m.req.kind]}
+		if m.req.pending {
+			r := &requestSnapshot{Kind: m.req.kind.String()}
 			if m.req.target >= 0 {
 				r.Target = n.children[m.req.target].name
 			}
@@ -255,16 +256,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	w := h.workerFor(s.ID)
 	t := b.trees[w.index]
 	L := w.vm.L
-	a := &Agent{
-		h: h, w: w, id: s.ID, b: b, t: t, ticks: s.Ticks, clock: s.Clock,
-		nodes:  make([]nodeRT, len(t.nodes)),
-		ms:     make([]machineRT, len(t.machines)),
-		path:   make([]*node, 0, t.maxDepth+1),
-		scores: make([]float64, t.maxKids),
-	}
-	for i, m := range t.machines {
-		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
-	}
+	a := w.newAgent(s.ID, b, t)
+	a.ticks, a.clock = s.Ticks, s.Clock
 	raw, err := base64.StdEncoding.DecodeString(s.RNG)
 	if err != nil {
 		return nil, bad("rng: %v", err)
@@ -327,15 +320,15 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
-			switch r.Kind {
-			case "push", "replace":
+			switch kind, _ := luabind.ParseTransitionKind(r.Kind); kind {
+			case luabind.Push, luabind.Replace:
 				i, err := child(r.Target)
 				if err != nil {
 					return nil, err
 				}
-				m.req = request{kind: map[string]byte{"push": 'p', "replace": 'r'}[r.Kind], target: i}
-			case "pop":
-				m.req = request{kind: 'o', target: -1}
+				m.req = request{pending: true, kind: kind, target: i}
+			case luabind.Pop:
+				m.req = request{pending: true, kind: kind, target: -1}
 			default:
 				return nil, bad("machine %q: request kind %q", path, r.Kind)
 			}

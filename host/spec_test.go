@@ -320,7 +320,7 @@ return ai.fsm {
 	require.InDelta(t, 0.4, pt, 1e-9)
 	kinds := []string{}
 	for _, tr := range f.tr {
-		kinds = append(kinds, tr.Kind+" "+tr.From+">"+tr.To)
+		kinds = append(kinds, string(tr.Kind)+" "+tr.From+">"+tr.To)
 	}
 	require.Equal(t, []string{"push patrol>look", "pop look>patrol"}, kinds)
 }

@@ -126,18 +126,18 @@ func (a *Agent) applyRequests() {
 		n := path[i]
 		m := &a.ms[n.mid]
 		req := m.req
-		if req.kind == 0 {
+		if !req.pending {
 			continue
 		}
 		m.req = request{}
 		var err error
 		switch req.kind {
-		case 'p':
+		case luabind.Push:
 			err = a.push(n, req.target)
-		case 'o':
+		case luabind.Pop:
 			err = a.pop(n)
-		case 'r':
-			err = a.replace(n, req.target, "replace")
+		case luabind.Replace:
+			err = a.replace(n, req.target, TransitionReplace)
 		}
 		if err != nil {
 			a.report(a.top(n), "transition", err)
@@ -166,7 +166,7 @@ func (a *Agent) onStack(n *node, idx int) bool {
 
 // replace exits the top state of fsm n and enters child idx. Naming the
 // active state changes nothing; naming a paused one is refused.
-func (a *Agent) replace(n *node, idx int, kind string) error {
+func (a *Agent) replace(n *node, idx int, kind TransitionKind) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
@@ -201,7 +201,7 @@ func (a *Agent) push(n *node, idx int) error {
 	a.hook(covered, covered.def.Pause, cbPause)
 	m.stack = append(m.stack, idx)
 	to := n.children[idx]
-	a.emit("push", covered, to)
+	a.emit(TransitionPush, covered, to)
 	a.enter(to)
 	return nil
 }
@@ -216,7 +216,7 @@ func (a *Agent) pop(n *node) error {
 	a.exit(from)
 	m.stack = m.stack[:len(m.stack)-1]
 	to := n.children[m.stack[len(m.stack)-1]]
-	a.emit("pop", from, to)
+	a.emit(TransitionPop, from, to)
 	a.hook(to, to.def.Resume, cbResume)
 	return nil
 }
@@ -348,7 +348,7 @@ func (a *Agent) fire(n, s *node, t *transition) bool {
 	var err error
 	switch t.Kind {
 	case luabind.To:
-		err = a.replace(n, t.target, "to")
+		err = a.replace(n, t.target, TransitionTo)
 	case luabind.Push:
 		err = a.push(n, t.target)
 	case luabind.Pop:
@@ -398,7 +398,7 @@ func (a *Agent) decideUtility(n *node) {
 	}
 	m.stack = append(m.stack, winner)
 	to := n.children[winner]
-	a.emit("select", from, to)
+	a.emit(TransitionSelect, from, to)
 	a.enter(to)
 }
 

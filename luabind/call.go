@@ -31,9 +31,9 @@ var ErrNotANumber = errors.New("score is not a number")
 // Runner is what the luaai functions usable inside callbacks (README: Functions usable inside callbacks) act
 // on: the agent whose callback is running. host implements it.
 type Runner interface {
-	// Request asks for a push ("push"), pop ("pop") or replace ("replace")
-	// on the nearest fsm holding the running state.
-	Request(kind, name string) error
+	// Request asks for a Push, Pop or Replace on the nearest fsm holding
+	// the running state (name is "" for Pop).
+	Request(kind TransitionKind, name string) error
 	Send(event string, payload lua.LValue)
 	// State is the active path; ok is false while nothing is active.
 	State() (path string, ok bool)

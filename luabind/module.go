@@ -55,9 +55,9 @@ func (vm *VM) newModule() *lua.LTable {
 	exports := map[string]lua.LGFunction{
 		"fsm":     func(L *lua.LState) int { return vm.luaMachine(L, KindFSM) },
 		"utility": func(L *lua.LState) int { return vm.luaMachine(L, KindUtility) },
-		"push":    func(L *lua.LState) int { return vm.luaRequest(L, "push") },
-		"pop":     func(L *lua.LState) int { return vm.luaRequest(L, "pop") },
-		"replace": func(L *lua.LState) int { return vm.luaRequest(L, "replace") },
+		"push":    func(L *lua.LState) int { return vm.luaRequest(L, Push) },
+		"pop":     func(L *lua.LState) int { return vm.luaRequest(L, Pop) },
+		"replace": func(L *lua.LState) int { return vm.luaRequest(L, Replace) },
 		"send":    vm.luaSend,
 		"state":   vm.luaState,
 		"active":  vm.luaActive,
@@ -101,10 +101,10 @@ func (vm *VM) mustRunner(L *lua.LState, fn string) Runner {
 	return vm.runner
 }
 
-func (vm *VM) luaRequest(L *lua.LState, kind string) int {
-	r := vm.mustRunner(L, kind)
+func (vm *VM) luaRequest(L *lua.LState, kind TransitionKind) int {
+	r := vm.mustRunner(L, kind.String())
 	name := ""
-	if kind != "pop" {
+	if kind != Pop {
 		name = L.CheckString(1)
 	}
 	if err := r.Request(kind, name); err != nil {

@@ -93,6 +93,7 @@ const (
 	To TransitionKind = iota
 	Push
 	Pop
+	Replace // ai.replace only: a definition's transitions are To, Push or Pop
 )
 
 func (k TransitionKind) String() string {
@@ -101,8 +102,20 @@ func (k TransitionKind) String() string {
 		return "push"
 	case Pop:
 		return "pop"
+	case Replace:
+		return "replace"
 	}
 	return "to"
+}
+
+// ParseTransitionKind reads "to", "push", "pop" or "replace".
+func ParseTransitionKind(s string) (TransitionKind, bool) {
+	for k := To; k <= Replace; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return To, false
 }
 
 // Transition is one entry of a state's transitions.

@@ -149,7 +149,7 @@ type transitionLine struct {
 // appended when it is not "to": " (push)".
 func (o *runOutput) transition(t host.Transition) {
 	if o.json {
-		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, t.Kind})
+		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, string(t.Kind)})
 		return
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, orNone(t.From), orNone(t.To))

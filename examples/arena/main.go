@@ -301,7 +301,7 @@ func run(agents, ticks int, seed uint64, workers int) error {
 	h, err := host.New(host.Options{
 		Seed:         seed,
 		Workers:      workers,
-		OnTransition: func(t host.Transition) { transitions[t.Kind]++ },
+		OnTransition: func(t host.Transition) { transitions[string(t.Kind)]++ },
 		OnError: func(e *host.ScriptError) {
 			scriptErrors++
 			if scriptErrors <= 5 {
