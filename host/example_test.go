@@ -1,7 +1,9 @@
 package host_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/luaai/luaai/host"
 )
@@ -94,4 +96,72 @@ return ai.fsm {
 	_ = h.Tick(0.1)
 	fmt.Println(body.X, body.Y)
 	// Output: 2 4
+}
+
+// A reload swaps the definition between ticks; every agent keeps its
+// context and stays in the state of the same path. A broken version is
+// refused whole and the old one keeps running.
+func ExampleBehaviour_ReloadSource() {
+	h, _ := host.New(host.Options{})
+	defer h.Close()
+	door, _ := h.LoadString("door.lua", doorScript)
+	a, _ := h.Spawn(door, nil)
+	a.Send("knock", nil)
+	_ = h.Tick(0.1)
+	fmt.Println("before:", a.Path())
+
+	// The open door now closes after 5 s instead of 0.3 s.
+	err := door.ReloadSource(strings.Replace(doorScript, "after = 0.3", "after = 5", 1))
+	fmt.Println("reload:", err)
+	for range 5 {
+		_ = h.Tick(0.1)
+	}
+	fmt.Println("after 0.5 s more:", a.Path())
+
+	err = door.ReloadSource(`local ai = require("luaai") return ai.fsm { initial = "nowhere", states = {} }`)
+	fmt.Println("broken reload refused:", errors.Is(err, host.ErrInvalidDefinition))
+	_ = h.Tick(0.1)
+	fmt.Println("still running:", a.Path())
+	// Output:
+	// before: open
+	// reload: <nil>
+	// after 0.5 s more: open
+	// broken reload refused: true
+	// still running: open
+}
+
+// A snapshot saves every agent (context, active states, stacks, timers,
+// random numbers, pending events) as JSON; Restore rebuilds them in another
+// host, which then runs exactly as the first would have.
+func ExampleHost_Snapshot() {
+	h1, _ := host.New(host.Options{})
+	defer h1.Close()
+	door1, _ := h1.LoadString("door.lua", doorScript)
+	a, _ := h1.Spawn(door1, nil)
+	a.Send("knock", nil)
+	_ = h1.Tick(0.1)
+	data, err := h1.Snapshot()
+	if err != nil {
+		panic(err)
+	}
+
+	h2, _ := host.New(host.Options{})
+	defer h2.Close()
+	door2, _ := h2.LoadString("door.lua", doorScript)
+	agents, err := h2.Restore(data, door2)
+	if err != nil {
+		panic(err)
+	}
+	b := agents[0]
+	fmt.Println("restored:", b.ID(), b.Path())
+	for range 3 {
+		_ = h1.Tick(0.1)
+		_ = h2.Tick(0.1)
+		fmt.Println(a.Path(), b.Path())
+	}
+	// Output:
+	// restored: 1 open
+	// open open
+	// open open
+	// closed closed
 }
