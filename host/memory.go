@@ -14,7 +14,7 @@ type memoryAccount struct {
 	limit   int64 // 0: off
 	used    int64 // bytes the contexts held at the last measure
 	trigger int64 // measure again once the heap is this large
-	sizer   luabind.Sizer
+	sizer   sizer
 	sizes   []agentSize // scratch
 }
 
@@ -43,13 +43,13 @@ func (h *Host) checkMemory() {
 	if heap < m.trigger {
 		return
 	}
-	m.sizer = luabind.Sizer{} // counts each table once across all agents
+	m.sizer = sizer{} // counts each table once across all agents
 	m.sizes = m.sizes[:0]
 	var used int64
 	for _, a := range h.agents {
-		n := m.sizer.Size(a.ctx, 0)
+		n := m.sizer.size(a.ctx, 0)
 		for _, ev := range a.incoming {
-			n += m.sizer.Size(ev.payload, 0)
+			n += m.sizer.size(ev.payload, 0)
 		}
 		used += n
 		m.sizes = append(m.sizes, agentSize{a, n})
@@ -78,7 +78,7 @@ func (h *Host) checkMemory() {
 	}
 	m.trigger = luabind.HeapBytes() + left/2
 	clear(m.sizes)
-	m.sizer = luabind.Sizer{}
+	m.sizer = sizer{}
 }
 
 // overMemory suspends an agent whose context holds too much, reporting it

@@ -10,9 +10,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/luaai/luaai/luabind/internal/astpass"
 	"github.com/luaai/luaai/luabind/internal/dialect"
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 )
 
@@ -23,115 +23,6 @@ func chunkName(name string) string {
 		return name
 	}
 	return "=" + name
-}
-
-// maxSyntaxDepth bounds how deeply a chunk's blocks, functions and
-// expressions nest. gopher-lua's compiler recurses once per level, and
-// takes time quadratic in the depth of nested blocks: without a bound a
-// script of a few megabytes of "not not not ..." overflows the Go stack
-// (a fatal error no recover catches: the whole game stops), and a megabyte
-// of nested "do ... end" takes minutes to compile. PUC Lua 5.1 refuses past
-// 200 levels ("chunk has too many syntax levels"); 1000 leaves room for
-// long left-associative chains (a + b + c + ...), which gopher-lua nests.
-const maxSyntaxDepth = 1000
-
-// checkSyntaxDepth refuses a chunk nested deeper than maxSyntaxDepth. It
-// walks the tree with its own stack, so it cannot overflow Go's.
-func checkSyntaxDepth(chunk []ast.Stmt, name string) error {
-	type item struct {
-		node  any
-		depth int
-	}
-	stack := make([]item, 0, 64)
-	pushStmts := func(list []ast.Stmt, depth int) {
-		for _, s := range list {
-			stack = append(stack, item{s, depth})
-		}
-	}
-	pushExprs := func(depth int, list ...ast.Expr) {
-		for _, e := range list {
-			if e != nil {
-				stack = append(stack, item{e, depth})
-			}
-		}
-	}
-	pushStmts(chunk, 1)
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if it.depth > maxSyntaxDepth {
-			line := 0
-			if p, ok := it.node.(ast.PositionHolder); ok {
-				line = p.Line()
-			}
-			return ErrorList{{Pos: Pos{File: name, Line: line}, Msg: fmt.Sprintf("chunk has too many syntax levels (blocks, functions and expressions nested more than %d deep)", maxSyntaxDepth)}}
-		}
-		d := it.depth + 1
-		switch n := it.node.(type) {
-		case *ast.AssignStmt:
-			pushExprs(d, n.Lhs...)
-			pushExprs(d, n.Rhs...)
-		case *ast.LocalAssignStmt:
-			pushExprs(d, n.Exprs...)
-		case *ast.FuncCallStmt:
-			pushExprs(d, n.Expr)
-		case *ast.DoBlockStmt:
-			pushStmts(n.Stmts, d)
-		case *ast.WhileStmt:
-			pushExprs(d, n.Condition)
-			pushStmts(n.Stmts, d)
-		case *ast.RepeatStmt:
-			pushExprs(d, n.Condition)
-			pushStmts(n.Stmts, d)
-		case *ast.IfStmt:
-			pushExprs(d, n.Condition)
-			pushStmts(n.Then, d)
-			pushStmts(n.Else, d) // elseif chains nest here, as gopher-lua compiles them
-		case *ast.NumberForStmt:
-			pushExprs(d, n.Init, n.Limit, n.Step)
-			pushStmts(n.Stmts, d)
-		case *ast.GenericForStmt:
-			pushExprs(d, n.Exprs...)
-			pushStmts(n.Stmts, d)
-		case *ast.FuncDefStmt:
-			if n.Name != nil {
-				pushExprs(d, n.Name.Func, n.Name.Receiver)
-			}
-			if n.Func != nil {
-				stack = append(stack, item{n.Func, d})
-			}
-		case *ast.ReturnStmt:
-			pushExprs(d, n.Exprs...)
-		case *ast.AttrGetExpr:
-			pushExprs(d, n.Object, n.Key)
-		case *ast.TableExpr:
-			for _, f := range n.Fields {
-				if f != nil {
-					pushExprs(d, f.Key, f.Value)
-				}
-			}
-		case *ast.FuncCallExpr:
-			pushExprs(d, n.Func, n.Receiver)
-			pushExprs(d, n.Args...)
-		case *ast.LogicalOpExpr:
-			pushExprs(d, n.Lhs, n.Rhs)
-		case *ast.RelationalOpExpr:
-			pushExprs(d, n.Lhs, n.Rhs)
-		case *ast.StringConcatOpExpr:
-			pushExprs(d, n.Lhs, n.Rhs)
-		case *ast.ArithmeticOpExpr:
-			pushExprs(d, n.Lhs, n.Rhs)
-		case *ast.UnaryMinusOpExpr:
-			pushExprs(d, n.Expr)
-		case *ast.UnaryNotOpExpr:
-			pushExprs(d, n.Expr)
-		case *ast.UnaryLenOpExpr:
-			pushExprs(d, n.Expr)
-		case *ast.FunctionExpr:
-			pushStmts(n.Stmts, d)
-		}
-	}
-	return nil
 }
 
 func (vm *VM) luaLoadString(L *lua.LState) int {
@@ -179,11 +70,11 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 		}
 		return nil, ErrorList{{Pos: Pos{File: name}, Msg: err.Error()}}
 	}
-	if err := checkSyntaxDepth(chunk, name); err != nil { // before anything recursive: see sandbox.go
-		return nil, err
+	if line, deep := astpass.TooDeep(chunk); deep { // before anything recursive
+		return nil, ErrorList{{Pos: Pos{File: name, Line: line}, Msg: fmt.Sprintf("chunk has too many syntax levels (blocks, functions and expressions nested more than %d deep)", astpass.MaxDepth)}}
 	}
-	chunk = dialect.Rewrite(chunk) // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
-	chunk = rewriteConcat(chunk)   // `..` under the string cap; see concat.go
+	chunk = dialect.Rewrite(chunk)                     // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
+	chunk = astpass.Concat(chunk, catLocal, catGlobal) // `..` under the string cap; see concat.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
 		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}

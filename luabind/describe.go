@@ -77,12 +77,6 @@ type describer interface {
 	describe(b *strings.Builder, luaSyntax bool)
 }
 
-func describeString(d describer) string {
-	var b strings.Builder
-	d.describe(&b, false)
-	return b.String()
-}
-
 // condName describes any condition: a native, true/false, or fn@file:line.
 func condName(c Cond) string {
 	var b strings.Builder

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/luabind/internal/astpass"
 	"github.com/luaai/luaai/luabind/internal/dialect"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -335,7 +336,7 @@ func dlRawProto(t *testing.T, src string) *lua.FunctionProto {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := lua.Compile(rewriteConcat(chunk), "same.lua") // the concat pass is not the dialect's
+	p, err := lua.Compile(astpass.Concat(chunk, catLocal, catGlobal), "same.lua") // the concat pass is not the dialect's
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,13 @@
 //
 // Its files by concern: vm.go (the state), sandbox.go (what scripts get),
 // isolation.go (a global table per mod, read-only libraries), compile.go
-// (every chunk's pipeline: parse, internal/dialect, the `..` rewrite of
-// concat.go), require.go (files and roots), files.go (reading scripts),
+// (every chunk's pipeline: parse, internal/astpass's depth check,
+// internal/dialect, internal/astpass's `..` rewrite to concat.go's capped
+// cat), require.go (files and roots), files.go (reading scripts),
 // strlib.go, tablib.go, colib.go, mathlib.go, oslib.go, patterns.go (the
 // library functions luaai replaces), budget.go (time, instruction and
 // memory budgets; memory.go the heap side), state.go (the definition
-// types, CheckRoot), size.go (what contexts hold), module.go (the luaai
+// types, CheckRoot), module.go (the luaai
 // module), defs.go (definitions), natives.go and curve.go (native
 // conditions and scorers: conditions.go, scorers.go, the ai.* constructors
 // in natives.go), describe.go (naming natives, the fields they
@@ -19,7 +20,7 @@
 // definition), sources.go (where states are written, through
 // internal/srcpos).
 //
-// It imports its internal packages (dialect, pattern, srcpos) and
+// It imports its internal packages (astpass, dialect, pattern, srcpos) and
 // gopher-lua; it must not import host, luatest, inspect or anything above
 // it.
 //

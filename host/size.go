@@ -1,18 +1,19 @@
-package luabind
+package host
 
 import (
 	"unsafe"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Sizer estimates the memory Lua values hold, for the host's memory limit.
+// sizer estimates the memory Lua values hold, for the host's memory limit.
 // Each table is counted once however often it is reached (within one
-// Sizer), strings at their length plus a header; functions and userdata at
+// sizer), strings at their length plus a header; functions and userdata at
 // a fixed size. It walks with its own stack, so a table nested a million
 // levels deep cannot overflow Go's. The estimate errs low rather than high:
 // it is what the data itself needs, not what gopher-lua's maps reserve.
-type Sizer struct {
+type sizer struct {
 	seen  map[*lua.LTable]struct{}
 	strs  map[*byte]struct{} // long strings counted, by their bytes
 	stack []lua.LValue
@@ -33,9 +34,9 @@ const (
 	sizeFunction = 64
 )
 
-// Size is the estimated bytes v holds that this Sizer has not counted
+// Size is the estimated bytes v holds that this sizer has not counted
 // before, stopping early once the total passes stop (0: no stop).
-func (s *Sizer) Size(v lua.LValue, stop int64) int64 {
+func (s *sizer) size(v lua.LValue, stop int64) int64 {
 	if s.seen == nil {
 		s.seen = map[*lua.LTable]struct{}{}
 		s.strs = map[*byte]struct{}{}
@@ -75,7 +76,7 @@ func (s *Sizer) Size(v lua.LValue, stop int64) int64 {
 					s.stack = append(s.stack, val)
 				case *lua.LUserData:
 					total += sizeFunction
-					if a, ok := val.Value.(LuaAgent); ok {
+					if a, ok := val.Value.(luabind.LuaAgent); ok {
 						// An agent a script spawned: its context is held
 						// through this handle.
 						s.stack = append(s.stack, a.Ctx())
