@@ -47,8 +47,9 @@ type Options struct {
 	Stdout io.Writer
 	// Budget is how long one callback may run (wall time) before it is
 	// stopped and reported like an error (errors.Is luabind.ErrBudget), so
-	// a script that loops forever cannot hang the game. It costs about 2 ns
-	// per Lua instruction and 25 ns per call (see luabind.Options.Budget).
+	// a script that loops forever cannot hang the game. It costs a little
+	// per Lua instruction and per call (the README's performance section
+	// has the measurements).
 	// The default (zero) value is DefaultBudget; a negative value turns the
 	// budget off.
 	Budget time.Duration

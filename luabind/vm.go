@@ -46,14 +46,13 @@ type Options struct {
 	// Budget is how long one protected call (Call, CallHook, CallBool,
 	// CallNumber, and the calls nested in it) may run, in wall time, before
 	// it is stopped with a *BudgetError (errors.Is ErrBudget) naming the
-	// file:line it was running; it is stopped between 1x and 1.25x the
-	// budget after it started. Measured cost (BenchmarkBudget,
-	// BenchmarkBudgetCall): gopher-lua polls the context before every
-	// instruction, about 2 ns each (register moves 8.6 -> 10.7 ns, +25%;
-	// arithmetic, which allocates, 41 -> 49 ns, +5-20%), and the
-	// bookkeeping adds about 25 ns per call (an empty callback: 114 -> 138
-	// ns); one watchdog goroutine per VM while calls run. See budget.go.
-	// The default (zero) value is no budget and no cost.
+	// file:line it was running; it is stopped between 1x and 1.125x the
+	// budget after it started (plus scheduling delay). gopher-lua polls the
+	// context before every instruction, and each call has some bookkeeping;
+	// one watchdog goroutine per VM runs while calls run. What that costs is
+	// measured by BenchmarkBudget and BenchmarkBudgetCall and recorded in
+	// the README's performance section. See budget.go. The default (zero)
+	// value is no budget and no cost.
 	Budget time.Duration
 	// BudgetSteps is a budget of Lua instructions for one protected call
 	// (pattern matching counts its steps too): a call that runs more is
