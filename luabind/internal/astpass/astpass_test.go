@@ -9,7 +9,6 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-
 func TestTooDeep(t *testing.T) {
 	for _, tc := range []struct {
 		name string
