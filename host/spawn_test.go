@@ -65,12 +65,15 @@ return ai.fsm {
   },
 }`
 
+// spawnTrace runs with an instruction budget instead of wall time and heap
+// limits, so the traces compared across worker counts cannot differ by how
+// busy the machine is.
 func spawnTrace(t *testing.T, workers, agents int) []string {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "spawner.lua"), []byte(spawnerSrc), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "child.lua"), []byte(childSrc), 0o644))
 	var out []string
-	h, err := host.New(host.Options{Workers: workers, Seed: 7,
+	h, err := host.New(host.Options{Workers: workers, Seed: 7, Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7,
 		OnTransition: func(tr host.Transition) {
 			out = append(out, fmt.Sprintf("T %d %d %s>%s", tr.Tick, tr.Agent, tr.From, tr.To))
 		},
@@ -194,7 +197,7 @@ return ai.utility { context = { n = 0 }, states = {
 						}
 					}
 				}
-				opts := host.Options{Workers: workers, ReportAllErrors: true}
+				opts := host.Options{Workers: workers, ReportAllErrors: true, Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7}
 				count := func(kind string, agent, tick int, what string) {
 					key := fmt.Sprintf("%s %d %d %s", kind, agent, tick, what)
 					seen[key]++

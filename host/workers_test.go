@@ -32,6 +32,9 @@ func trace(t *testing.T, workers int) []string {
 	h, err := host.New(host.Options{
 		Workers: workers,
 		Seed:    42,
+		// Traces compared across worker counts must not depend on the
+		// machine: an instruction budget instead of wall time and heap.
+		Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7,
 		OnTransition: func(tr host.Transition) {
 			out = append(out, fmt.Sprintf("T %d %d %s>%s", tr.Tick, tr.Agent, tr.From, tr.To))
 		},
