@@ -15,6 +15,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -152,11 +153,11 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	h, err := host.New(host.Options{Workers: 1, Roots: []string{dir}, Stdout: &bytes.Buffer{}})
 	require.NoError(t, err)
 	defer h.Close()
-	vm := h.VM()
+	vm := bridge.VM(h)
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
-		r := luatest.RunFile(vm, filepath.Join(dir, b.file), &out)
+		r := luatest.RunFile(h, filepath.Join(dir, b.file), &out)
 		require.Zero(t, r.Failed, "%s: %s fails:\n%s", b.where(), b.file, out.String())
 		require.NotZero(t, r.Passed, "%s: %s runs no test", b.where(), b.file)
 	case b.file != "":

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -101,7 +102,7 @@ func TestScriptsLua(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			h := newHost(t, host.Options{Roots: []string{"scripts"}})
 			var buf bytes.Buffer
-			res := luatest.RunFile(h.VM(), path, &buf)
+			res := luatest.RunFile(h, path, &buf)
 			t.Logf("%s: %d passed, %d failed", path, res.Passed, res.Failed)
 			require.Zero(t, res.Failed, "%s failed:\n%s", path, buf.String())
 			require.Positive(t, res.Passed, "%s ran no tests:\n%s", path, buf.String())
@@ -117,9 +118,7 @@ func TestScriptsLoad(t *testing.T) {
 			h := newHost(t, host.Options{})
 			b, err := h.LoadFile(path)
 			require.NoError(t, err)
-			def, err := h.VM().LoadBehaviour(path)
-			require.NoError(t, err)
-			require.Empty(t, luabind.Warnings(def), "warnings in %s", path)
+			require.Empty(t, luabind.Warnings(inspect.Definition(b)), "warnings in %s", path)
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			for i := 0; i < 50; i++ {

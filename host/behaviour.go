@@ -58,10 +58,6 @@ type transition struct {
 func (n *node) isMachine() bool { return n.def.Kind != luabind.KindLeaf }
 func (n *node) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
 
-// Definition is the validated definition tree the behaviour runs (the
-// first worker's copy), for tools such as luaai check and graph.
-func (b *Behaviour) Definition() *luabind.State { return b.trees[0].def }
-
 // Name is the file or chunk name the behaviour was loaded from.
 func (b *Behaviour) Name() string { return b.name }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/bridge"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -301,7 +302,7 @@ func BenchmarkMemoryPerAgent(b *testing.B) {
 		}
 		perAgent := float64(heap()-before) / benchAgents
 
-		L := h.VM().L
+		L := bridge.VM(h).L
 		keep := make([]*lua.LTable, benchAgents)
 		before = heap()
 		for j := range keep {

@@ -10,10 +10,6 @@ import (
 	luar "layeh.com/gopher-luar"
 )
 
-// Ctx is the agent's live context table. Use it from the host's goroutine,
-// between ticks.
-func (a *Agent) Ctx() *lua.LTable { return a.ctx }
-
 // Get reads a top-level context field as plain Go data (luabind.ToGo):
 // nil, bool, float64, string, []any for a table whose keys are 1..n,
 // map[string]any for any other table, the bound Go value for a userdata,

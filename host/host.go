@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -175,9 +176,13 @@ func (h *Host) Close() {
 // Workers is the number of workers.
 func (h *Host) Workers() int { return len(h.workers) }
 
-// VM is the first worker's Lua side, for tools (the test runner) that run
-// Lua next to agents.
-func (h *Host) VM() *luabind.VM { return h.workers[0].vm }
+func init() {
+	// The module's tools (luatest, inspect) and tests reach the Lua side
+	// through internal/bridge; a game cannot.
+	bridge.VM = func(h any) *luabind.VM { return h.(*Host).workers[0].vm }
+	bridge.Definition = func(b any) *luabind.State { return b.(*Behaviour).trees[0].def }
+	bridge.Context = func(a any) *lua.LTable { return a.(*Agent).ctx }
+}
 
 // LoadFile loads and validates a behaviour script. Errors name file:line; a
 // script with any problem is refused whole (the error is a luabind.ErrorList).

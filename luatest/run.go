@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -31,7 +33,12 @@ func (r *Result) Add(o Result) {
 // before it and their after_each hooks (inner to outer) after it. A file that
 // does not compile, or whose body raises an error, counts as one failure and
 // none of its tests run.
-func RunFile(vm *luabind.VM, path string, w io.Writer) Result {
+func RunFile(h *host.Host, path string, w io.Writer) Result {
+	return runFile(bridge.VM(h), path, w)
+}
+
+// runFile runs a test file in vm (RunFile's, or a bare VM in tests).
+func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 	proto, err := luabind.CompileFile(path)
 	if err != nil {
 		var pe *fs.PathError

@@ -89,10 +89,11 @@ func loadDefinition(script string) (*luabind.State, error) {
 		return nil, err
 	}
 	defer h.Close()
-	// host.Behaviour does not hand out its definition; the first worker's
-	// VM loads the file through the same CompileFile + LoadProto path that
-	// Host.LoadFile uses.
-	return h.VM().LoadBehaviour(script)
+	b, err := h.LoadFile(script)
+	if err != nil {
+		return nil, err
+	}
+	return inspect.Definition(b), nil
 }
 
 // loadErrors formats why a script did not load, one "file:line: message"

@@ -76,7 +76,7 @@ func runTestFile(path string, w io.Writer) (luatest.Result, error) {
 		return luatest.Result{}, err
 	}
 	defer h.Close()
-	return luatest.RunFile(h.VM(), path, w), nil
+	return luatest.RunFile(h, path, w), nil
 }
 
 // findTests lists the *_test.lua files below each path (a path naming a
