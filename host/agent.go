@@ -31,8 +31,11 @@ type Agent struct {
 	visible  []event // events this decide phase sees
 	incoming []event // events sent since, for the next tick
 
-	errs    []luabind.CallbackError
-	dropped int
+	errs    []*ScriptError
+	dropped int // errors MaxErrors discarded
+	// watch: the agent keeps its last decisions (WatchDecisions).
+	watch     bool
+	decisions map[string]Decision // last decision by machine path, when watched
 
 	// The running callback, for the functions usable inside callbacks.
 	cur      *node
@@ -47,10 +50,10 @@ type Agent struct {
 	bound      []uintptr // Go values this agent binds (Host.boundBy)
 	overruns   int       // callbacks stopped by the time budget since spawn or Resume
 
-	path   []*node          // scratch: machines on the active path
-	scores []float64        // scratch: utility scores
-	order  []int            // scratch: random_top candidates
-	parts  [][]luabind.Part // scratch: native scorers' parts, with OnDecision
+	path   []*node   // scratch: machines on the active path
+	scores []float64 // scratch: utility scores
+	order  []int     // scratch: random_top candidates
+	parts  [][]Part  // scratch: native scorers' parts, when decisions are traced
 }
 
 type nodeRT struct {
@@ -241,21 +244,52 @@ func (a *Agent) sendLua(name string, payload lua.LValue) {
 	a.incoming = append(a.incoming, event{name: name, payload: payload})
 }
 
-// Errors returns the callback errors reported for this agent since the last
-// call, oldest first, and forgets them.
-func (a *Agent) Errors() []luabind.CallbackError {
+// Errors returns the callback errors reported for this agent since the
+// last call, oldest first, and forgets them: the same *ScriptError values
+// OnError receives (tick, file:line, traceback, Unwrap). At most
+// Options.MaxErrors are kept; Dropped counts the older ones discarded.
+func (a *Agent) Errors() []*ScriptError {
 	out := a.errs
 	a.errs = nil
 	return out
 }
 
-func (a *Agent) report(n *node, cb string, err error) {
+// Dropped is how many errors of this agent Options.MaxErrors discarded
+// before Errors returned them, since it was spawned.
+func (a *Agent) Dropped() int { return a.dropped }
+
+// WatchDecisions makes the agent keep the last decision of each of its
+// utility machines (LastDecision) and, with Options.DecisionsOptIn, report
+// its decisions to OnDecision. Off by default: a kept decision costs a copy
+// of its scores at every decision.
+func (a *Agent) WatchDecisions(on bool) {
+	a.watch = on
+	if !on {
+		a.decisions = nil
+	}
+}
+
+// LastDecision returns the last decision of the utility machine at path
+// ("" for the root) while the agent is watched; ok is false before the
+// first one, or when the agent is not watched.
+func (a *Agent) LastDecision(machine string) (d Decision, ok bool) {
+	d, ok = a.decisions[machine]
+	return d, ok
+}
+
+// tracesDecisions reports whether decisions of this agent are built: kept
+// for LastDecision or sent to OnDecision.
+func (a *Agent) tracesDecisions() bool {
+	return a.watch || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
+}
+
+func (a *Agent) report(n *node, cb Callback, err error) {
 	se := newScriptError(a, n, cb, err)
 	if len(a.errs) >= a.h.opts.MaxErrors {
 		a.errs = a.errs[1:]
 		a.dropped++
 	}
-	a.errs = append(a.errs, luabind.CallbackError{Message: se.Message(), State: n.path, Callback: cb})
+	a.errs = append(a.errs, se)
 	if a.h.opts.OnError != nil {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
@@ -388,5 +422,10 @@ func (l *luaAgent) Errors() []luabind.CallbackError {
 	if l.a == nil {
 		return nil
 	}
-	return l.a.Errors()
+	errs := l.a.Errors()
+	out := make([]luabind.CallbackError, len(errs))
+	for i, e := range errs {
+		out[i] = luabind.CallbackError{Message: e.Message(), State: e.State, Callback: string(e.Callback)}
+	}
+	return out
 }

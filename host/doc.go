@@ -29,7 +29,7 @@
 //
 // # Errors
 //
-// Loading reports every problem of a script as a luabind.ErrorList of
+// Loading reports every problem of a script as a ErrorList of
 // "file:line: message". A callback that fails at run time never stops the
 // game: it is reported to Options.OnError as a *ScriptError (state path,
 // callback, file:line, traceback), kept for Agent.Errors, and counts as

@@ -46,26 +46,50 @@ var (
 	// ErrInvalidDefinition: matched by every error of LoadFile, LoadString
 	// and Reload that is a problem of the script (it does not compile,
 	// fails while it runs, or returns an invalid definition): the error is
-	// a luabind.ErrorList with each problem's file and line. A file that
+	// an ErrorList with each problem's file and line. A file that
 	// cannot be read gives an fs error instead.
 	ErrInvalidDefinition = luabind.ErrInvalidDefinition
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )
 
+// What an embedder names from luabind, re-exported so a game imports one
+// package.
+var (
+	// ErrBudget is wrapped by a callback (or a script being loaded) stopped
+	// for running past its time or instruction budget.
+	ErrBudget = luabind.ErrBudget
+	// ErrMemoryLimit is wrapped by a callback stopped by Options.MemoryLimit,
+	// and by the error of an agent suspended by it.
+	ErrMemoryLimit = luabind.ErrMemoryLimit
+)
+
+type (
+	// ErrorList is every problem found in a script that did not load or
+	// reload, each with its file and line (errors.As).
+	ErrorList = luabind.ErrorList
+	// Problem is one entry of an ErrorList: a position and a message.
+	Problem = luabind.Error
+	// Pos is a file and a 1-based line (0: unknown).
+	Pos = luabind.Pos
+	// BudgetError is a call stopped by a budget: which, where and after how
+	// long (errors.As; it wraps ErrBudget or ErrMemoryLimit).
+	BudgetError = luabind.BudgetError
+)
+
 // ScriptError is a callback that failed: it raised a Lua error, returned a
 // score that is not a number, or asked for a stack change that could not be
 // made. The agent goes on: the callback counts as false / 0 / no-op.
 type ScriptError struct {
-	Script    string // file the failing code is in, when Lua names it
-	Line      int    // 0 when unknown
-	Agent     int    // the agent's id (spawn number, from 1)
-	Tick      int    // the agent's tick count when it failed (0: at spawn)
-	State     string // state path, "" for the root
-	Callback  string // enter, exit, update, pause, resume, lock, when, score, transition, on_reload
-	Msg       string // the message without the position
-	Traceback string // Lua stack traceback, when there is one
-	Err       error  // the underlying error
+	Script    string   // file the failing code is in, when Lua names it
+	Line      int      // 0 when unknown
+	Agent     int      // the agent's id (spawn number, from 1)
+	Tick      int      // the agent's tick count when it failed (0: at spawn)
+	State     string   // state path, "" for the root
+	Callback  Callback // which kind of call failed (CallbackEnter, …)
+	Msg       string   // the message without the position
+	Traceback string   // Lua stack traceback, when there is one
+	Err       error    // the underlying error
 	// Count is how many times this (script, line, callback) has failed in
 	// the host so far, when the error reaches Options.OnError.
 	Count int
@@ -98,7 +122,7 @@ func (e *ScriptError) Message() string {
 	return luabind.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
 }
 
-func newScriptError(a *Agent, n *node, callback string, err error) *ScriptError {
+func newScriptError(a *Agent, n *node, callback Callback, err error) *ScriptError {
 	msg := luabind.ErrorMessage(err)
 	pos, rest := luabind.SplitPos(msg)
 	se := &ScriptError{

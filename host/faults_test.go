@@ -85,7 +85,7 @@ func TestScriptErrorShape(t *testing.T) {
 	require.Equal(t, 1, got.Agent)
 	require.Equal(t, 1, got.Tick)
 	require.Equal(t, "a", got.State)
-	require.Equal(t, "update", got.Callback)
+	require.Equal(t, host.CallbackUpdate, got.Callback)
 	require.Equal(t, "broken", got.Msg)
 	require.Contains(t, got.Traceback, "stack traceback")
 	var api *lua.ApiError
@@ -124,7 +124,7 @@ return ai.fsm {
 		require.Equal(t, 2.0, n, "agent %d goes on", a.ID())
 	}
 	require.Len(t, got, 2)
-	byCallback := map[string]*host.ScriptError{}
+	byCallback := map[host.Callback]*host.ScriptError{}
 	for _, e := range got {
 		byCallback[e.Callback] = e
 	}

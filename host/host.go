@@ -42,7 +42,7 @@ type Host struct {
 type errKey struct {
 	script   string
 	line     int
-	callback string
+	callback Callback
 }
 
 // The default budgets of Options.
@@ -73,6 +73,7 @@ const (
 	recError
 	recLog
 	recDecision
+	recDropped
 )
 
 type record struct {
@@ -81,6 +82,7 @@ type record struct {
 	err  *ScriptError
 	log  Log
 	dec  Decision
+	drop DroppedEvent
 }
 
 func (r *record) agent() int {
@@ -91,6 +93,8 @@ func (r *record) agent() int {
 		return r.log.Agent
 	case recDecision:
 		return r.dec.Agent
+	case recDropped:
+		return r.drop.Agent
 	}
 	return r.tr.Agent
 }
@@ -185,7 +189,7 @@ func init() {
 }
 
 // LoadFile loads and validates a behaviour script. Errors name file:line; a
-// script with any problem is refused whole (the error is a luabind.ErrorList).
+// script with any problem is refused whole (the error is an ErrorList).
 func (h *Host) LoadFile(path string) (*Behaviour, error) {
 	if err := h.usable(); err != nil {
 		return nil, err
@@ -472,6 +476,8 @@ func (h *Host) deliver() bool {
 			h.opts.OnLog(r.log)
 		case recDecision:
 			h.opts.OnDecision(r.dec)
+		case recDropped:
+			h.opts.OnEventDropped(r.drop)
 		}
 	}
 	return true

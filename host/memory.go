@@ -86,7 +86,7 @@ func (h *Host) checkMemory() {
 func (a *Agent) overMemory(size, limit int64) {
 	err := fmt.Errorf("%w: the agent's context holds about %s, and the host's agents together more than its %s limit; the agent is suspended",
 		luabind.ErrMemoryLimit, luabind.FormatBytes(size), luabind.FormatBytes(limit))
-	a.report(a.deepest(), "memory", err)
+	a.report(a.deepest(), CallbackMemory, err)
 	a.suspended, a.memStopped = true, true
 }
 

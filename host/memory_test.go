@@ -46,7 +46,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 			require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
 			require.Equal(t, "hog.lua", e.Script)
 			require.Equal(t, 5, e.Line)
-			require.Equal(t, "update", e.Callback)
+			require.Equal(t, host.CallbackUpdate, e.Callback)
 			require.Contains(t, e.Msg, "memory limit: the callback allocated more than 64 MiB")
 			require.NoError(t, h.Tick(0.1)) // the agent goes on
 			n, _ := a.Number("n")
@@ -79,7 +79,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	require.Less(t, a.Ticks(), 200)
 	require.Len(t, errs, 1)
 	require.True(t, errors.Is(errs[0], luabind.ErrMemoryLimit))
-	require.Equal(t, "memory", errs[0].Callback)
+	require.Equal(t, host.CallbackMemory, errs[0].Callback)
 	require.Equal(t, "s", errs[0].State)
 	require.Equal(t, "hoard.lua", errs[0].Script)
 	require.Contains(t, errs[0].Msg, "the agent is suspended")
@@ -117,7 +117,7 @@ return ai.fsm { initial = "s", states = { s = {
 		require.NoError(t, a.Tick(0.1))
 		errs := a.Errors()
 		require.Len(t, errs, 1)
-		got = append(got, errs[0].Message)
+		got = append(got, errs[0].Message())
 	}
 	require.Less(t, len(got[0]), 2*luabind.MaxErrorText)
 	require.True(t, strings.HasPrefix(got[0], "errs.lua:5: xxxx"), got[0][:40])

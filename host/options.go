@@ -4,7 +4,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -46,7 +45,7 @@ type Options struct {
 	// value is os.Stdout.
 	Stdout io.Writer
 	// Budget is how long one callback may run (wall time) before it is
-	// stopped and reported like an error (errors.Is luabind.ErrBudget), so
+	// stopped and reported like an error (errors.Is ErrBudget), so
 	// a script that loops forever cannot hang the game. It costs a little
 	// per Lua instruction and per call (the README's performance section
 	// has the measurements).
@@ -55,7 +54,7 @@ type Options struct {
 	Budget time.Duration
 	// BudgetSteps, if set, is a budget of Lua instructions per callback,
 	// checked besides Budget: a callback that runs more is stopped and
-	// reported like one past its time (errors.Is luabind.ErrBudget), at the
+	// reported like one past its time (errors.Is ErrBudget), at the
 	// same instruction on every machine, so a recorded run replays its
 	// stops exactly (set Budget high, or off, to rely on it alone). It costs
 	// about a nanosecond per instruction. The default (zero) value is none.
@@ -76,7 +75,7 @@ type Options struct {
 	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping
-	// luabind.ErrMemoryLimit (file:line and state path, like any failed
+	// ErrMemoryLimit (file:line and state path, like any failed
 	// callback); after a tick in which the agents' contexts together hold
 	// more than the limit, the largest are suspended (whatever Faults says)
 	// with such an error until the rest fit. Contexts are measured only
@@ -125,8 +124,18 @@ type Options struct {
 	// drops them.
 	OnLog func(Log)
 	// OnDecision, if set, receives every utility decision with every
-	// candidate's score. The default (zero) value is none (and costs nothing).
+	// candidate's score: of every agent, or with DecisionsOptIn only of the
+	// agents that called Agent.WatchDecisions(true). The default (zero)
+	// value is none (and costs nothing).
 	OnDecision func(Decision)
+	// DecisionsOptIn limits OnDecision to watched agents (a debug view of a
+	// few agents among thousands). The default (zero) value is false.
+	DecisionsOptIn bool
+	// OnEventDropped, if set, receives every event that no transition
+	// consumed in the decide phase that saw it (a typo in an event name, an
+	// event sent to a state that does not listen). The default (zero) value
+	// is none (and costs nothing).
+	OnEventDropped func(DroppedEvent)
 	// OnReload, if set, receives the result of every reload. The default
 	// (zero) value is none.
 	OnReload func(ReloadResult)
@@ -181,5 +190,40 @@ type Candidate struct {
 	// Parts are the values of a native scorer's direct sub-scorers (e.g.
 	// the factors of ai.product), so a trace shows why it scored what it
 	// did; nil for numbers and Lua functions.
-	Parts []luabind.Part
+	Parts []Part
 }
+
+// Part is the value of one sub-scorer of a native scorer, named as traces
+// show it ("field(hunger)", "inverse(field(distance))").
+type Part struct {
+	Name  string
+	Value float64
+}
+
+// DroppedEvent is an event no transition consumed in the decide phase
+// that saw it: Options.OnEventDropped receives it.
+type DroppedEvent struct {
+	Agent int    // the agent's id
+	Tick  int    // the tick whose decide phase saw it
+	Event string // its name
+	State string // the agent's state path when it was dropped
+}
+
+// Callback names the kind of script call that failed, in a ScriptError.
+// Its values are the words the CLI and agent:errors() print.
+type Callback string
+
+// The callbacks a ScriptError names.
+const (
+	CallbackEnter      Callback = "enter"
+	CallbackExit       Callback = "exit"
+	CallbackUpdate     Callback = "update"
+	CallbackPause      Callback = "pause"
+	CallbackResume     Callback = "resume"
+	CallbackReload     Callback = "on_reload"
+	CallbackLock       Callback = "lock"
+	CallbackWhen       Callback = "when"
+	CallbackScore      Callback = "score"
+	CallbackTransition Callback = "transition" // a stack change the rules refused
+	CallbackMemory     Callback = "memory"     // the agent was suspended by the memory limit
+)

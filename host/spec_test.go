@@ -304,7 +304,7 @@ return ai.fsm {
 	f.tick(a, 0.1)
 	require.Equal(t, "look", a.Path())
 	require.Len(t, f.se, 1)
-	require.Equal(t, "transition", f.se[0].Callback)
+	require.Equal(t, host.CallbackTransition, f.se[0].Callback)
 	require.ErrorIs(t, f.se[0], host.ErrOnStack)
 	errs := a.Errors()
 	require.Len(t, errs, 1)
@@ -409,7 +409,7 @@ return ai.fsm {
 	f.tick(a, 0.1)
 	require.Equal(t, "a", a.Path())
 	require.Len(t, f.se, 1)
-	require.Equal(t, "when", f.se[0].Callback)
+	require.Equal(t, host.CallbackWhen, f.se[0].Callback)
 	require.Equal(t, "test.lua", f.se[0].Script)
 	require.Equal(t, lineOf(prelude+f.src, "ai.push"), f.se[0].Line)
 	require.Contains(t, f.se[0].Msg, "only allowed in hooks")
@@ -546,7 +546,7 @@ return ai.utility {
 	require.Len(t, f.se, 3)
 	byState := map[string]string{}
 	for _, e := range f.se {
-		require.Equal(t, "score", e.Callback)
+		require.Equal(t, host.CallbackScore, e.Callback)
 		byState[e.State] = e.Error()
 	}
 	require.Contains(t, byState["nan"], "NaN")
@@ -736,11 +736,11 @@ return ai.fsm {
 	require.Equal(t, 2.0, must2(good.Number("n")), "other agents go on")
 	errs := bad.Errors()
 	require.Len(t, errs, 4)
-	require.Equal(t, "when", errs[0].Callback)
+	require.Equal(t, host.CallbackWhen, errs[0].Callback)
 	require.Equal(t, "a", errs[0].State)
-	require.Contains(t, errs[0].Message, "test.lua:")
-	require.Equal(t, "update", errs[1].Callback)
-	require.Contains(t, errs[1].Message, "kaboom")
+	require.Contains(t, errs[0].Message(), "test.lua:")
+	require.Equal(t, host.CallbackUpdate, errs[1].Callback)
+	require.Contains(t, errs[1].Message(), "kaboom")
 	require.Empty(t, bad.Errors(), "Errors forgets what it returned")
 	var se *host.ScriptError
 	require.ErrorAs(t, f.se[1], &se)
@@ -914,7 +914,7 @@ return ai.fsm {
 	a.Set("root_push", true)
 	f.tick(a, 0.1)
 	require.Len(t, f.se, 1, "the root has no fsm above it")
-	require.Equal(t, "update", f.se[0].Callback)
+	require.Equal(t, host.CallbackUpdate, f.se[0].Callback)
 	require.Equal(t, "", f.se[0].State)
 	require.ErrorContains(t, f.se[0], "no fsm holds this state")
 }

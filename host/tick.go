@@ -78,6 +78,9 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	a.applyRequests()
 	a.decide()
 	for i := range a.visible {
+		if !a.visible[i].consumed && a.h.opts.OnEventDropped != nil {
+			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: a.Path()}})
+		}
 		a.visible[i] = event{}
 	}
 	a.visible = a.visible[:0]
@@ -140,7 +143,7 @@ func (a *Agent) applyRequests() {
 			err = a.replace(n, req.target, TransitionReplace)
 		}
 		if err != nil {
-			a.report(a.top(n), "transition", err)
+			a.report(a.top(n), CallbackTransition, err)
 			continue
 		}
 		m.blocked = a.ticks
@@ -355,7 +358,7 @@ func (a *Agent) fire(n, s *node, t *transition) bool {
 		err = a.pop(n)
 	}
 	if err != nil {
-		a.report(s, "transition", err)
+		a.report(s, CallbackTransition, err)
 		return false
 	}
 	return true
@@ -384,7 +387,7 @@ func (a *Agent) decideUtility(n *node) {
 	} else {
 		winner = best(scores, active)
 	}
-	if a.h.opts.OnDecision != nil {
+	if a.tracesDecisions() {
 		a.reportDecision(n, scores, winner, kept)
 	}
 	if winner == active || winner < 0 {
@@ -461,7 +464,15 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	if winner >= 0 {
 		d.Winner = n.children[winner].path
 	}
-	a.w.records = append(a.w.records, record{kind: recDecision, dec: d})
+	if a.watch {
+		if a.decisions == nil {
+			a.decisions = map[string]Decision{}
+		}
+		a.decisions[n.path] = d
+	}
+	if a.h.opts.OnDecision != nil && (a.watch || !a.h.opts.DecisionsOptIn) {
+		a.w.records = append(a.w.records, record{kind: recDecision, dec: d})
+	}
 }
 
 // update is step 3: root first down the active path, honouring every.
@@ -505,7 +516,7 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 	err := a.w.vm.CallHook(fn, a.ctx, false, 0)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
-		a.report(n, k.String(), err)
+		a.report(n, Callback(k.String()), err)
 	}
 }
 
@@ -514,7 +525,7 @@ func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt lua.LValue) {
 	err := a.w.vm.CallUpdate(fn, a.ctx, dt)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
-		a.report(n, "update", err)
+		a.report(n, CallbackUpdate, err)
 	}
 }
 
@@ -523,7 +534,7 @@ func (a *Agent) test(n *node, c luabind.Cond, payload lua.LValue, k callback) bo
 	ok, err := c.Test(a.w.vm, a.ctx, payload)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
-		a.report(n, k.String(), err)
+		a.report(n, Callback(k.String()), err)
 		return false
 	}
 	return ok
@@ -536,16 +547,21 @@ func (a *Agent) score(n *node, active bool) float64 {
 	pn, pk, ps := a.setCur(n, cbScore)
 	a.curScore = !active
 	s, err := n.def.Score.Score(a.w.vm, a.ctx)
-	if a.h.opts.OnDecision != nil {
+	if a.tracesDecisions() {
 		// The parts of a native scorer, for the "why" trace, evaluated as
 		// the candidate (ai.time() and friends see it).
 		if p, ok := n.def.Score.(interface {
 			Parts(*luabind.VM, *lua.LTable) []luabind.Part
 		}); ok {
 			if len(a.parts) < a.t.maxKids {
-				a.parts = make([][]luabind.Part, a.t.maxKids)
+				a.parts = make([][]Part, a.t.maxKids)
 			}
-			a.parts[n.index] = p.Parts(a.w.vm, a.ctx)
+			parts := p.Parts(a.w.vm, a.ctx)
+			hp := make([]Part, len(parts))
+			for i, x := range parts {
+				hp[i] = Part{Name: x.Name, Value: x.Value}
+			}
+			a.parts[n.index] = hp
 		}
 	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
@@ -559,7 +575,7 @@ func (a *Agent) score(n *node, active bool) float64 {
 		}
 	}
 	if err != nil {
-		a.report(n, "score", err)
+		a.report(n, CallbackScore, err)
 		return 0
 	}
 	return s

@@ -172,7 +172,7 @@ type errorLine struct {
 func (o *runOutput) scriptError(e *host.ScriptError) {
 	o.failed = true
 	if o.json {
-		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, e.Callback})
+		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, string(e.Callback)})
 	}
 	o.flush() // keep stdout and stderr in order on a terminal
 	o.prog.clear()

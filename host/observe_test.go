@@ -1,0 +1,154 @@
+package host_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/stretchr/testify/require"
+)
+
+// Agent.Errors returns the same *ScriptError values OnError receives, with
+// position, tick and the underlying error; Dropped counts what MaxErrors
+// discarded.
+func TestAgentErrorsAreScriptErrors(t *testing.T) {
+	var reported []*host.ScriptError
+	h, err := host.New(host.Options{MaxErrors: 3, ReportAllErrors: true,
+		OnError: func(e *host.ScriptError) { reported = append(reported, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("boom.lua", `local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = {
+  update = function(ctx) error("boom " .. ai.state()) end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	for range 5 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	errs := a.Errors()
+	require.Len(t, errs, 3, "MaxErrors keeps the newest")
+	require.Equal(t, 2, a.Dropped())
+	require.Len(t, reported, 5)
+	for i, e := range errs {
+		require.Same(t, reported[i+2], e, "the values OnError received")
+		require.Equal(t, i+3, e.Tick)
+		require.Equal(t, "boom.lua", e.Script)
+		require.Equal(t, 3, e.Line)
+		require.Equal(t, host.CallbackUpdate, e.Callback)
+		require.Equal(t, "boom a", e.Msg)
+		require.Contains(t, e.Traceback, "boom.lua:3")
+		require.NotNil(t, errors.Unwrap(e))
+	}
+	require.Empty(t, a.Errors(), "Errors forgets what it returned")
+	require.Equal(t, 2, a.Dropped(), "Dropped counts since spawn")
+}
+
+const chooser = `local ai = require("luaai")
+return ai.utility {
+  context = { hunger = 0.2 },
+  states = {
+    eat = { score = ai.field("hunger") },
+    idle = { score = 0.5 },
+    rest = ai.utility { score = ai.product(ai.field("hunger"), 0.5), states = {
+      nap = { score = 1 },
+      sit = { score = 0.1 },
+    } },
+  },
+}`
+
+// LastDecision keeps the last decision of each utility machine of a
+// watched agent; DecisionsOptIn limits OnDecision to watched agents.
+func TestWatchDecisions(t *testing.T) {
+	var got []host.Decision
+	h, err := host.New(host.Options{DecisionsOptIn: true, OnDecision: func(d host.Decision) { got = append(got, d) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("chooser.lua", chooser)
+	require.NoError(t, err)
+	watched, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	other, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	watched.WatchDecisions(true)
+
+	require.NoError(t, h.Tick(0.1))
+	_, ok := other.LastDecision("")
+	require.False(t, ok, "not watched")
+	d, ok := watched.LastDecision("")
+	require.True(t, ok)
+	require.Equal(t, "idle", d.Winner)
+	require.Len(t, d.Candidates, 3)
+	for i, want := range []host.Candidate{{State: "eat", Score: 0.2}, {State: "idle", Score: 0.5}, {State: "rest", Score: 0.1}} {
+		require.Equal(t, want.State, d.Candidates[i].State)
+		require.InDelta(t, want.Score, d.Candidates[i].Score, 1e-12)
+	}
+	for _, d := range got {
+		require.Equal(t, watched.ID(), d.Agent, "only the watched agent reports")
+	}
+	require.NotEmpty(t, got)
+
+	require.NoError(t, watched.Set("hunger", 0.9))
+	require.NoError(t, h.Tick(0.1))
+	d, _ = watched.LastDecision("")
+	require.Equal(t, "eat", d.Winner)
+	require.Equal(t, 2, d.Tick)
+	_, ok = watched.LastDecision("rest")
+	require.False(t, ok, "a machine that never decided has no decision")
+	_, ok = watched.LastDecision("nowhere")
+	require.False(t, ok)
+
+	watched.WatchDecisions(false)
+	_, ok = watched.LastDecision("")
+	require.False(t, ok, "unwatching forgets")
+}
+
+// A native scorer's parts reach the decision as host.Part values.
+func TestDecisionParts(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("chooser.lua", chooser)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, map[string]any{"hunger": 0.1})
+	require.NoError(t, err)
+	a.WatchDecisions(true)
+	require.NoError(t, h.Tick(0.1)) // idle wins: 0.5
+	d, ok := a.LastDecision("")
+	require.True(t, ok)
+	require.Equal(t, "idle", d.Winner)
+	require.Nil(t, d.Candidates[1].Parts, "a number has no parts")
+	require.Equal(t, []host.Part{{Name: "field(hunger)", Value: 0.1}, {Name: "0.5", Value: 0.5}}, d.Candidates[2].Parts)
+
+	require.NoError(t, a.Set("hunger", 2))
+	require.NoError(t, h.Tick(0.1)) // eat 2, rest 1
+	d, _ = a.LastDecision("")
+	require.Equal(t, "eat", d.Winner)
+	_, ok = a.LastDecision("rest")
+	require.False(t, ok, "rest is not active, so it never decided")
+}
+
+// OnEventDropped receives every event no transition consumed.
+func TestEventDropped(t *testing.T) {
+	var dropped []host.DroppedEvent
+	h, err := host.New(host.Options{OnEventDropped: func(e host.DroppedEvent) { dropped = append(dropped, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("door.lua", `local ai = require("luaai")
+return ai.fsm { initial = "closed", states = {
+  closed = { transitions = { { to = "open", on = "knock" } } },
+  open = {},
+} }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	a.Send("knok", nil) // a typo
+	a.Send("knock", nil)
+	a.Send("knock", nil) // the second knock finds the door open already
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, "open", a.Path())
+	require.Equal(t, []host.DroppedEvent{
+		{Agent: 1, Tick: 1, Event: "knok", State: "open"},
+		{Agent: 1, Tick: 1, Event: "knock", State: "open"},
+	}, dropped)
+}
