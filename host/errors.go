@@ -127,7 +127,7 @@ func newScriptError(a *Agent, n *node, callback Callback, err error) *ScriptErro
 	pos, rest := luabind.SplitPos(msg)
 	se := &ScriptError{
 		Script: pos.File, Line: pos.Line, Agent: a.id, Tick: a.ticks,
-		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: err,
+		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: luabind.Detach(err),
 	}
 	if se.Script == "" {
 		// An error value that is not a string carries no position: the

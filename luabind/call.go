@@ -201,6 +201,27 @@ func CutText(s string, max int) string {
 	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
+// Detach returns err without the Lua value it carries when that value is
+// not a string or number (an error raised with a table or userdata), so a
+// caller that keeps errors keeps their message, not what the script
+// built. Anything else is returned as it is.
+func Detach(err error) error {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) || ae.Object == nil {
+		return err
+	}
+	switch ae.Object.(type) {
+	case lua.LString, lua.LNumber:
+		return err
+	}
+	if ae2, ok := err.(*lua.ApiError); ok {
+		c := *ae2
+		c.Object = lua.LString(ErrorMessage(err))
+		return &c
+	}
+	return err
+}
+
 // Traceback is the Lua stack traceback of an error from a protected call, or "".
 func Traceback(err error) string {
 	var ae *lua.ApiError
@@ -239,14 +260,21 @@ type ConstScorer float64
 func (s ConstScorer) Score(*VM, *lua.LTable) (float64, error) { return float64(s), nil }
 
 // stringifyError gives an error value that is a table with a __tostring
-// metamethod its string, as the lua command prints it; it runs
-// inside the failed call's budget.
+// metamethod its string, as the lua command prints it (it runs inside the
+// failed call's budget), and cuts a string value and the traceback to
+// MaxErrorText: whoever keeps the error keeps kilobytes, not the megabytes
+// a script may raise.
 func (vm *VM) stringifyError(err error) {
 	var ae *lua.ApiError
-	if err == nil || !errors.As(err, &ae) || ae.Object == nil {
+	if err == nil || !errors.As(err, &ae) {
 		return
 	}
-	if _, ok := ae.Object.(*lua.LTable); !ok {
+	ae.StackTrace = CutText(ae.StackTrace, MaxErrorText)
+	if s, ok := ae.Object.(lua.LString); ok {
+		ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+		return
+	}
+	if _, ok := ae.Object.(*lua.LTable); !ok || ae.Object == nil {
 		return // userdata stay as they are: the test runner's failures are
 	}
 	L := vm.L
