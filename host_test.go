@@ -384,11 +384,13 @@ func TestSentryPushPop(t *testing.T) {
 		kinds = append(kinds, string(tr.Kind)+" "+tr.From+" -> "+tr.To)
 	}
 	require.Equal(t, []string{
+		"spawn  -> patrolling",
 		"push patrolling -> go_see_disturbance",
 		"pop go_see_disturbance -> patrolling",
 	}, kinds)
-	require.Equal(t, 5, trs[0].Tick)
-	require.Equal(t, 10, trs[1].Tick)
+	require.Equal(t, 0, trs[0].Tick)
+	require.Equal(t, 5, trs[1].Tick)
+	require.Equal(t, 10, trs[2].Tick)
 	require.Empty(t, a.Errors())
 }
 

@@ -36,6 +36,7 @@ type Agent struct {
 	// watch: the agent keeps its last decisions (WatchDecisions).
 	watch     bool
 	decisions map[string]Decision // last decision by machine path, when watched
+	user      any                 // SetUserData
 
 	// The running callback, for the functions usable inside callbacks.
 	cur      *node
@@ -134,6 +135,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root)
 	w.vm.SetRunner(old)
+	a.emit(TransitionSpawn, nil, a.deepest())
 	return a
 }
 
@@ -253,6 +255,14 @@ func (a *Agent) Errors() []*ScriptError {
 	a.errs = nil
 	return out
 }
+
+// SetUserData attaches a value of the game's (its entity, say) to the
+// agent, for the game's own use: scripts never see it, snapshots do not
+// save it.
+func (a *Agent) SetUserData(v any) { a.user = v }
+
+// UserData is the value SetUserData attached, or nil.
+func (a *Agent) UserData() any { return a.user }
 
 // Dropped is how many errors of this agent Options.MaxErrors discarded
 // before Errors returned them, since it was spawned.

@@ -50,11 +50,13 @@ func Example() {
 	// opened 1
 }
 
-// OnTransition receives every state change; OnError every failed callback.
+// OnTransition receives every state change, and where an agent starts
+// (spawn, restore): an animation can follow it alone. OnError receives
+// every failed callback.
 func ExampleOptions() {
 	h, _ := host.New(host.Options{
 		OnTransition: func(t host.Transition) {
-			fmt.Printf("tick %d agent %d %s -> %s\n", t.Tick, t.Agent, t.From, t.To)
+			fmt.Printf("tick %d agent %d %s: %q -> %q\n", t.Tick, t.Agent, t.Kind, t.From, t.To)
 		},
 		OnError: func(e *host.ScriptError) { fmt.Println("error:", e) },
 	})
@@ -70,7 +72,8 @@ return ai.fsm {
 	a, _ := h.Spawn(b, map[string]any{"ready": true})
 	_ = a.Tick(0.1)
 	// Output:
-	// tick 1 agent 1 a -> b
+	// tick 0 agent 1 spawn: "" -> "a"
+	// tick 1 agent 1 to: "a" -> "b"
 	// error: flaky.lua:6: out of ammo (agent 1, state b, update)
 }
 

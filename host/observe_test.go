@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/luaai/luaai/host"
@@ -151,4 +152,48 @@ return ai.fsm { initial = "closed", states = {
 		{Agent: 1, Tick: 1, Event: "knok", State: "open"},
 		{Agent: 1, Tick: 1, Event: "knock", State: "open"},
 	}, dropped)
+}
+
+// OnTransition reports where every agent starts — spawned by the game, by
+// a script, or restored — so an animation can follow the callbacks alone.
+func TestSpawnAndRestoreReported(t *testing.T) {
+	var got []string
+	opts := host.Options{OnTransition: func(tr host.Transition) {
+		got = append(got, fmt.Sprintf("%d %d %s %q>%q", tr.Tick, tr.Agent, tr.Kind, tr.From, tr.To))
+	}}
+	h, err := host.New(opts)
+	require.NoError(t, err)
+	defer h.Close()
+	src := `local ai = require("luaai")
+local child = ai.fsm { initial = "idle", states = { idle = {} } }
+return ai.fsm { initial = "patrol", states = {
+  patrol = ai.fsm { initial = "walk", states = { walk = { update = function(ctx)
+    if not ctx.spawned then ctx.spawned = true ai.spawn(child) end
+  end } } },
+} }`
+	b, err := h.LoadString("parent.lua", src)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	a.SetUserData("entity-7")
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, []string{
+		`0 1 spawn "">"patrol.walk"`,
+		`0 2 spawn "">"idle"`,
+	}, got)
+	require.Equal(t, "entity-7", a.UserData())
+
+	data, err := h.Snapshot()
+	require.NoError(t, err)
+	got = nil
+	h2, err := host.New(opts)
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("parent.lua", src)
+	require.NoError(t, err)
+	restored, err := h2.Restore(data, b2)
+	require.NoError(t, err)
+	require.Len(t, restored, 1, "the child's definition was made at run time: it is not in the save")
+	require.Equal(t, []string{`1 1 restore "">"patrol.walk"`}, got)
+	require.Nil(t, restored[0].UserData(), "user data is the game's: not saved")
 }

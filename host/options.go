@@ -154,6 +154,8 @@ const (
 	TransitionSelect  TransitionKind = "select"  // a utility machine's decision
 	TransitionReload  TransitionKind = "reload"  // a reload moved the agent (Reload, QueueReload)
 	TransitionDespawn TransitionKind = "despawn" // Host.Despawn left every active state
+	TransitionSpawn   TransitionKind = "spawn"   // the agent entered its initial states (From is "")
+	TransitionRestore TransitionKind = "restore" // Host.Restore rebuilt the agent in its saved state (From is "")
 )
 
 // Transition is one state change of one agent.

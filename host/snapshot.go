@@ -238,6 +238,10 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 	for _, w := range h.workers {
 		byID(w.agents)
 	}
+	for _, a := range out {
+		a.emit(TransitionRestore, nil, a.deepest())
+	}
+	h.dispatch()
 	return out, nil
 }
 

@@ -44,7 +44,13 @@ func newFixture(t *testing.T, src string, opts ...host.Options) *fixture {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	o.OnTransition = func(tr host.Transition) { f.tr = append(f.tr, tr) }
+	o.OnTransition = func(tr host.Transition) {
+		// The fixture's tests are about changes; TestSpawnAndRestoreReported
+		// checks the spawn and restore entries.
+		if tr.Kind != host.TransitionSpawn && tr.Kind != host.TransitionRestore {
+			f.tr = append(f.tr, tr)
+		}
+	}
 	o.OnError = func(e *host.ScriptError) { f.se = append(f.se, e) }
 	h, err := host.New(o)
 	require.NoError(t, err)

@@ -148,6 +148,9 @@ type transitionLine struct {
 // transition prints "tick 3 agent 1 patrol -> combat", with the kind
 // appended when it is not "to": " (push)".
 func (o *runOutput) transition(t host.Transition) {
+	if t.Kind == host.TransitionSpawn || t.Kind == host.TransitionRestore {
+		return // the CLI prints changes; where agents start shows in --trace
+	}
 	if o.json {
 		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, string(t.Kind)})
 		return
