@@ -49,6 +49,8 @@ var (
 	// an ErrorList with each problem's file and line. A file that
 	// cannot be read gives an fs error instead.
 	ErrInvalidDefinition = luabind.ErrInvalidDefinition
+	// ErrBadDt: Tick given a dt that is negative, NaN or infinite.
+	ErrBadDt = errors.New("dt must be a finite number ≥ 0")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

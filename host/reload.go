@@ -72,21 +72,28 @@ func (b *Behaviour) ReloadSource(src string) error {
 // Path is the file the behaviour was loaded from, "" for LoadString.
 func (b *Behaviour) Path() string { return b.path }
 
-// Files lists the script and every module loaded by require in the host's
-// Lua states (what a file watcher should watch).
+// Files lists the behaviour's own files: its script, then the modules it
+// (and what it requires) loaded by require, sorted — what a file watcher
+// should watch for it. Another mod's modules are not listed, even where
+// both require the same file.
 func (b *Behaviour) Files() []string {
 	var out []string
 	if b.path != "" {
 		out = append(out, b.path)
 	}
-	return append(out, b.h.workers[0].vm.Modules()...)
+	return append(out, b.h.workers[0].vm.ModulesOf(b.trees[0].def)...)
 }
 
-// QueueReload asks for a reload of b from its file (src == nil) or from new
-// source text. It is safe to call from any goroutine: the reload is applied
-// at the start of the next Host.Tick (or Host.ApplyReloads), and its result
-// goes to Options.OnReload.
-func (h *Host) QueueReload(b *Behaviour, src *string) {
+// QueueReload asks for a reload of b from its file. It is safe to call from
+// any goroutine: the reload is applied at the start of the next Host.Tick
+// (or Host.ApplyReloads), and its result goes to Options.OnReload.
+func (h *Host) QueueReload(b *Behaviour) { h.queueReload(b, nil) }
+
+// QueueReloadSource asks for a reload of b from new source text, as
+// QueueReload does from its file.
+func (h *Host) QueueReloadSource(b *Behaviour, src string) { h.queueReload(b, &src) }
+
+func (h *Host) queueReload(b *Behaviour, src *string) {
 	h.reloadQ.mu.Lock()
 	h.reloadQ.pending = append(h.reloadQ.pending, reloadRequest{b: b, src: src})
 	h.reloadQ.mu.Unlock()
@@ -123,13 +130,11 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 		return err
 	}
 	trees := make([]*tree, len(h.workers))
-	var restores []func()
 	for i, w := range h.workers {
-		restores = append(restores, w.vm.ForgetModules())
 		def, err := w.vm.LoadProto(proto)
 		if err != nil {
-			for _, r := range restores {
-				r()
+			for j := range i {
+				h.workers[j].vm.ReleaseModules(trees[j].def)
 			}
 			return err
 		}
@@ -137,6 +142,9 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	}
 	old := b.trees
 	b.trees = trees
+	for i, w := range h.workers {
+		w.vm.ReleaseModules(old[i].def)
+	}
 	for _, t := range trees {
 		t.def.SetOwner(b)
 	}

@@ -180,7 +180,7 @@ return ai.fsm { initial = "a", states = { a = { update = function(ctx) ctx.v = 1
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		f.h.QueueReload(f.b, &v2)
+		f.h.QueueReloadSource(f.b, v2)
 	}()
 	wg.Wait()
 	require.NoError(t, f.h.Tick(0.1))

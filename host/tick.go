@@ -51,7 +51,7 @@ func (a *Agent) tickOne(dt float64) error {
 
 func checkDt(dt float64) error {
 	if dt < 0 || math.IsNaN(dt) || math.IsInf(dt, 0) {
-		return fmt.Errorf("tick: dt must be a finite number ≥ 0, got %v", dt)
+		return fmt.Errorf("tick: %w, got %v", ErrBadDt, dt)
 	}
 	return nil
 }

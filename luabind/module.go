@@ -275,15 +275,19 @@ func (vm *VM) LoadBehaviour(path string) (*State, error) {
 func (vm *VM) LoadProto(proto *lua.FunctionProto) (*State, error) {
 	old := vm.runner
 	vm.runner = nil
-	v, err := vm.runChunk(proto, vm.newEnv())
+	env := vm.newEnv()
+	v, err := vm.runChunk(proto, env)
 	vm.runner = old
 	if err != nil {
+		vm.dropModules(env)
 		return nil, err
 	}
 	m, _ := MachineValue(v)
 	if errs := CheckRoot(m, proto.SourceName); len(errs) > 0 {
+		vm.dropModules(env)
 		return nil, errs
 	}
+	m.env = env
 	return m, nil
 }
 

@@ -56,7 +56,8 @@ type State struct {
 	// Warnings are suspicious but legal things (unknown fields).
 	Warnings ErrorList
 
-	owner any // set by the host that runs this definition (SetOwner)
+	owner any         // set by the host that runs this definition (SetOwner)
+	env   *lua.LTable // a root loaded by LoadProto: the mod's globals (ModulesOf)
 }
 
 // Owner is what SetOwner recorded: the host keeps the behaviour a root

@@ -60,7 +60,7 @@ func main() {
 		}
 	}
 
-	w, err := watch(sentry.Files(), func() { h.QueueReload(sentry, nil) })
+	w, err := watch(sentry.Files(), func() { h.QueueReload(sentry) })
 	if err != nil {
 		log.Fatal(err)
 	}
