@@ -37,6 +37,7 @@ type Agent struct {
 	watch     bool
 	decisions map[string]Decision // last decision by machine path, when watched
 	user      any                 // SetUserData
+	removed   bool                // by Remove or Despawn
 
 	// The running callback, for the functions usable inside callbacks.
 	cur      *node
@@ -238,8 +239,24 @@ func (a *Agent) Stack(path string) ([]string, error) {
 
 // Send queues an event for the agent's next decide phase. payload is
 // converted like a context value.
-func (a *Agent) Send(name string, payload any) {
+func (a *Agent) Send(name string, payload any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
 	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.w.vm.L, payload)})
+	return nil
+}
+
+// usable is nil for an agent Tick, Send, Set, Bind and Snapshot may act on:
+// ErrClosed once its host is closed or it was removed.
+func (a *Agent) usable() error {
+	switch {
+	case a.h.closed:
+		return fmt.Errorf("agent %d: %w", a.id, errHostClosed)
+	case a.removed:
+		return fmt.Errorf("agent %d: removed from its host: %w", a.id, ErrClosed)
+	}
+	return nil
 }
 
 func (a *Agent) sendLua(name string, payload lua.LValue) {

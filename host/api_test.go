@@ -56,3 +56,63 @@ func TestBadDt(t *testing.T) {
 	}
 	require.NoError(t, h.Tick(0))
 }
+
+// A removed agent (Remove, Despawn) and the agents of a closed host refuse
+// what would act on them with ErrClosed; reading them still works.
+func TestRemovedAgentIsClosed(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	b, err := h.LoadString("door.lua", doorScript)
+	require.NoError(t, err)
+	gone, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	despawned, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	alive, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Remove(gone))
+	require.NoError(t, h.Despawn(despawned))
+	for _, a := range []*host.Agent{gone, despawned} {
+		require.ErrorIs(t, a.Tick(0.1), host.ErrClosed)
+		require.ErrorIs(t, a.Send("knock", nil), host.ErrClosed)
+		require.ErrorIs(t, a.Set("x", 1), host.ErrClosed)
+		require.ErrorIs(t, a.Bind("x", &struct{}{}), host.ErrClosed)
+		_, err := a.Snapshot()
+		require.ErrorIs(t, err, host.ErrClosed)
+		require.ErrorIs(t, h.Remove(a), host.ErrClosed, "removed twice")
+		require.ErrorIs(t, h.Despawn(a), host.ErrClosed)
+		require.Contains(t, a.Tick(0.1).Error(), "removed from its host")
+	}
+	require.Equal(t, "closed", gone.Path(), "reading still works")
+	require.Equal(t, "", despawned.Path(), "Despawn left every state")
+	require.Equal(t, []*host.Agent{alive}, h.Agents())
+	h.Close()
+	require.ErrorIs(t, alive.Tick(0.1), host.ErrClosed)
+	require.ErrorIs(t, alive.Send("knock", nil), host.ErrClosed)
+	require.ErrorIs(t, h.Tick(0.1), host.ErrClosed)
+	_, err = h.Spawn(b, nil)
+	require.ErrorIs(t, err, host.ErrClosed)
+}
+
+// A struct given by value would be bound as a copy: Lua's changes would be
+// lost. Bind, Set and Spawn refuse it; a pointer binds.
+func TestStructByValueRefused(t *testing.T) {
+	type body struct{ X float64 }
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("door.lua", doorScript)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	err = a.Bind("me", body{1})
+	require.ErrorIs(t, err, host.ErrBindByValue)
+	require.Contains(t, err.Error(), `bind "me": host_test.body`)
+	require.ErrorIs(t, a.Bind("me", host.Shared(body{1})), host.ErrBindByValue)
+	require.ErrorIs(t, a.Set("me", body{1}), host.ErrBindByValue)
+	require.ErrorIs(t, a.Set("list", map[string]any{"me": body{1}}), host.ErrBindByValue)
+	_, err = h.Spawn(b, map[string]any{"me": body{1}})
+	require.ErrorIs(t, err, host.ErrBindByValue)
+	require.NoError(t, a.Bind("me", &body{1}))
+	require.NoError(t, a.Set("pos", [2]float64{1, 2}), "plain data converts")
+}

@@ -50,6 +50,9 @@ func (a *Agent) Bool(key string) (bool, bool) {
 // maps with string keys and slices become Lua values; any other Go value is
 // bound with gopher-luar (as Bind does, with its rule for several workers).
 func (a *Agent) Set(key string, value any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
 	c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
 	v := c.value(value)
 	if c.err != nil {
@@ -73,6 +76,12 @@ func (a *Agent) Set(key string, value any) error {
 // once: Bind (and Set, Spawn) refuse that with ErrNotShared, unless the
 // value is wrapped in Shared, which says it is safe for concurrent use.
 func (a *Agent) Bind(key string, value any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	if err := byValue(value); err != nil {
+		return fmt.Errorf("bind %q: %w", key, err)
+	}
 	if sv, ok := value.(sharedValue); ok {
 		a.ctx.RawSetString(key, luar.New(a.w.vm.L, sv.v))
 		return nil
@@ -257,10 +266,25 @@ func (c *converter) value(v any) lua.LValue {
 	case reflect.Bool:
 		return lua.LBool(rv.Bool())
 	}
+	if c.h != nil && c.err == nil {
+		c.err = byValue(v)
+	}
 	if err := c.own(v); err != nil && c.err == nil {
 		c.err = err
 	}
 	return luar.New(L, v)
+}
+
+// byValue refuses a struct given by value to be bound: gopher-luar would
+// bind a copy, and what Lua changes the game would never see.
+func byValue(v any) error {
+	if sv, ok := v.(sharedValue); ok {
+		v = sv.v
+	}
+	if v != nil && reflect.TypeOf(v).Kind() == reflect.Struct {
+		return fmt.Errorf("%T: %w", v, ErrBindByValue)
+	}
+	return nil
 }
 
 // plain reports whether values of type t are data (numbers, strings,

@@ -20,8 +20,12 @@ var (
 	ErrEmptyStack = errors.New("cannot pop the last state of a machine")
 	// ErrTicking: an agent ticked again from inside its own tick.
 	ErrTicking = errors.New("agent is already ticking")
-	// ErrClosed: the host was closed.
-	ErrClosed = errors.New("host is closed")
+	// ErrClosed: the host was closed, or the agent removed from it
+	// (Remove, Despawn).
+	ErrClosed = errors.New("closed")
+	// ErrBindByValue: a struct given by value to Bind, Set or Spawn: Lua
+	// would change a copy the game never sees. Bind a pointer.
+	ErrBindByValue = errors.New("a struct bound by value (Lua would change a copy; bind a pointer)")
 	// ErrNotInHook: ai.push/pop/replace called from when, lock or score.
 	ErrNotInHook = errors.New("only allowed in hooks (enter, exit, update, pause, resume, on_reload)")
 	// ErrNoMachine: ai.push/pop/replace from a state with no fsm above it.
@@ -54,6 +58,9 @@ var (
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )
+
+// errHostClosed is what a closed host's methods return.
+var errHostClosed = fmt.Errorf("host: %w", ErrClosed)
 
 // What an embedder names from luabind, re-exported so a game imports one
 // package.

@@ -238,7 +238,7 @@ func (h *Host) load(proto *lua.FunctionProto, name string) (*Behaviour, error) {
 // usable is the check of every method that changes agents or behaviours.
 func (h *Host) usable() error {
 	if h.closed {
-		return ErrClosed
+		return errHostClosed
 	}
 	if h.running {
 		return ErrReentrant
@@ -289,6 +289,9 @@ func (h *Host) StateCounts() map[string]int {
 // from the hooks of Options.
 func (h *Host) Despawn(a *Agent) error {
 	if err := h.usable(); err != nil {
+		return err
+	}
+	if err := a.usable(); err != nil {
 		return err
 	}
 	if a.ticking {
@@ -508,6 +511,10 @@ func (h *Host) Remove(a *Agent) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
+	if err := a.usable(); err != nil {
+		return err
+	}
+	a.removed = true
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
 	for _, k := range a.bound {

@@ -79,6 +79,9 @@ func (a *Agent) Snapshot() ([]byte, error) {
 	if a.h.running {
 		return nil, ErrReentrant
 	}
+	if err := a.usable(); err != nil {
+		return nil, err
+	}
 	s, err := a.snapshot()
 	if err != nil {
 		return nil, err

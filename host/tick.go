@@ -30,8 +30,8 @@ func (a *Agent) Tick(dt float64) error {
 // tickOne is Tick for agent:tick from Lua, which may run inside Host.Tick:
 // the agent is the caller's own, in the caller's Lua state.
 func (a *Agent) tickOne(dt float64) error {
-	if a.h.closed {
-		return ErrClosed
+	if err := a.usable(); err != nil {
+		return err
 	}
 	if err := checkDt(dt); err != nil {
 		return err
