@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,7 @@ type Host struct {
 	agents    []*Agent
 	spawned   int
 	closed    bool
+	tickDone  <-chan struct{} // ctx.Done() of TickContext, Load…Context, Reload…Context: the workers read it
 	running   bool            // the workers are running scripts (Tick, reload)
 	dispatch1 bool            // dispatch is delivering records
 	merged    []record        // scratch for dispatch
@@ -191,6 +193,13 @@ func init() {
 // LoadFile loads and validates a behaviour script. Errors name file:line; a
 // script with any problem is refused whole (the error is an ErrorList).
 func (h *Host) LoadFile(path string) (*Behaviour, error) {
+	return h.LoadFileContext(context.Background(), path)
+}
+
+// LoadFileContext is LoadFile stopped by ctx: when ctx ends while the
+// script runs, it stops as a runaway does and the load fails with an error
+// wrapping context.Cause(ctx).
+func (h *Host) LoadFileContext(ctx context.Context, path string) (*Behaviour, error) {
 	if err := h.usable(); err != nil {
 		return nil, err
 	}
@@ -198,6 +207,7 @@ func (h *Host) LoadFile(path string) (*Behaviour, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer h.stopOn(ctx)()
 	b, err := h.load(proto, filepath.ToSlash(path))
 	if err != nil {
 		return nil, err
@@ -209,6 +219,11 @@ func (h *Host) LoadFile(path string) (*Behaviour, error) {
 // LoadString loads a behaviour from source text; name is used in error
 // messages as the file name. Modules it requires resolve against Roots.
 func (h *Host) LoadString(name, src string) (*Behaviour, error) {
+	return h.LoadStringContext(context.Background(), name, src)
+}
+
+// LoadStringContext is LoadString stopped by ctx, as LoadFileContext is.
+func (h *Host) LoadStringContext(ctx context.Context, name, src string) (*Behaviour, error) {
 	if err := h.usable(); err != nil {
 		return nil, err
 	}
@@ -216,7 +231,27 @@ func (h *Host) LoadString(name, src string) (*Behaviour, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer h.stopOn(ctx)()
 	return h.load(proto, name)
+}
+
+// stopOn makes ctx's end stop the callbacks of every worker until the
+// returned function is called (luabind.VM.StopOn).
+func (h *Host) stopOn(ctx context.Context) (release func()) {
+	if ctx == nil || ctx.Done() == nil {
+		return func() {}
+	}
+	releases := make([]func(), len(h.workers))
+	for i, w := range h.workers {
+		releases[i] = w.vm.StopOn(ctx)
+	}
+	h.tickDone = ctx.Done()
+	return func() {
+		h.tickDone = nil
+		for _, r := range releases {
+			r()
+		}
+	}
 }
 
 // load runs a compiled behaviour in every worker's Lua state.
@@ -369,16 +404,30 @@ func (h *Host) workerFor(id int) *worker {
 // every worker is done, in the order of the spawning agent's id and then
 // of its calls, so ids and traces do not depend on the number of workers.
 func (h *Host) Tick(dt float64) error {
+	return h.TickContext(context.Background(), dt)
+}
+
+// TickContext is Tick stopped by ctx: when ctx ends, the callback running
+// on each worker stops as a runaway does (reported with an error wrapping
+// context.Cause(ctx)), the agents not yet ticked are not ticked this time,
+// the hooks run for what happened, and the error wraps the cause. A game
+// shutting down, or with a frame deadline, cancels it.
+func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
 	if err := checkDt(dt); err != nil {
 		return err
 	}
+	release := h.stopOn(ctx)
 	h.ApplyReloads()
 	h.eachWorker(func(w *worker) { w.tick(dt) })
+	release()
 	h.checkMemory()
 	h.dispatch()
+	if ctx != nil && ctx.Err() != nil {
+		return fmt.Errorf("tick: %w", context.Cause(ctx))
+	}
 	return nil
 }
 
@@ -414,7 +463,15 @@ func (h *Host) eachWorker(fn func(*worker)) {
 
 func (w *worker) tick(dt float64) {
 	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
+	done := w.h.tickDone
 	for _, a := range w.agents {
+		if done != nil {
+			select {
+			case <-done:
+				return // TickContext's ctx ended: the rest wait for the next tick
+			default:
+			}
+		}
 		if !a.suspended {
 			_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
 		}

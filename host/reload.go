@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -43,10 +44,17 @@ type reloadRequest struct {
 //
 // Reload must be called from the host's goroutine between ticks; from
 // elsewhere use Host.QueueReload.
-func (b *Behaviour) Reload() error {
+func (b *Behaviour) Reload() error { return b.ReloadContext(context.Background()) }
+
+// ReloadContext is Reload stopped by ctx: when ctx ends while the new
+// script runs, the reload fails (the old version keeps running) with an
+// error wrapping context.Cause(ctx); on_reload hooks it stops are reported
+// like any failed callback.
+func (b *Behaviour) ReloadContext(ctx context.Context) error {
 	if err := b.h.usable(); err != nil {
 		return err
 	}
+	defer b.h.stopOn(ctx)()
 	if b.path == "" {
 		return fmt.Errorf("reload %s: %w", b.name, ErrNoFile)
 	}
@@ -59,9 +67,15 @@ func (b *Behaviour) Reload() error {
 
 // ReloadSource is Reload with new source text (the name stays).
 func (b *Behaviour) ReloadSource(src string) error {
+	return b.ReloadSourceContext(context.Background(), src)
+}
+
+// ReloadSourceContext is ReloadSource stopped by ctx, as ReloadContext is.
+func (b *Behaviour) ReloadSourceContext(ctx context.Context, src string) error {
 	if err := b.h.usable(); err != nil {
 		return err
 	}
+	defer b.h.stopOn(ctx)()
 	proto, err := luabind.Compile(strings.NewReader(src), b.name)
 	if err != nil {
 		return b.h.reloaded(b, err)

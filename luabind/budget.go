@@ -44,6 +44,7 @@ package luabind
 // of the call resuming it and is unaffected otherwise.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -79,6 +80,10 @@ type BudgetError struct {
 	// (Options.MemoryLimit): it made the heap grow by more than Memory
 	// bytes. Such an error wraps ErrMemoryLimit, not ErrBudget.
 	Memory int64
+	// Cause is set for a call stopped because the context given to StopOn
+	// ended: the context's cause (context.Canceled, DeadlineExceeded…),
+	// which the error wraps instead of ErrBudget.
+	Cause error
 
 	api *lua.ApiError
 }
@@ -91,6 +96,9 @@ var ErrMemoryLimit = errors.New("memory limit")
 // budget", "script ran past its 2s load budget" or "callback went past its
 // memory limit (256 MiB)".
 func (e *BudgetError) Msg() string {
+	if e.Cause != nil {
+		return cancelMessage(e.Load, e.Cause)
+	}
 	if e.Steps > 0 {
 		return stepsMessage(e.Steps)
 	}
@@ -98,6 +106,13 @@ func (e *BudgetError) Msg() string {
 		return memoryMessage(e.Load, e.Memory)
 	}
 	return budgetMessage(e.Load, e.Budget)
+}
+
+func cancelMessage(load bool, cause error) string {
+	if load {
+		return "script load stopped: " + cause.Error()
+	}
+	return "callback stopped: " + cause.Error()
 }
 
 func budgetMessage(load bool, d time.Duration) string {
@@ -122,17 +137,21 @@ func (e *BudgetError) Unwrap() []error {
 	if e.Memory > 0 {
 		sentinel = ErrMemoryLimit
 	}
+	if e.Cause != nil {
+		sentinel = e.Cause
+	}
 	return []error{sentinel, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
 }
 
 // Bits of budget.state: the low two bits flag the call, the rest is its
 // sequence number. Zero means no budgeted call is running.
 const (
-	budgetFired    = 1 // the watchdog stopped this call
-	budgetLoad     = 2 // the call is a script load (Options.LoadBudget)
-	budgetMem      = 4 // it was stopped by the memory limit
-	budgetSteps    = 8 // it was stopped by the instruction budget
-	budgetSeqShift = 4
+	budgetFired    = 1  // the watchdog stopped this call
+	budgetLoad     = 2  // the call is a script load (Options.LoadBudget)
+	budgetMem      = 4  // it was stopped by the memory limit
+	budgetSteps    = 8  // it was stopped by the instruction budget
+	budgetCancel   = 16 // it was stopped by the context given to StopOn
+	budgetSeqShift = 5
 )
 
 // budgetIdleTicks is how many watchdog ticks without a call let the
@@ -153,10 +172,11 @@ type budget struct {
 	memLimit atomic.Int64
 	heap     heapReader // watchdog goroutine
 
-	state   atomic.Uint64 // seq<<budgetSeqShift | flags of the running call; 0 when none
-	mu      sync.Mutex    // serialises closing the channel and installing a new one
-	running atomic.Bool   // a watchdog goroutine is running
-	stop    chan struct{} // closed by close()
+	state   atomic.Uint64         // seq<<budgetSeqShift | flags of the running call; 0 when none
+	cancel  atomic.Pointer[error] // StopOn's context ended: stop every call until cleared
+	mu      sync.Mutex            // serialises closing the channel and installing a new one
+	running atomic.Bool           // a watchdog goroutine is running
+	stop    chan struct{}         // closed by close()
 	wg      sync.WaitGroup
 
 	seq    uint64 // VM goroutine: the last sequence number handed out
@@ -212,7 +232,7 @@ func (b *budget) begin(load bool) uint64 {
 	if load {
 		limit, flags = b.load, budgetLoad
 	}
-	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) {
+	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) && b.cancel.Load() == nil {
 		return 0
 	}
 	b.active = true
@@ -228,7 +248,26 @@ func (b *budget) begin(load bool) uint64 {
 		b.wg.Add(1)
 		go b.watch()
 	}
+	if b.cancel.Load() != nil {
+		b.interrupt(s) // stopped before it starts
+	}
 	return s
+}
+
+// interrupt stops call s, if it is still running, because StopOn's context
+// ended. Any goroutine.
+func (b *budget) interrupt(s uint64) {
+	cause := b.cancel.Load()
+	if cause == nil || s == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.state.CompareAndSwap(s, s|budgetFired|budgetCancel) {
+		return
+	}
+	b.ctx.err = errors.New(cancelMessage(s&budgetLoad != 0, *cause))
+	close(*b.ctx.done.Load())
 }
 
 // end marks the end of the call begin returned s for. It returns the state
@@ -276,6 +315,11 @@ func (b *budget) stopMessage() string {
 		return stepsMessage(b.ctx.stepLimit)
 	}
 	s := b.state.Load()
+	if s&budgetCancel != 0 {
+		if cause := b.cancel.Load(); cause != nil {
+			return cancelMessage(s&budgetLoad != 0, *cause)
+		}
+	}
 	if s&budgetMem != 0 {
 		return memoryMessage(s&budgetLoad != 0, b.memLimit.Load())
 	}
@@ -439,20 +483,23 @@ func stepsMessage(n int64) string {
 // coroutine functions replace the child by the budgetCtx itself.
 func (c *budgetCtx) AfterFunc(func()) func() bool { return func() bool { return true } }
 
-// pcall is LState.PCall under the VM's budget: load selects
-// Options.LoadBudget instead of Options.Budget. A call stopped by the
-// watchdog returns a *BudgetError.
 // PCall calls the function below nargs arguments on the stack in protected
 // mode, as lua_pcall does, under Options.Budget: a call stopped for running
 // too long (or past the memory limit) returns a *BudgetError, and a call
 // that caught its own stop is stopped all the same.
 func (vm *VM) PCall(nargs, nret int) error { return vm.pcall(nargs, nret, false) }
 
+// pcall is LState.PCall under the VM's budget: load selects
+// Options.LoadBudget instead of Options.Budget. A call stopped by the
+// watchdog, or by StopOn's context, returns a *BudgetError.
 func (vm *VM) pcall(nargs, nret int, load bool) error {
 	b := vm.guard.bud
 	if b == nil {
 		err := vm.L.PCall(nargs, nret, nil)
 		vm.stringifyError(err)
+		if err != nil && vm.stopCtx != nil && vm.stopCtx.Err() != nil {
+			return vm.canceledError(err, load, context.Cause(vm.stopCtx))
+		}
 		return err
 	}
 	s := b.begin(load)
@@ -478,6 +525,9 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 // overflow unwinding slowly): the message of a stop ends with the budget's.
 func stoppedByBudget(err error, word uint64, b *budget) bool {
 	load := word&budgetLoad != 0
+	if word&budgetCancel != 0 {
+		return true // the game asked for the stop: whatever the call was doing
+	}
 	if word&budgetSteps != 0 {
 		return strings.HasSuffix(ErrorMessage(err), stepsMessage(b.steps))
 	}
@@ -503,6 +553,11 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	if word&budgetSteps != 0 {
 		e.Steps = b.steps
 	}
+	if word&budgetCancel != 0 {
+		if cause := b.cancel.Load(); cause != nil {
+			e.Cause = *cause
+		}
+	}
 	var api *lua.ApiError
 	trace := ""
 	if errors.As(err, &api) {
@@ -511,6 +566,51 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	if err != nil {
 		e.Pos, _ = SplitPos(ErrorMessage(err))
 	}
+	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
+	return e
+}
+
+// StopOn makes ctx's end stop the VM's calls: the call running when ctx
+// is cancelled (or passes its deadline) stops at its next instruction, as a
+// runaway does, with a *BudgetError whose Cause is context.Cause(ctx); every
+// later call stops at once, until the returned function is called (before
+// the VM's next use without ctx). A ctx that cannot end (Done() == nil)
+// costs nothing. StopOn and the returned function are called on the VM's
+// goroutine; ctx may end on any.
+func (vm *VM) StopOn(ctx context.Context) (release func()) {
+	if ctx == nil || ctx.Done() == nil {
+		return func() {}
+	}
+	b := vm.guard.bud
+	if b == nil {
+		// No watchdog: gopher-lua polls the context itself.
+		vm.stopCtx = ctx
+		vm.L.SetContext(ctx)
+		return func() {
+			vm.L.RemoveContext()
+			vm.stopCtx = nil
+		}
+	}
+	stop := context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		b.cancel.Store(&cause)
+		b.interrupt(b.state.Load())
+	})
+	return func() {
+		stop()
+		b.cancel.Store(nil)
+	}
+}
+
+// canceledError is a call of a VM without a budget stopped by StopOn's ctx.
+func (vm *VM) canceledError(err error, load bool, cause error) *BudgetError {
+	e := &BudgetError{Load: load, Cause: cause}
+	var api *lua.ApiError
+	trace := ""
+	if errors.As(err, &api) {
+		trace = api.StackTrace
+	}
+	e.Pos, _ = SplitPos(ErrorMessage(err))
 	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
 	return e
 }

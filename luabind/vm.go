@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -101,6 +102,8 @@ type VM struct {
 	ctxArgs [2]lua.LValue
 
 	guard guard // sandbox state: budget, math.random, string cap (sandbox.go)
+
+	stopCtx context.Context // StopOn's context, on a VM without a budget
 }
 
 // NewVM opens a sandboxed Lua state: base (without dofile, loadfile, and
