@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -167,4 +168,48 @@ func ExampleHost_Snapshot() {
 	// open open
 	// open open
 	// closed closed
+}
+
+// Ship is a game object bound into a context.
+type Ship struct{ Fuel float64 }
+
+// Burn is called from Lua.
+func (s *Ship) Burn(n float64) { s.Fuel -= n }
+
+// A snapshot records where Go values were bound; RestoreFrom's Rebind gives
+// the restored agent the game's objects again.
+func ExampleHost_RestoreFrom() {
+	const pilot = `local ai = require("luaai")
+return ai.fsm { initial = "fly", states = { fly = {
+  update = function(ctx) ctx.ship:Burn(1) end } } }`
+	h1, _ := host.New(host.Options{})
+	defer h1.Close()
+	b1, _ := h1.LoadString("pilot.lua", pilot)
+	a, _ := h1.Spawn(b1, nil)
+	_ = a.Bind("ship", &Ship{Fuel: 10})
+	_ = h1.Tick(0.1)
+	var save bytes.Buffer
+	if err := h1.WriteSnapshot(&save); err != nil {
+		panic(err)
+	}
+
+	// Later, in a new game session: the world is loaded, then the agents.
+	ships := map[int]*Ship{1: {Fuel: 9}}
+	h2, _ := host.New(host.Options{})
+	defer h2.Close()
+	b2, _ := h2.LoadString("pilot.lua", pilot)
+	agents, err := h2.RestoreFrom(&save, host.RestoreOptions{
+		Rebind: func(a *host.Agent, path string) any {
+			fmt.Println("rebind", a.ID(), path)
+			return ships[a.ID()]
+		},
+	}, b2)
+	if err != nil {
+		panic(err)
+	}
+	_ = h2.Tick(0.1)
+	fmt.Println("fuel", ships[agents[0].ID()].Fuel)
+	// Output:
+	// rebind 1 ship
+	// fuel 8
 }

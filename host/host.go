@@ -574,13 +574,18 @@ func (h *Host) Remove(a *Agent) error {
 	a.removed = true
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
+	h.release(a)
+	return nil
+}
+
+// release forgets the Go values a bound (Options.Workers' rule for them).
+func (h *Host) release(a *Agent) {
 	for _, k := range a.bound {
 		if h.boundBy[k] == a.id {
 			delete(h.boundBy, k)
 		}
 	}
 	a.bound = nil
-	return nil
 }
 
 func removeAgent(list []*Agent, a *Agent) []*Agent {

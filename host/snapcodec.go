@@ -203,6 +203,30 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 type decoder struct {
 	L   *lua.LState
 	ids map[int]*lua.LTable
+	// bound lists where {"$bound": path} stood, for RestoreOptions.Rebind.
+	bound []boundSlot
+}
+
+// boundSlot is a place in a restored table where a Go value was bound.
+type boundSlot struct {
+	t    *lua.LTable
+	k    lua.LValue
+	path string // as saved: "ctx.body", "ctx.squad.leader", "ctx.list[2]"
+}
+
+// boundMark stands for a {"$bound": path} value until set puts it in its
+// table, where it leaves nil and records the slot.
+type boundMark struct{ path string }
+
+// set is t[k] = v for the tables the decoder fills.
+func (d *decoder) set(t *lua.LTable, k, v lua.LValue) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if m, ok := ud.Value.(boundMark); ok {
+			d.bound = append(d.bound, boundSlot{t, k, m.path})
+			return
+		}
+	}
+	t.RawSet(k, v)
 }
 
 func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
@@ -217,6 +241,11 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("trailing data")
+	}
+	if ud, ok := v.(*lua.LUserData); ok {
+		if _, ok := ud.Value.(boundMark); ok {
+			return lua.LNil, nil // a bound value as a whole payload: nowhere to rebind it
+		}
 	}
 	return v, nil
 }
@@ -250,7 +279,7 @@ func (d *decoder) value(dec *json.Decoder, depth int) (lua.LValue, error) {
 				if err != nil {
 					return nil, err
 				}
-				t.RawSetInt(i, v)
+				d.set(t, lua.LNumber(i), v)
 			}
 			_, err := dec.Token() // ]
 			return t, err
@@ -290,7 +319,7 @@ func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.RawSetString(key, v)
+		d.set(t, lua.LString(key), v)
 	}
 	_, err := dec.Token() // }
 	return t, err
@@ -327,10 +356,13 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		}
 		return lua.LString(b), nil
 	case "$bound":
-		if _, err := d.value(dec, depth+1); err != nil {
+		v, err := d.value(dec, depth+1)
+		if err != nil {
 			return nil, err
 		}
-		return lua.LNil, nil // the game binds it again
+		ud := d.L.NewUserData()
+		ud.Value = boundMark{lua.LVAsString(v)} // the game binds it again
+		return ud, nil
 	case "$ref":
 		v, err := d.value(dec, depth+1)
 		if err != nil {
@@ -370,6 +402,11 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 			return nil, fmt.Errorf("$t must be a table")
 		}
 		bt.ForEach(func(k, val lua.LValue) { t.RawSet(k, val) })
+		for i := range d.bound {
+			if d.bound[i].t == bt {
+				d.bound[i].t = t
+			}
+		}
 		return t, nil
 	case "$pairs":
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
@@ -397,7 +434,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 			if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
 				return nil, fmt.Errorf("$pairs entries must be [key, value]")
 			}
-			t.RawSet(k, v)
+			d.set(t, k, v)
 		}
 		_, err := dec.Token() // ]
 		return t, err

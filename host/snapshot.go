@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -87,6 +88,44 @@ func (a *Agent) Snapshot() ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{s}})
+}
+
+// WriteSnapshot writes what Snapshot returns to w: nothing is written
+// unless every agent could be saved.
+func (h *Host) WriteSnapshot(w io.Writer) error {
+	data, err := h.Snapshot()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// RestoreOptions adjust Host.RestoreFrom. The zero value restores as
+// Restore does.
+type RestoreOptions struct {
+	// Rebind, if set, is called for every Go value that was bound in a
+	// saved context (Agent.Bind, or a Go value in Spawn's overrides), with
+	// the restored agent and the value's path in its context ("body",
+	// "squad.leader", "targets[2]"); what it returns is bound there, by the
+	// rules of Agent.Bind (nil leaves the field nil). It runs after the
+	// agent is restored, before Restore returns. The default (zero) value
+	// leaves every such field nil, for the game to bind again.
+	Rebind func(a *Agent, path string) any
+	// Migrate, if set, is given a snapshot written by a build of another
+	// SnapshotVersion, with that version, and returns it in this build's
+	// version; its error refuses the restore. The default (zero) value
+	// refuses snapshots of another version.
+	Migrate func(version int, data []byte) ([]byte, error)
+}
+
+// RestoreFrom is Restore reading the snapshot from r, with opts.
+func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Behaviour) ([]*Agent, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	return h.restore(data, opts, behaviours)
 }
 
 // Snapshot saves every agent Host.Tick ticks, in spawn order. Nothing is
@@ -175,8 +214,24 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 // bind them again with Agent.Bind. A corrupt or mismatched snapshot is an
 // error wrapping ErrBadSnapshot, and then no agent is added.
 func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) {
+	return h.restore(data, RestoreOptions{}, behaviours)
+}
+
+func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour) ([]*Agent, error) {
 	if err := h.usable(); err != nil {
 		return nil, err
+	}
+	if opts.Migrate != nil {
+		var head struct {
+			Version int `json:"version"`
+		}
+		if err := json.Unmarshal(data, &head); err == nil && head.Version != SnapshotVersion {
+			migrated, err := opts.Migrate(head.Version, data)
+			if err != nil {
+				return nil, fmt.Errorf("restore: migrating version %d: %w", head.Version, err)
+			}
+			data = migrated
+		}
 	}
 	if len(behaviours) == 0 {
 		return nil, fmt.Errorf("restore: no behaviour given")
@@ -203,6 +258,7 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 		used[a.id] = true
 	}
 	var out []*Agent
+	var rebinds [][]boundSlot
 	for i := range f.Agents {
 		s := &f.Agents[i]
 		b := behaviours[0]
@@ -221,11 +277,22 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, ErrIDInUse)
 		}
 		used[s.ID] = true
-		a, err := h.restoreAgent(b, s)
+		a, slots, err := h.restoreAgent(b, s)
 		if err != nil {
 			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, err)
 		}
 		out = append(out, a)
+		if opts.Rebind != nil {
+			rebinds = append(rebinds, slots)
+		}
+	}
+	for i, slots := range rebinds {
+		if err := out[i].rebind(slots, opts.Rebind); err != nil {
+			for _, a := range out[:i+1] {
+				h.release(a)
+			}
+			return nil, fmt.Errorf("restore: agent %d: %w", out[i].id, err)
+		}
 	}
 	for _, a := range out {
 		h.agents = append(h.agents, a)
@@ -248,17 +315,39 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 	return out, nil
 }
 
-func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
+// rebind binds, at each slot where a Go value was saved, what fn returns.
+func (a *Agent) rebind(slots []boundSlot, fn func(*Agent, string) any) error {
+	for _, sl := range slots {
+		path := strings.TrimPrefix(strings.TrimPrefix(sl.path, "ctx"), ".")
+		v := fn(a, path)
+		if v == nil {
+			continue
+		}
+		if err := byValue(v); err != nil {
+			return fmt.Errorf("rebind %q: %w", path, err)
+		}
+		c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
+		lv := c.value(v)
+		if c.err != nil {
+			return fmt.Errorf("rebind %q: %w", path, c.err)
+		}
+		a.bound = append(a.bound, c.bound...)
+		sl.t.RawSet(sl.k, lv)
+	}
+	return nil
+}
+
+func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case s.Ticks < 0 || s.Ticks > maxSnapshotCount:
-		return nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
+		return nil, nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
 	case !finite(s.Clock) || s.Clock < 0:
-		return nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
+		return nil, nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
 	case s.ID > maxSnapshotCount:
-		return nil, bad("id %d out of range", s.ID)
+		return nil, nil, bad("id %d out of range", s.ID)
 	}
 	w := h.workerFor(s.ID)
 	t := b.trees[w.index]
@@ -267,37 +356,38 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	a.ticks, a.clock = s.Ticks, s.Clock
 	raw, err := base64.StdEncoding.DecodeString(s.RNG)
 	if err != nil {
-		return nil, bad("rng: %v", err)
+		return nil, nil, bad("rng: %v", err)
 	}
 	a.pcg = rand.NewPCG(0, 0)
 	if err := a.pcg.UnmarshalBinary(raw); err != nil {
-		return nil, bad("rng: %v", err)
+		return nil, nil, bad("rng: %v", err)
 	}
 	a.rng = rand.New(a.pcg)
 	d := &decoder{L: L}
 	ctx, err := d.decode(s.Ctx)
 	if err != nil {
-		return nil, bad("ctx: %v", err)
+		return nil, nil, bad("ctx: %v", err)
 	}
 	ct, ok := ctx.(*lua.LTable)
 	if !ok {
-		return nil, bad("ctx is not a table")
+		return nil, nil, bad("ctx is not a table")
 	}
 	a.ctx = ct
+	ctxSlots := d.bound
 	for path, st := range s.States {
 		n, ok := t.byPath[path]
 		if !ok {
-			return nil, bad("state %q is not in behaviour %s", path, b.name)
+			return nil, nil, bad("state %q is not in behaviour %s", path, b.name)
 		}
 		if !finite(st.Time) || !finite(st.Every) || st.Time < 0 || st.Every < 0 {
-			return nil, bad("state %q: timers must be finite numbers ≥ 0", path)
+			return nil, nil, bad("state %q: timers must be finite numbers ≥ 0", path)
 		}
 		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every}
 	}
 	for path, ms := range s.Machines {
 		n, ok := t.byPath[path]
 		if !ok || !n.isMachine() {
-			return nil, bad("machine %q is not in behaviour %s", path, b.name)
+			return nil, nil, bad("machine %q is not in behaviour %s", path, b.name)
 		}
 		m := &a.ms[n.mid]
 		child := func(name string) (int, error) {
@@ -310,20 +400,20 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		for _, name := range ms.Stack {
 			i, err := child(name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if a.onStack(n, i) || (!n.isFSM() && len(m.stack) > 0) || len(m.stack) >= h.opts.MaxStackDepth {
-				return nil, bad("machine %q: invalid stack %v", path, ms.Stack)
+				return nil, nil, bad("machine %q: invalid stack %v", path, ms.Stack)
 			}
 			m.stack = append(m.stack, i)
 		}
 		if ms.History != "" {
 			if m.history, err = child(ms.History); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
-			return nil, bad("machine %q: decide_acc must be a finite number ≥ 0", path)
+			return nil, nil, bad("machine %q: decide_acc must be a finite number ≥ 0", path)
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
@@ -331,13 +421,13 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 			case luabind.Push, luabind.Replace:
 				i, err := child(r.Target)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				m.req = request{pending: true, kind: kind, target: i}
 			case luabind.Pop:
 				m.req = request{pending: true, kind: kind, target: -1}
 			default:
-				return nil, bad("machine %q: request kind %q", path, r.Kind)
+				return nil, nil, bad("machine %q: request kind %q", path, r.Kind)
 			}
 		}
 	}
@@ -346,7 +436,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
 			if n.isFSM() {
-				return nil, bad("fsm %q has no active state", n.path)
+				return nil, nil, bad("fsm %q has no active state", n.path)
 			}
 			break
 		}
@@ -355,9 +445,9 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, error) {
 	for _, ev := range s.Events {
 		p, err := d.decode(ev.Payload)
 		if err != nil {
-			return nil, bad("event %q payload: %v", ev.Name, err)
+			return nil, nil, bad("event %q payload: %v", ev.Name, err)
 		}
 		a.incoming = append(a.incoming, event{name: ev.Name, payload: p})
 	}
-	return a, nil
+	return a, ctxSlots, nil
 }

@@ -1,9 +1,12 @@
 package host_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -342,4 +345,68 @@ end`)
 	v, err := bridge.VM(h2).Call(check.(*lua.LFunction), bridge.Context(restored[0]))
 	require.NoError(t, err)
 	require.Equal(t, lua.LTrue, v)
+}
+
+// Rebind finds bound values wherever they were (nested, in lists, in a
+// shared table); Migrate turns an older snapshot into this version.
+func TestRestoreRebindAndMigrate(t *testing.T) {
+	type obj struct{ N int }
+	const src = `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {} } }`
+	h1, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h1.Close()
+	b1, err := h1.LoadString("r.lua", src)
+	require.NoError(t, err)
+	a, err := h1.Spawn(b1, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Bind("me", &obj{1}))
+	require.NoError(t, a.Set("squad", map[string]any{"leader": &obj{2}, "list": []any{1.0, &obj{3}}}))
+	data, err := h1.Snapshot()
+	require.NoError(t, err)
+
+	h2, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("r.lua", src)
+	require.NoError(t, err)
+	var paths []string
+	objs := map[string]*obj{"me": {10}, "squad.leader": {20}, "squad.list[2]": {30}}
+	got, err := h2.RestoreFrom(bytes.NewReader(data), host.RestoreOptions{Rebind: func(_ *host.Agent, path string) any {
+		paths = append(paths, path)
+		return objs[path]
+	}}, b2)
+	require.NoError(t, err)
+	sort.Strings(paths)
+	require.Equal(t, []string{"me", "squad.leader", "squad.list[2]"}, paths)
+	r := got[0]
+	require.Same(t, objs["me"], r.Get("me"))
+	squad := r.Get("squad").(map[string]any)
+	require.Same(t, objs["squad.leader"], squad["leader"])
+	require.Equal(t, []any{1.0, objs["squad.list[2]"]}, squad["list"])
+
+	// A struct by value is refused, and nothing is restored.
+	h3, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h3.Close()
+	b3, err := h3.LoadString("r.lua", src)
+	require.NoError(t, err)
+	_, err = h3.RestoreFrom(bytes.NewReader(data), host.RestoreOptions{Rebind: func(*host.Agent, string) any { return obj{} }}, b3)
+	require.ErrorIs(t, err, host.ErrBindByValue)
+	require.Empty(t, h3.Agents())
+
+	// An old version migrates; without Migrate it is refused.
+	old := bytes.Replace(data, []byte(`"version":1`), []byte(`"version":0`), 1)
+	_, err = h3.Restore(old, b3)
+	require.ErrorIs(t, err, host.ErrBadSnapshot)
+	migrated, err := h3.RestoreFrom(bytes.NewReader(old), host.RestoreOptions{Migrate: func(v int, d []byte) ([]byte, error) {
+		require.Equal(t, 0, v)
+		return bytes.Replace(d, []byte(`"version":0`), []byte(`"version":1`), 1), nil
+	}}, b3)
+	require.NoError(t, err)
+	require.Len(t, migrated, 1)
+	_, err = h3.RestoreFrom(bytes.NewReader(old), host.RestoreOptions{Migrate: func(int, []byte) ([]byte, error) {
+		return nil, errors.New("too old")
+	}}, b3)
+	require.ErrorContains(t, err, "migrating version 0: too old")
 }
