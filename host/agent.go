@@ -38,6 +38,7 @@ type Agent struct {
 	decisions map[string]Decision // last decision by machine path, when watched
 	user      any                 // SetUserData
 	removed   bool                // by Remove or Despawn
+	syncs     []*synced           // Agent.Sync
 
 	// The running callback, for the functions usable inside callbacks.
 	cur      *node

@@ -318,3 +318,74 @@ func BenchmarkMemoryPerAgent(b *testing.B) {
 		h.Close()
 	}
 }
+
+// benchBody is the game object of BenchmarkBoundObject.
+type benchBody struct {
+	X  float64 `lua:"x"`
+	VX float64 `lua:"vx"`
+	HP float64 `lua:"hp"`
+}
+
+// Move is what a script calls through gopher-luar.
+func (b *benchBody) Move(dt float64) { b.X += b.VX * dt }
+
+const bodyScript = `local ai = require("luaai")
+return ai.fsm { initial = "move", states = { move = {
+  update = function(ctx, dt)
+    local me = ctx.me
+    me.x = me.x + me.vx * dt
+    if me.hp < 0 then me.hp = 100 end
+  end } } }`
+
+// BenchmarkBoundObject: a game object of three fields read and written by
+// a script every tick, as plain context fields (the floor: the game never
+// sees them), bound with gopher-luar (Agent.Bind), and synced
+// (Agent.Sync: copied in before the tick and out after).
+func BenchmarkBoundObject(b *testing.B) {
+	const agents = 1000
+	run := func(b *testing.B, setup func(a *host.Agent, body *benchBody) error) {
+		h, err := host.New(host.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		beh, err := h.LoadString("body.lua", bodyScript)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < agents; i++ {
+			a, err := h.Spawn(beh, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := setup(a, &benchBody{X: float64(i), VX: 1, HP: 50}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := h.Tick(0.016); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := h.Tick(0.016); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportPerAgentTick(b, agents)
+	}
+	b.Run("plain", func(b *testing.B) {
+		run(b, func(a *host.Agent, body *benchBody) error {
+			return a.Set("me", map[string]any{"x": body.X, "vx": body.VX, "hp": body.HP})
+		})
+	})
+	b.Run("gopher_luar", func(b *testing.B) {
+		run(b, func(a *host.Agent, body *benchBody) error {
+			// gopher-luar exposes exported names: the script's me.x is X.
+			return a.Bind("me", body)
+		})
+	})
+	b.Run("sync", func(b *testing.B) {
+		run(b, func(a *host.Agent, body *benchBody) error { return a.Sync("me", body) })
+	})
+}

@@ -213,3 +213,63 @@ return ai.fsm { initial = "fly", states = { fly = {
 	// rebind 1 ship
 	// fuel 8
 }
+
+// Critter is a game object whose hot fields a script reads and writes.
+type Critter struct {
+	X      float64 `lua:"x"`
+	Speed  float64 `lua:"speed,readonly"`
+	Hunger int     `lua:"hunger"`
+}
+
+// Sync copies tagged fields into a plain Lua table before each tick and
+// back after it: scripts work at plain-field speed, the game reads the
+// struct between ticks.
+func ExampleAgent_Sync() {
+	h, _ := host.New(host.Options{})
+	defer h.Close()
+	b, _ := h.LoadString("critter.lua", `local ai = require("luaai")
+return ai.fsm { initial = "wander", states = { wander = {
+  update = function(ctx, dt)
+    ctx.me.x = ctx.me.x + ctx.me.speed * dt
+    ctx.me.hunger = ctx.me.hunger + 1
+  end } } }`)
+	c := &Critter{Speed: 2}
+	a, _ := h.Spawn(b, nil)
+	if err := a.Sync("me", c); err != nil {
+		panic(err)
+	}
+	for range 3 {
+		_ = h.Tick(0.5)
+	}
+	fmt.Println(c.X, c.Hunger)
+	// Output:
+	// 3 3
+}
+
+// Despawn runs the exit hooks of every active state, innermost first, and
+// reports the agent leaving them; Remove drops an agent without ceremony.
+func ExampleHost_Despawn() {
+	h, _ := host.New(host.Options{
+		OnTransition: func(t host.Transition) { fmt.Printf("%s %q -> %q\n", t.Kind, t.From, t.To) },
+		OnLog:        func(l host.Log) { fmt.Println("log:", l.Msg) },
+	})
+	defer h.Close()
+	b, _ := h.LoadString("guard.lua", `local ai = require("luaai")
+return ai.fsm { initial = "patrol", exit = function() ai.log("root exit") end, states = {
+  patrol = ai.fsm { initial = "walk", exit = function() ai.log("patrol exit") end, states = {
+    walk = { exit = function() ai.log("walk exit") end },
+  } },
+} }`)
+	a, _ := h.Spawn(b, nil)
+	if err := h.Despawn(a); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(h.Agents()), errors.Is(a.Tick(0.1), host.ErrClosed))
+	// Output:
+	// spawn "" -> "patrol.walk"
+	// log: walk exit
+	// log: patrol exit
+	// log: root exit
+	// despawn "patrol.walk" -> ""
+	// 0 true
+}

@@ -66,6 +66,7 @@ type worker struct {
 	spawnQ   []*pendingSpawn // ai.spawn calls made while busy
 	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
 	spawnSeq int             // spawns queued with no running agent
+	nums     numberBlock     // Lua numbers for Agent.Sync
 }
 
 type recordKind uint8

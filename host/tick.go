@@ -71,6 +71,9 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	a.ticks++
 	a.clock += dt
 	a.advance(dt)
+	for _, s := range a.syncs {
+		s.in(a.w)
+	}
 
 	// Events sent before this tick are what this decide phase sees.
 	a.visible, a.incoming = a.incoming, a.visible[:0]
@@ -85,6 +88,9 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	}
 	a.visible = a.visible[:0]
 	a.update(dtv)
+	for _, s := range a.syncs {
+		s.out()
+	}
 	return nil
 }
 

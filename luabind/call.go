@@ -265,8 +265,11 @@ func (s ConstScorer) Score(*VM, *lua.LTable) (float64, error) { return float64(s
 // MaxErrorText: whoever keeps the error keeps kilobytes, not the megabytes
 // a script may raise.
 func (vm *VM) stringifyError(err error) {
+	if err == nil {
+		return // before ae: its address escapes, so declaring it allocates
+	}
 	var ae *lua.ApiError
-	if err == nil || !errors.As(err, &ae) {
+	if !errors.As(err, &ae) {
 		return
 	}
 	ae.StackTrace = CutText(ae.StackTrace, MaxErrorText)

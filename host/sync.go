@@ -1,0 +1,251 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// ErrNotSyncable: Agent.Sync given something other than a pointer to a
+// struct with `lua` tags on fields of the kinds it copies.
+var ErrNotSyncable = errors.New("not a pointer to a struct with lua-tagged number, bool or string fields")
+
+// Sync puts a game object's tagged fields into the agent's context as a
+// plain Lua table at key, copied from the struct before each of the
+// agent's ticks and back after it: scripts read and write ctx.key.field at
+// the speed of a plain field, where a value bound with Bind goes through
+// gopher-luar's reflection on every access.
+//
+// ptr must point to a struct. A field takes part when it has a `lua` tag
+// naming it in Lua (`lua:"hp"`), and is a number (any int, uint or float
+// kind), a bool or a string; `lua:"hp,readonly"` copies it into Lua only
+// (what a script writes there is not copied back). Fields of other kinds,
+// and untagged ones, are not copied. Numbers are copied back converted
+// to the field's kind (truncated toward zero for integers); a script that
+// stores a value of another type, or nil, leaves the field as it was.
+//
+// The struct is read and written on the worker goroutine that ticks the
+// agent, during Host.Tick (or Agent.Tick): the game must not touch it
+// while a tick runs, and with Options.Workers > 1 one struct can be synced
+// into one agent only, as for Bind. Methods are not reachable from Lua:
+// bind the object as well (under another key) for those. A snapshot saves
+// the table as plain data; after Restore, call Sync again.
+func (a *Agent) Sync(key string, ptr any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(ptr)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("sync %q: %T: %w", key, ptr, ErrNotSyncable)
+	}
+	plan := syncPlanOf(rv.Elem().Type())
+	if len(plan) == 0 {
+		return fmt.Errorf("sync %q: %T has no lua-tagged field: %w", key, ptr, ErrNotSyncable)
+	}
+	c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
+	if err := c.own(ptr); err != nil {
+		return fmt.Errorf("sync %q: %w", key, err)
+	}
+	t := a.w.vm.L.CreateTable(0, len(plan))
+	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr}
+	for i := range a.syncs {
+		if a.syncs[i].key == key {
+			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
+			break
+		}
+	}
+	a.syncs = append(a.syncs, s)
+	a.bound = append(a.bound, c.bound...)
+	a.ctx.RawSetString(key, t)
+	s.in(a.w)
+	return nil
+}
+
+// Unsync stops copying the object synced at key; the table stays in the
+// context as plain data.
+func (a *Agent) Unsync(key string) {
+	for i, s := range a.syncs {
+		if s.key == key {
+			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
+			return
+		}
+	}
+}
+
+// synced is one struct synced into an agent's context.
+type synced struct {
+	key  string
+	base unsafe.Pointer // the struct
+	ptr  any            // keeps it alive
+	plan []syncField
+	t    *lua.LTable
+}
+
+// syncField is one copied field: where it is in the struct and its name.
+type syncField struct {
+	off      uintptr
+	kind     reflect.Kind
+	name     lua.LString
+	readonly bool
+}
+
+var syncPlans sync.Map // reflect.Type -> []syncField
+
+func syncPlanOf(t reflect.Type) []syncField {
+	if p, ok := syncPlans.Load(t); ok {
+		return p.([]syncField)
+	}
+	var plan []syncField
+	for _, f := range reflect.VisibleFields(t) {
+		tag, ok := f.Tag.Lookup("lua")
+		if !ok || tag == "" || tag == "-" || len(f.Index) != 1 {
+			continue
+		}
+		name, opt, _ := strings.Cut(tag, ",")
+		switch f.Type.Kind() {
+		case reflect.Float32, reflect.Float64, reflect.Bool, reflect.String,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			continue
+		}
+		plan = append(plan, syncField{off: f.Offset, kind: f.Type.Kind(), name: lua.LString(name), readonly: opt == "readonly"})
+	}
+	syncPlans.Store(t, plan)
+	return plan
+}
+
+// in copies the struct's fields into the table. A number equal to the one
+// the table holds is not written again, and new numbers come from the
+// worker's block of floats, so a tick allocates nothing.
+func (s *synced) in(w *worker) {
+	for i := range s.plan {
+		f := &s.plan[i]
+		p := unsafe.Add(s.base, f.off)
+		var v lua.LValue
+		switch f.kind {
+		case reflect.Bool:
+			v = lua.LBool(*(*bool)(p))
+		case reflect.String:
+			str := *(*string)(p)
+			if old, ok := s.t.RawGetString(string(f.name)).(lua.LString); ok && string(old) == str {
+				continue
+			}
+			v = lua.LString(str)
+		default:
+			n := readNumber(p, f.kind)
+			if old, ok := s.t.RawGetString(string(f.name)).(lua.LNumber); ok && float64(old) == n {
+				continue
+			}
+			v = w.nums.number(n)
+		}
+		s.t.RawSetString(string(f.name), v)
+	}
+}
+
+// out copies the table's fields back into the struct.
+func (s *synced) out() {
+	for i := range s.plan {
+		f := &s.plan[i]
+		if f.readonly {
+			continue
+		}
+		p := unsafe.Add(s.base, f.off)
+		switch v := s.t.RawGetString(string(f.name)).(type) {
+		case lua.LNumber:
+			writeNumber(p, f.kind, float64(v))
+		case lua.LBool:
+			if f.kind == reflect.Bool {
+				*(*bool)(p) = bool(v)
+			}
+		case lua.LString:
+			if f.kind == reflect.String {
+				*(*string)(p) = string(v)
+			}
+		}
+	}
+}
+
+func readNumber(p unsafe.Pointer, k reflect.Kind) float64 {
+	switch k {
+	case reflect.Float64:
+		return *(*float64)(p)
+	case reflect.Float32:
+		return float64(*(*float32)(p))
+	case reflect.Int:
+		return float64(*(*int)(p))
+	case reflect.Int8:
+		return float64(*(*int8)(p))
+	case reflect.Int16:
+		return float64(*(*int16)(p))
+	case reflect.Int32:
+		return float64(*(*int32)(p))
+	case reflect.Int64:
+		return float64(*(*int64)(p))
+	case reflect.Uint:
+		return float64(*(*uint)(p))
+	case reflect.Uint8:
+		return float64(*(*uint8)(p))
+	case reflect.Uint16:
+		return float64(*(*uint16)(p))
+	case reflect.Uint32:
+		return float64(*(*uint32)(p))
+	case reflect.Uint64:
+		return float64(*(*uint64)(p))
+	}
+	return 0
+}
+
+func writeNumber(p unsafe.Pointer, k reflect.Kind, n float64) {
+	switch k {
+	case reflect.Float64:
+		*(*float64)(p) = n
+	case reflect.Float32:
+		*(*float32)(p) = float32(n)
+	case reflect.Int:
+		*(*int)(p) = int(n)
+	case reflect.Int8:
+		*(*int8)(p) = int8(n)
+	case reflect.Int16:
+		*(*int16)(p) = int16(n)
+	case reflect.Int32:
+		*(*int32)(p) = int32(n)
+	case reflect.Int64:
+		*(*int64)(p) = int64(n)
+	case reflect.Uint:
+		*(*uint)(p) = uint(n)
+	case reflect.Uint8:
+		*(*uint8)(p) = uint8(n)
+	case reflect.Uint16:
+		*(*uint16)(p) = uint16(n)
+	case reflect.Uint32:
+		*(*uint32)(p) = uint32(n)
+	case reflect.Uint64:
+		*(*uint64)(p) = uint64(n)
+	}
+}
+
+// numberBlock hands out Lua numbers whose floats live in blocks of 256, as
+// gopher-lua's VM does for the numbers scripts compute: boxing each float
+// on its own would be an allocation per copied field per tick. A block is
+// garbage once none of its numbers is referenced. One worker uses it.
+type numberBlock struct {
+	floats []float64
+}
+
+func (b *numberBlock) number(n float64) lua.LValue {
+	if len(b.floats) == cap(b.floats) {
+		b.floats = make([]float64, 0, 256)
+	}
+	b.floats = append(b.floats, n)
+	var v lua.LValue = lua.LNumber(0)
+	// An interface holding an LNumber is a type word and a pointer to the
+	// float: point it at the block's float instead of a new allocation.
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] = unsafe.Pointer(&b.floats[len(b.floats)-1])
+	return v
+}
