@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/luaai/luaai/internal/safefile"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -67,10 +68,10 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
 			}
 			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("%q: %w (%s)", name, ErrNotRegular, kind(st.Mode()))
+				return "", fmt.Errorf("%q: %w (%s)", name, ErrNotRegular, safefile.Kind(st.Mode()))
 			}
 			if st.Size() > MaxScriptSize {
-				return "", fmt.Errorf("%q: %w", name, sizeError(MaxScriptSize, st.Size()))
+				return "", fmt.Errorf("%q: %w", name, scriptTooLarge(st.Size()))
 			}
 			return p, nil
 		}

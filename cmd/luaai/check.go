@@ -10,7 +10,6 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
-	"github.com/luaai/luaai/luabind"
 )
 
 const checkUsage = `Usage: luaai check SCRIPT...
@@ -63,48 +62,51 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 
 // checkScript loads one script in a fresh host, as `luaai run` would, and
 // returns its errors ("file:line: message") or, when it loads, its warnings.
-func checkScript(script string) (errs []string, warns luabind.ErrorList) {
+func checkScript(script string) (errs []string, warns host.ErrorList) {
 	if strings.HasSuffix(script, "_test.lua") {
 		// A test file runs under `luaai test`, with describe/it/assert: here
 		// it is only compiled, so "luaai check scripts/*.lua" checks it too.
-		if _, err := luabind.CompileFile(script); err != nil {
+		if err := inspect.Compile(script); err != nil {
 			return loadErrors(script, err), nil
 		}
 		return nil, nil
 	}
-	root, err := loadDefinition(script)
+	err := withBehaviour(script, func(b *host.Behaviour) error {
+		warns = inspect.Lint(inspect.Definition(b))
+		return nil
+	})
 	if err != nil {
 		return loadErrors(script, err), nil
 	}
-	return nil, inspect.Lint(root)
+	return nil, warns
 }
 
-// loadDefinition loads and validates a behaviour script the way `luaai run`
-// does (host.LoadFile: the same compile step, sandbox, roots and checks),
-// and returns its root definition. The host runs one worker and discards
-// what the script prints while it loads.
-func loadDefinition(script string) (*luabind.State, error) {
+// withBehaviour loads and validates a behaviour script the way `luaai run`
+// does (host.LoadFile: the same compile step, sandbox, roots and checks)
+// and calls fn with it. The host runs one worker and discards what the
+// script prints while it loads.
+func withBehaviour(script string, fn func(*host.Behaviour) error) error {
 	h, err := host.New(host.Options{Workers: 1, Roots: scriptRoots(script), Stdout: io.Discard})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer h.Close()
 	b, err := h.LoadFile(script)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return inspect.Definition(b), nil
+	return fn(b)
 }
 
 // loadErrors formats why a script did not load, one "file:line: message"
-// a line (the error is a luabind.ErrorList, or a file that cannot be read).
+// a line (the error is a host.ErrorList, or a file that cannot be read).
 func loadErrors(script string, err error) []string {
-	var list luabind.ErrorList
+	var list host.ErrorList
 	if errors.As(err, &list) {
 		out := make([]string, len(list))
 		for i, e := range list {
 			if e.Pos.File == "" {
-				e = &luabind.Error{Pos: luabind.Pos{File: script}, Msg: e.Msg}
+				e = &host.Problem{Pos: host.Pos{File: script}, Msg: e.Msg}
 			}
 			out[i] = e.Error()
 		}
@@ -118,7 +120,7 @@ func loadErrors(script string, err error) []string {
 }
 
 // formatWarning is "file:line: warning: message".
-func formatWarning(w *luabind.Error) string {
+func formatWarning(w *host.Problem) string {
 	if w.Pos.File == "" {
 		return "warning: " + w.Msg
 	}

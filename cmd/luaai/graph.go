@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
 )
 
@@ -47,16 +48,20 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "graph", graphUsage, "--format must be dot or mermaid, got %q", *format)
 	}
 	script := pos[0]
-	root, err := loadDefinition(script)
+	w := bufio.NewWriter(stdout)
+	var drawErr error
+	err = withBehaviour(script, func(b *host.Behaviour) error {
+		drawErr = inspect.WriteGraph(w, inspect.Definition(b), script, *format)
+		return nil
+	})
 	if err != nil {
 		for _, e := range loadErrors(script, err) {
 			fmt.Fprintln(stderr, e)
 		}
 		return exitFail
 	}
-	w := bufio.NewWriter(stdout)
-	if err := inspect.WriteGraph(w, root, script, *format); err != nil {
-		fmt.Fprintf(stderr, "luaai graph: %v\n", err)
+	if drawErr != nil {
+		fmt.Fprintf(stderr, "luaai graph: %v\n", drawErr)
 		return exitFail
 	}
 	if err := w.Flush(); err != nil {

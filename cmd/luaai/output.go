@@ -313,7 +313,7 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
 }
 
-// jsonSafe makes plain Go data (luabind.ToGo's) printable by
+// jsonSafe makes plain Go data (Agent.Context's) printable by
 // encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, and a
 // bound Go value prints as its %v string.
 func jsonSafe(v any) any {

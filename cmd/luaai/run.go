@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/safefile"
 )
 
 const runUsage = `Usage: luaai run SCRIPT [flags]
@@ -245,7 +245,7 @@ const maxSnapshotFile = 1 << 30
 
 // restore adds the agents of the snapshot file to h, running b.
 func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, error) {
-	data, err := luabind.ReadRegular(file, maxSnapshotFile)
+	data, err := safefile.ReadRegular(file, maxSnapshotFile)
 	if err != nil {
 		return nil, fmt.Errorf("--load: %w", err) // names the file
 	}
@@ -293,7 +293,7 @@ func save(h *host.Host, file string) error {
 
 // errorFiles lists the files named by a load error.
 func errorFiles(err error) []string {
-	var list luabind.ErrorList
+	var list host.ErrorList
 	if !errors.As(err, &list) {
 		return nil
 	}
