@@ -52,7 +52,7 @@ func (a *Agent) Sync(key string, ptr any) error {
 		return fmt.Errorf("sync %q: %w", key, err)
 	}
 	t := a.w.vm.L.CreateTable(0, len(plan))
-	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr}
+	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr, last: make([]lua.LValue, len(plan))}
 	for i := range a.syncs {
 		if a.syncs[i].key == key {
 			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
@@ -84,6 +84,9 @@ type synced struct {
 	ptr  any            // keeps it alive
 	plan []syncField
 	t    *lua.LTable
+	// last is what the table held for each field when the host last
+	// touched it: in skips fields the game did not change since.
+	last []lua.LValue
 }
 
 // syncField is one copied field: where it is in the struct and its name.
@@ -120,9 +123,10 @@ func syncPlanOf(t reflect.Type) []syncField {
 	return plan
 }
 
-// in copies the struct's fields into the table. A number equal to the one
-// the table holds is not written again, and new numbers come from the
-// worker's block of floats, so a tick allocates nothing.
+// in copies the struct's fields into the table. A field whose value is
+// what the table held when the host last touched it is skipped without a
+// table lookup, and new numbers come from the worker's block of floats, so
+// a tick allocates nothing.
 func (s *synced) in(w *worker) {
 	for i := range s.plan {
 		f := &s.plan[i]
@@ -130,20 +134,25 @@ func (s *synced) in(w *worker) {
 		var v lua.LValue
 		switch f.kind {
 		case reflect.Bool:
-			v = lua.LBool(*(*bool)(p))
+			b := *(*bool)(p)
+			if old, ok := s.last[i].(lua.LBool); ok && bool(old) == b {
+				continue
+			}
+			v = lua.LBool(b)
 		case reflect.String:
 			str := *(*string)(p)
-			if old, ok := s.t.RawGetString(string(f.name)).(lua.LString); ok && string(old) == str {
+			if old, ok := s.last[i].(lua.LString); ok && string(old) == str {
 				continue
 			}
 			v = lua.LString(str)
 		default:
 			n := readNumber(p, f.kind)
-			if old, ok := s.t.RawGetString(string(f.name)).(lua.LNumber); ok && float64(old) == n {
+			if old, ok := s.last[i].(lua.LNumber); ok && float64(old) == n {
 				continue
 			}
 			v = w.nums.number(n)
 		}
+		s.last[i] = v
 		s.t.RawSetString(string(f.name), v)
 	}
 }
@@ -152,11 +161,13 @@ func (s *synced) in(w *worker) {
 func (s *synced) out() {
 	for i := range s.plan {
 		f := &s.plan[i]
+		lv := s.t.RawGetString(string(f.name))
+		s.last[i] = lv // a readonly field a script changed is put back by in
 		if f.readonly {
 			continue
 		}
 		p := unsafe.Add(s.base, f.off)
-		switch v := s.t.RawGetString(string(f.name)).(type) {
+		switch v := lv.(type) {
 		case lua.LNumber:
 			writeNumber(p, f.kind, float64(v))
 		case lua.LBool:

@@ -104,3 +104,25 @@ return ai.fsm { initial = "s", states = { s = { update = function(ctx)
 	require.NoError(t, c.Tick(0.1))
 	require.Equal(t, "far", c.Get("me").(map[string]any)["x"], "unsynced: the table is plain data")
 }
+
+// A readonly field a script changed is the game's again at the next tick.
+func TestSyncReadonlyRestored(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("ro.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { seen = {} }, states = { s = { update = function(ctx)
+  ctx.seen[#ctx.seen + 1] = ctx.me.team
+  ctx.me.team = 99
+end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	m := &mover{Team: 3}
+	require.NoError(t, a.Sync("me", m))
+	for range 3 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.Equal(t, []any{3.0, 3.0, 3.0}, a.Get("seen"))
+	require.Equal(t, uint8(3), m.Team)
+}
