@@ -178,7 +178,16 @@ func deepCopy(L *lua.LState, v lua.LValue, seen map[*lua.LTable]*lua.LTable) lua
 	if c, ok := seen[t]; ok {
 		return c
 	}
-	c := L.CreateTable(t.Len(), 0)
+	// Right-sized: gopher-lua gives a table whose first string key is set
+	// without a size a 32-slot hash, several cache lines per context.
+	n := t.Len()
+	nhash := 0
+	t.ForEach(func(k, _ lua.LValue) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) < 1 || float64(i) > float64(n) || float64(i) != float64(int(i)) {
+			nhash++
+		}
+	})
+	c := L.CreateTable(n, nhash)
 	seen[t] = c
 	t.ForEach(func(k, val lua.LValue) {
 		c.RawSet(deepCopy(L, k, seen), deepCopy(L, val, seen))
