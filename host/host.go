@@ -442,6 +442,7 @@ func (h *Host) eachWorker(fn func(*worker)) {
 	defer func() {
 		for _, w := range h.workers {
 			w.busy = false
+			w.vm.Idle()
 		}
 		h.running = false
 		h.applySpawns()

@@ -44,6 +44,7 @@ func (a *Agent) tickOne(dt float64) error {
 	}
 	err := a.tick(dt, lua.LNumber(dt))
 	if !a.w.busy {
+		a.w.vm.Idle()
 		a.h.dispatch()
 	}
 	return err

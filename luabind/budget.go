@@ -233,6 +233,9 @@ func (b *budget) begin(load bool) uint64 {
 		limit, flags = b.load, budgetLoad
 	}
 	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) && b.cancel.Load() == nil {
+		// Not budgeted, but the context is shared: clear a finished call's
+		// word so a late stop of that call cannot reach this one.
+		b.idle()
 		return 0
 	}
 	b.active = true
@@ -241,7 +244,18 @@ func (b *budget) begin(load bool) uint64 {
 	}
 	b.seq++
 	s := b.seq<<budgetSeqShift | flags
-	b.state.Store(s)
+	// One atomic per call: end leaves the finished call's word in place
+	// (Idle clears it), so the watchdog may have stopped that call after it
+	// ended; then the channel is renewed before this call runs.
+	for {
+		old := b.state.Load()
+		if old&budgetFired != 0 {
+			b.renew()
+		}
+		if b.state.CompareAndSwap(old, s) {
+			break
+		}
+	}
 	// After the store: either this sees the watchdog gone and starts one, or
 	// the exiting watchdog sees the store and stays (see watch).
 	if !b.running.Load() && b.running.CompareAndSwap(false, true) {
@@ -282,7 +296,7 @@ func (b *budget) end(s uint64) (word uint64, fired bool) {
 		return w, w&budgetFired != 0
 	}
 	b.active = false
-	w := b.state.Swap(0)
+	w := b.state.Load() // a plain load: the word stays until the next begin or Idle
 	if b.ctx.stepLimit > 0 {
 		over := b.ctx.over
 		b.ctx.stepLimit, b.ctx.over = 0, false
@@ -293,13 +307,39 @@ func (b *budget) end(s uint64) (word uint64, fired bool) {
 	if w&budgetFired == 0 {
 		return w, false
 	}
-	// The watchdog set the flag and closed the channel under mu: taking mu
-	// here waits for the close, then the next call gets an open channel.
+	b.renew()
+	b.state.Store(0)
+	return w, true
+}
+
+// renew gives the next call an open channel after a stop. The watchdog set
+// the flag and closed the channel under mu: taking mu here waits for the
+// close.
+func (b *budget) renew() {
 	b.mu.Lock()
 	ch := make(chan struct{})
 	b.ctx.done.Store(&ch)
 	b.mu.Unlock()
-	return w, true
+}
+
+// idle clears the word of the last finished call, so the watchdog sees the
+// VM idle (and, after a while, exits) instead of a call that never ends.
+func (b *budget) idle() {
+	if b == nil || b.active {
+		return
+	}
+	for {
+		old := b.state.Load()
+		if old == 0 {
+			return
+		}
+		if old&budgetFired != 0 {
+			b.renew()
+		}
+		if b.state.CompareAndSwap(old, 0) {
+			return
+		}
+	}
 }
 
 // expired reports whether the running call has been stopped. Long Go loops
@@ -614,3 +654,8 @@ func (vm *VM) canceledError(err error, load bool, cause error) *BudgetError {
 	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
 	return e
 }
+
+// Idle tells the VM that no call will follow soon (the end of a worker's
+// tick): its watchdog may then rest. Calls work without it; the watchdog
+// only keeps watching the last finished call until the next one starts.
+func (vm *VM) Idle() { vm.guard.bud.idle() }

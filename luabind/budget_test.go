@@ -279,7 +279,14 @@ func TestBudgetWatchdogLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, b.running.Load(), "started by the first budgeted call")
 
+	// A finished call's word stays until Idle: the watchdog, which stops
+	// that call once it is past its budget, must not break the next call.
+	time.Sleep(20 * time.Millisecond)
+	_, err = vm.Call(fn)
+	require.NoError(t, err, "a stale stop does not reach the next call")
+
 	// Idle: it exits by itself (64 ticks of 1ms) ...
+	vm.Idle()
 	require.Eventually(t, func() bool { return !b.running.Load() }, 2*time.Second, 5*time.Millisecond)
 	// ... and comes back with the next call, which it still stops.
 	spin := compileFn(t, vm, "scripts/spin.lua", "return function() while true do end end")
