@@ -111,17 +111,60 @@ func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *tree) *Agent {
-	a := &Agent{
-		h: w.h, w: w, id: id, b: b, t: t,
-		nodes:  make([]nodeRT, len(t.nodes)),
-		ms:     make([]machineRT, len(t.machines)),
-		path:   make([]*node, 0, t.maxDepth+1),
-		scores: make([]float64, t.maxKids),
-	}
-	for i, m := range t.machines {
-		a.ms[i] = machineRT{stack: make([]int, 0, len(m.children)), history: -1, blocked: -1}
-	}
+	a := &Agent{h: w.h, w: w, id: id, b: b, t: t}
+	a.nodes, a.ms, a.path, a.scores = t.pool.take(t)
 	return a
+}
+
+// runPool hands out the per-agent records of one tree on one worker from
+// blocks shared by consecutive agents: ticked in spawn order, an agent's
+// records sit next to the previous agent's, so the tick sweeps memory
+// instead of hopping between scattered small allocations. A block lives
+// as long as any of its agents.
+type runPool struct {
+	nodes  []nodeRT
+	ms     []machineRT
+	stacks []int
+	paths  []*node
+	scores []float64
+}
+
+// runBlock is how many agents' records a block holds when spawning.
+const runBlock = 64
+
+// reserve makes room for n agents' records.
+func (p *runPool) reserve(t *tree, n int) {
+	stackCap := 0
+	for _, m := range t.machines {
+		stackCap += len(m.children)
+	}
+	p.nodes = make([]nodeRT, n*len(t.nodes))
+	p.ms = make([]machineRT, n*len(t.machines))
+	p.stacks = make([]int, n*stackCap)
+	p.paths = make([]*node, n*(t.maxDepth+1))
+	p.scores = make([]float64, n*t.maxKids)
+}
+
+// take returns one agent's records: fresh state records, machines with
+// empty stacks of their full capacity, an empty path and scratch scores.
+func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
+	nn, nm, depth, nk := len(t.nodes), len(t.machines), t.maxDepth+1, t.maxKids
+	if len(p.nodes) < nn || len(p.ms) < nm || len(p.paths) < depth || len(p.scores) < nk {
+		p.reserve(t, runBlock)
+	}
+	nodes, p.nodes = p.nodes[:nn:nn], p.nodes[nn:]
+	ms, p.ms = p.ms[:nm:nm], p.ms[nm:]
+	path, p.paths = p.paths[:0:depth], p.paths[depth:]
+	scores, p.scores = p.scores[:nk:nk], p.scores[nk:]
+	for i, m := range t.machines {
+		k := len(m.children)
+		if len(p.stacks) < k {
+			p.stacks = make([]int, runBlock*k)
+		}
+		ms[i] = machineRT{stack: p.stacks[:0:k], history: -1, blocked: -1}
+		p.stacks = p.stacks[k:]
+	}
+	return nodes, ms, path, scores
 }
 
 // spawn makes an agent on w and runs its enter hooks; events are queued for

@@ -33,6 +33,7 @@ type tree struct {
 	byPath   map[string]*node
 	maxKids  int
 	maxDepth int
+	pool     runPool // the agents' records (agent.go)
 }
 
 // node is one placed state: a definition with a name, a path and a parent.

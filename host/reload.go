@@ -202,12 +202,6 @@ type remapPlan struct {
 	to     []*node // by old node id: the new node of the same path, or nil
 	// children[old machine id][old child index] = new child index, or -1
 	children [][]int
-
-	nodes  []nodeRT
-	ms     []machineRT
-	stacks []int
-	paths  []*node
-	scores []float64
 }
 
 func newRemap(ot, nt *tree, agents int) *remapPlan {
@@ -232,37 +226,19 @@ func newRemap(ot, nt *tree, agents int) *remapPlan {
 		}
 		p.children[o.mid] = idx
 	}
-	stackCap := 0
-	for _, m := range nt.machines {
-		stackCap += len(m.children)
-	}
-	p.nodes = make([]nodeRT, agents*len(nt.nodes))
-	p.ms = make([]machineRT, agents*len(nt.machines))
-	p.stacks = make([]int, agents*stackCap)
-	p.paths = make([]*node, 0, agents*(nt.maxDepth+1))
-	p.scores = make([]float64, agents*nt.maxKids)
+	nt.pool.reserve(nt, agents)
 	return p
 }
 
 func (p *remapPlan) apply(agents []*Agent) {
-	nn, nm, nk := len(p.nt.nodes), len(p.nt.machines), p.nt.maxKids
-	stackCap := len(p.stacks) / len(agents)
-	for i, a := range agents {
-		nodes := p.nodes[i*nn : (i+1)*nn : (i+1)*nn]
-		ms := p.ms[i*nm : (i+1)*nm : (i+1)*nm]
-		stacks := p.stacks[i*stackCap : (i+1)*stackCap]
-		for j, m := range p.nt.machines {
-			k := len(m.children)
-			ms[j] = machineRT{stack: stacks[:0:k], history: -1, blocked: -1}
-			stacks = stacks[k:]
-		}
-		depth := p.nt.maxDepth + 1
-		a.remap(p, nodes, ms, p.paths[i*depth:i*depth:(i+1)*depth], p.scores[i*nk:(i+1)*nk:(i+1)*nk])
+	for _, a := range agents {
+		a.remap(p)
 	}
 }
 
 // remap moves the agent onto the new tree with the given fresh records.
-func (a *Agent) remap(p *remapPlan, nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
+func (a *Agent) remap(p *remapPlan) {
+	nodes, ms, path, scores := p.nt.pool.take(p.nt)
 	var vanished []*node  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
 	for _, o := range p.ot.nodes {
