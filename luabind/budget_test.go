@@ -95,7 +95,7 @@ func TestBudgetEveryHelper(t *testing.T) {
 		"CallHook":   func() error { return vm.CallHook(fn, ctx, true, 0.1) },
 		"CallBool":   func() error { _, err := vm.CallBool(fn, ctx, lua.LNil); return err },
 		"CallNumber": func() error { _, err := vm.CallNumber(fn, ctx); return err },
-		"LuaCond":    func() error { _, err := LuaCond{fn}.Test(vm, ctx, lua.LNil); return err },
+		"LuaCond":    func() error { _, err := LuaCond{Fn: fn}.Test(vm, ctx, lua.LNil); return err },
 		"LuaScorer":  func() error { _, err := LuaScorer{fn}.Score(vm, ctx); return err },
 	}
 	for name, call := range checks {

@@ -232,10 +232,20 @@ func Traceback(err error) string {
 }
 
 // LuaCond is a condition written as a Lua function.
-type LuaCond struct{ Fn *lua.LFunction }
+type LuaCond struct {
+	Fn   *lua.LFunction
+	fast *fastCond // the function's comparison, evaluated in Go (fastcond.go)
+}
 
-// Test calls the function with the context and payload.
+// Test calls the function with the context and payload — or, for a
+// function that only compares a context field with a constant, computes
+// what it would return.
 func (c LuaCond) Test(vm *VM, ctx *lua.LTable, payload lua.LValue) (bool, error) {
+	if c.fast != nil {
+		if r, ok := c.fast.test(ctx); ok {
+			return r, nil
+		}
+	}
 	return vm.CallBool(c.Fn, ctx, payload)
 }
 

@@ -95,7 +95,7 @@ func toCond(v lua.LValue) (Cond, bool) {
 	case lua.LBool:
 		return ConstCond(v), true
 	case *lua.LFunction:
-		return LuaCond{Fn: v}, true
+		return LuaCond{Fn: v, fast: compileFastCond(v.Proto)}, true
 	case *lua.LUserData:
 		c, ok := v.Value.(Cond)
 		return c, ok
