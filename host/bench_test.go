@@ -327,7 +327,7 @@ func BenchmarkMemoryPerAgent(b *testing.B) {
 		keep := make([]*lua.LTable, benchAgents)
 		before = heap()
 		for j := range keep {
-			t := L.CreateTable(0, 0)
+			t := L.CreateTable(0, 2) // right-sized, as the host makes contexts
 			t.RawSetString("x", lua.LNumber(0))
 			t.RawSetString("player", lua.LString("none"))
 			keep[j] = t
@@ -409,4 +409,13 @@ func BenchmarkBoundObject(b *testing.B) {
 	b.Run("sync", func(b *testing.B) {
 		run(b, func(a *host.Agent, body *benchBody) error { return a.Sync("me", body) })
 	})
+}
+
+// BenchmarkScale ticks native-condition guards at 1,000, 10,000 and 100,000
+// agents: the cost per agent-tick should not grow with the number of agents
+// (it does when the working set outgrows the caches).
+func BenchmarkScale(b *testing.B) {
+	for _, n := range []int{1000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { tickGuards(b, newGuards(b, n, 1, true), n) })
+	}
 }
