@@ -15,21 +15,34 @@ import (
 //
 // An Agent is used from the goroutine that owns its Host.
 type Agent struct {
-	h     *Host
-	w     *worker
-	id    int
-	b     *Behaviour
-	t     *tree // b's tree in w
-	ctx   *lua.LTable
-	nodes []nodeRT    // by node id
-	ms    []machineRT // by machine index
-	clock float64
-	ticks int
-	pcg   *rand.PCG
-	rng   *rand.Rand
-
+	// Hot: what every tick touches, first, so that it shares few cache
+	// lines (an agent's first touch in a tick is a cache miss).
+	h        *Host
+	w        *worker
+	t        *tree // b's tree in w
+	ctx      *lua.LTable
+	nodes    []nodeRT    // by node id
+	ms       []machineRT // by machine index
+	clock    float64
+	ticks    int
 	visible  []event // events this decide phase sees
 	incoming []event // events sent since, for the next tick
+	path     []*node // scratch: machines on the active path
+	// The running callback, for the functions usable inside callbacks.
+	cur       *node
+	curKind   callback
+	curScore  bool // cur is a utility candidate that is not active
+	ticking   bool
+	suspended bool      // by the Suspend fault policy, MaxOverruns or the memory limit
+	syncs     []*synced // Agent.Sync
+
+	id     int
+	b      *Behaviour
+	pcg    *rand.PCG
+	rng    *rand.Rand
+	scores []float64 // scratch: utility scores
+	order  []int     // scratch: random_top candidates
+	parts  [][]Part  // scratch: native scorers' parts, when decisions are traced
 
 	errs    []*ScriptError
 	dropped int // errors MaxErrors discarded
@@ -38,25 +51,11 @@ type Agent struct {
 	decisions map[string]Decision // last decision by machine path, when watched
 	user      any                 // SetUserData
 	removed   bool                // by Remove or Despawn
-	syncs     []*synced           // Agent.Sync
-
-	// The running callback, for the functions usable inside callbacks.
-	cur      *node
-	curKind  callback
-	curScore bool // cur is a utility candidate that is not active
-	ticking  bool
-	// suspended by the Suspend fault policy
-	suspended bool
-	spawnSeq  int // ai.spawn calls queued by this agent's callbacks
+	spawnSeq  int                 // ai.spawn calls queued by this agent's callbacks
 	// memStopped: suspended by the memory limit (Options.MemoryLimit)
 	memStopped bool
 	bound      []uintptr // Go values this agent binds (Host.boundBy)
 	overruns   int       // callbacks stopped by the time budget since spawn or Resume
-
-	path   []*node   // scratch: machines on the active path
-	scores []float64 // scratch: utility scores
-	order  []int     // scratch: random_top candidates
-	parts  [][]Part  // scratch: native scorers' parts, when decisions are traced
 }
 
 type nodeRT struct {
