@@ -91,7 +91,7 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			return
 		}
 		if !leafFields[string(ks)] && !machineFields[string(ks)] {
-			d.warnf(pos, "%s: unknown field %q", what, string(ks))
+			d.warnf(pos, "%s: unknown field %q%s", what, string(ks), didYouMean(string(ks), leafFields, machineFields))
 		}
 	})
 	if v := t.RawGetString("context"); v != lua.LNil {
@@ -245,7 +245,7 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 				return
 			}
 			if !leafFields[string(ks)] && !machineFields[string(ks)] {
-				d.warnf(d.pos, "%s: unknown field %q", what, string(ks))
+				d.warnf(d.pos, "%s: unknown field %q%s", what, string(ks), didYouMean(string(ks), leafFields, machineFields))
 			}
 		})
 		d.hooks(s, v, what)
@@ -334,7 +334,7 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 	}
 	e.ForEach(func(k, _ lua.LValue) {
 		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {
-			d.warnf(tr.Pos, "%s: unknown field %s", what, lua.LVAsString(k))
+			d.warnf(tr.Pos, "%s: unknown field %q%s", what, lua.LVAsString(k), didYouMean(lua.LVAsString(k), transitionFields))
 		}
 	})
 	ok := true
@@ -437,4 +437,49 @@ func isIdent(s string) bool {
 		return false
 	}
 	return true
+}
+
+// didYouMean is ` (did you mean "update"?)` for a name close to one of the
+// known ones (at most two edits, a swap of neighbours counting as one, and
+// fewer than half its length), or "".
+func didYouMean(name string, known ...map[string]bool) string {
+	best, bestD := "", 3
+	for _, set := range known {
+		for k := range set {
+			d := editDistance(name, k)
+			if d < bestD || d == bestD && k < best {
+				best, bestD = k, d
+			}
+		}
+	}
+	if best == "" || bestD > 2 || 2*bestD >= len(name) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

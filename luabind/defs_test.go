@@ -99,3 +99,21 @@ return s`
 	EachState(m, func(*Node) { distinct++ })
 	require.Equal(t, 13, distinct, "ten machines, the innermost and its two leaves")
 }
+
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"udpate", ` (did you mean "update"?)`},
+		{"transition", ` (did you mean "transitions"?)`},
+		{"inital", ` (did you mean "initial"?)`},
+		{"enetr", ` (did you mean "enter"?)`},
+		{"stats", ` (did you mean "states"?)`},
+		{"x", ""},     // too short to guess
+		{"speed", ""}, // a field of the modder's own, nothing close
+		{"contexts", ` (did you mean "context"?)`},
+	} {
+		require.Equal(t, tc.want, didYouMean(tc.name, leafFields, machineFields), tc.name)
+	}
+	require.Equal(t, ` (did you mean "when"?)`, didYouMean("whne", transitionFields))
+	require.Equal(t, 1, editDistance("ab", "ba"), "a swap is one edit")
+	require.Equal(t, 3, editDistance("", "abc"))
+}

@@ -4,9 +4,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/inspect"
 )
 
 // runLoop ticks the host, paced or not, and reloads the behaviour between
@@ -98,7 +101,33 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 // reload reloads the behaviour from its file and watches what it now
 // requires. done is the number of ticks done.
 func (l *runLoop) reload(done int) {
-	err := l.out.reload(done, l.cfg.script, l.b.Reload)
+	err := l.out.reload(done, l.cfg.script, func() error {
+		if l.cfg.strict {
+			// Looked at in a scratch host first: with warnings, the old
+			// version keeps running.
+			var warns host.ErrorList
+			err := withBehaviour(l.cfg.script, func(b *host.Behaviour) error {
+				warns = inspect.Lint(inspect.Definition(b))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(warns) > 0 {
+				lines := make([]string, len(warns))
+				for i, w := range warns {
+					lines[i] = formatWarning(w)
+				}
+				return fmt.Errorf("--strict: %s", strings.Join(lines, "\n--strict: "))
+			}
+		}
+		return l.b.Reload()
+	})
+	if err == nil {
+		for _, w := range inspect.Lint(inspect.Definition(l.b)) {
+			fmt.Fprintln(l.out.stderr, formatWarning(w))
+		}
+	}
 	files := l.b.Files()
 	if err != nil {
 		// A module that broke the reload is not among b.Files() when it is

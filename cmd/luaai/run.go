@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/internal/safefile"
 )
 
@@ -50,6 +51,9 @@ Flags (before or after SCRIPT):
                 --json also {"tick":N,"reload":"ok"|"<errors>"} on stdout). A
                 failed reload keeps the old behaviour running and does not by
                 itself change the exit code
+  --strict      treat the warnings every load prints (luaai check's:
+                unknown fields, unreachable states, ...) as errors: the run
+                does not start, a --watch reload keeps the old version
   --save FILE   after the last tick, write a snapshot of every agent to FILE
                 (also when interrupted)
   --load FILE   restore the agents from a snapshot FILE instead of spawning
@@ -75,6 +79,7 @@ const defaultWatchHz = 10
 
 // runConfig is a parsed "luaai run" command line.
 type runConfig struct {
+	strict  bool // warnings refuse a load or a reload
 	script  string
 	ticks   int
 	workers int
@@ -193,6 +198,17 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 		printLoadError(stderr, err)
 		return exitFail
+	}
+	// The warnings luaai check gives, at every load: a typo in a field name
+	// is legal Lua and would pass silently.
+	if warns := inspect.Lint(inspect.Definition(b)); len(warns) > 0 {
+		for _, w := range warns {
+			fmt.Fprintln(stderr, formatWarning(w))
+		}
+		if cfg.strict {
+			fmt.Fprintf(stderr, "luaai run: --strict: %d warnings in %s\n", len(warns), cfg.script)
+			return exitFail
+		}
 	}
 	var agents []*host.Agent
 	if cfg.load != "" {

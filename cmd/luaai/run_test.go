@@ -627,3 +627,29 @@ end } } }`), 0o644))
 	require.Equal(t, []string{`tick 1 agent 1 log: hi\ntick 9 agent 9 a -> b`}, lines(stdout))
 	require.Equal(t, []string{`error: ` + script + `:3: bad\ntick 9 agent 9 x -> y\r\x00 (agent 1, state s, update)`}, lines(stderr))
 }
+
+// A typo in a field name is legal Lua: every load says what luaai check
+// says, with a suggestion; --strict refuses to run.
+func TestRunPrintsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "typo.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "walk",
+  states = {
+    walk = { udpate = function(ctx) end, transitions = { { to = "walk", whne = true } } },
+  },
+}`), 0o644))
+	want := []string{
+		script + `:5: warning: state "walk": transition 1: unknown field "whne" (did you mean "when"?)`,
+		script + `:5: warning: state "walk": unknown field "udpate" (did you mean "update"?)`,
+	}
+	code, _, stderr := cli("run", script, "--ticks", "1")
+	require.Equal(t, 0, code, stderr)
+	require.ElementsMatch(t, want, lines(stderr))
+
+	code, _, stderr = cli("run", script, "--ticks", "1", "--strict")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, want[1])
+	require.Contains(t, stderr, "luaai run: --strict: 2 warnings in "+script)
+}
