@@ -17,8 +17,9 @@ import (
 type Behaviour struct {
 	h     *Host
 	name  string
-	path  string  // file, "" when loaded from a string
-	trees []*tree // by worker
+	path  string   // file, "" when loaded from a string
+	trees []*tree  // by worker
+	added []string // context defaults the last reload added (ReloadResult.Added)
 }
 
 // tree is one worker's immutable copy of a behaviour: the placed states.

@@ -20,6 +20,10 @@ var ErrNoFile = errors.New("behaviour was not loaded from a file")
 type ReloadResult struct {
 	Behaviour string // its name (file path)
 	Err       error  // nil when the new definition is running
+	// Added lists the top-level context defaults the new version declares
+	// and the old one did not, sorted: they were added to every live
+	// context that lacked them (an existing key is never overwritten).
+	Added []string
 }
 
 // reloads is the queue of reloads asked for from any goroutine.
@@ -133,9 +137,26 @@ func (h *Host) ApplyReloads() {
 
 func (h *Host) reloaded(b *Behaviour, err error) error {
 	if h.opts.OnReload != nil {
-		h.opts.OnReload(ReloadResult{Behaviour: b.name, Err: err})
+		r := ReloadResult{Behaviour: b.name, Err: err}
+		if err == nil {
+			r.Added = b.added
+		}
+		h.opts.OnReload(r)
 	}
 	return err
+}
+
+// newDefaults lists the top-level keys of nt's merged context defaults
+// that ot's lack, sorted.
+func newDefaults(ot, nt *tree) []lua.LValue {
+	var keys []lua.LValue
+	nt.defaults.ForEach(func(k, _ lua.LValue) {
+		if ot.defaults.RawGet(k) == lua.LNil {
+			keys = append(keys, k)
+		}
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys
 }
 
 // swap loads proto in every worker, and only if all succeed remaps the agents.
@@ -162,8 +183,13 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	for _, t := range trees {
 		t.def.SetOwner(b)
 	}
+	b.added = nil
+	for _, k := range newDefaults(old[0], trees[0]) {
+		b.added = append(b.added, k.String())
+	}
 	// Each worker remaps its own agents (their Lua state is its own), in
-	// parallel as in Host.Tick; the hooks run after, in agent order.
+	// parallel as in Host.Tick; the hooks run after, in agent order. New
+	// context defaults are in the contexts before on_reload runs.
 	h.eachWorker(func(w *worker) {
 		var agents []*Agent
 		for _, a := range w.agents {
@@ -171,9 +197,20 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 				agents = append(agents, a)
 			}
 		}
-		if len(agents) > 0 {
-			newRemap(old[w.index], trees[w.index], len(agents)).apply(agents)
+		if len(agents) == 0 {
+			return
 		}
+		ot, nt := old[w.index], trees[w.index]
+		if keys := newDefaults(ot, nt); len(keys) > 0 {
+			for _, a := range agents {
+				for _, k := range keys {
+					if a.ctx.RawGet(k) == lua.LNil {
+						a.ctx.RawSet(k, deepCopy(w.vm.L, nt.defaults.RawGet(k), map[*lua.LTable]*lua.LTable{}))
+					}
+				}
+			}
+		}
+		newRemap(ot, nt, len(agents)).apply(agents)
 	})
 	h.dispatch()
 	return nil

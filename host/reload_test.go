@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -267,4 +268,42 @@ return ai.fsm { initial = "m", context = { log = "" }, states = {
 	require.NoError(t, h.Tick(0.1))
 	require.NoError(t, h2.Tick(0.1))
 	require.Equal(t, a.Path(), got[0].Path())
+}
+
+// A reload that declares new context defaults adds them to live contexts
+// that lack them, before on_reload runs, and never overwrites a key.
+func TestReloadAddsNewDefaults(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		var results []host.ReloadResult
+		h, err := host.New(host.Options{Workers: workers, OnReload: func(r host.ReloadResult) { results = append(results, r) }})
+		require.NoError(t, err)
+		b, err := h.LoadString("v.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { hp = 10 }, states = { s = {} } }`)
+		require.NoError(t, err)
+		var agents []*host.Agent
+		for range 130 {
+			a, err := h.Spawn(b, nil)
+			require.NoError(t, err)
+			agents = append(agents, a)
+		}
+		require.NoError(t, agents[0].Set("ammo", 99)) // the game set one already
+		require.NoError(t, agents[1].Set("hp", 3))
+		require.NoError(t, b.ReloadSource(`local ai = require("luaai")
+return ai.fsm { initial = "s", context = { hp = 10, ammo = 5, bag = { "rope" } },
+  on_reload = function(ctx) ctx.seen = ctx.ammo end, states = { s = {} } }`))
+		require.Len(t, results, 1)
+		require.Equal(t, []string{"ammo", "bag"}, results[0].Added)
+		require.Equal(t, 99.0, agents[0].Get("ammo"), "an existing key is never overwritten")
+		require.Equal(t, 3.0, agents[1].Get("hp"))
+		require.Equal(t, 5.0, agents[129].Get("ammo"))
+		require.Equal(t, []any{"rope"}, agents[129].Get("bag"))
+		require.Equal(t, 5.0, agents[129].Get("seen"), "on_reload sees the new keys")
+		require.NotSame(t, bridge.Context(agents[2]).RawGetString("bag"), bridge.Context(agents[3]).RawGetString("bag"),
+			"each context gets its own copy")
+
+		require.NoError(t, b.ReloadSource(`local ai = require("luaai")
+return ai.fsm { initial = "s", context = { hp = 10, ammo = 5, bag = {} }, states = { s = {} } }`))
+		require.Empty(t, results[1].Added, "nothing new this time")
+		h.Close()
+	}
 }

@@ -26,7 +26,8 @@ type runOutput struct {
 	stderr io.Writer // the real one, or a held buffer during a reload
 	prog   *progress // the progress line on stderr, nil when not a terminal
 	json   bool
-	failed bool // a callback raised an error
+	failed bool     // a callback raised an error
+	added  []string // context keys the last reload added (OnReload)
 
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
@@ -88,7 +89,11 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 
 	o.prog.clear()
 	if err == nil {
-		fmt.Fprintf(stderr, "reload ok: %s\n", script)
+		if len(o.added) > 0 {
+			fmt.Fprintf(stderr, "reload ok: %s (context keys added: %s)\n", script, strings.Join(o.added, ", "))
+		} else {
+			fmt.Fprintf(stderr, "reload ok: %s\n", script)
+		}
 		if o.json {
 			o.line(reloadLine{tick, "ok"})
 		}

@@ -168,6 +168,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 	}
 	opts := host.Options{
+		OnReload:     func(r host.ReloadResult) { out.added = r.Added },
 		Seed:         cfg.seed,
 		Budget:       cfg.budget,
 		MemoryLimit:  cfg.memory,

@@ -389,3 +389,23 @@ func TestRunWatchFolderReplaced(t *testing.T) {
 	})
 	require.Equal(t, 0, r.stop(t))
 }
+
+// A reload that declares new context defaults says which keys it added to
+// the live agents.
+func TestWatchReloadAddsContextKeys(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "keys.lua")
+	v := func(ctx string) string {
+		return `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { ` + ctx + ` }, states = { s = { update = function(ctx) ctx.hp = ctx.hp + 0 end } } }`
+	}
+	writeFile(t, script, v("hp = 1"))
+	r := startRun(t, "--watch", "--hz", "50", "--agents", "3", "--trace", script)
+	// Ticks start once the watcher is in place.
+	r.waitFor(t, "the first ticks", func(stdout, _ string) bool { return strings.Contains(stdout, "tick 1 agent 1 ") })
+	renameOver(t, script, v("hp = 1, ammo = 2, bag = {}"))
+	r.waitFor(t, "the reload report", func(_, stderr string) bool {
+		return strings.Contains(lastReload(stderr), "reload ok: "+script+" (context keys added: ammo, bag)")
+	})
+	require.Equal(t, 0, r.stop(t))
+}
