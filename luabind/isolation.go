@@ -24,7 +24,7 @@ import (
 )
 
 // readOnlyLibs are the global tables every mod shares, read-only.
-var readOnlyLibs = []string{lua.StringLibName, lua.TabLibName, lua.MathLibName, "os", lua.CoroutineLibName}
+var readOnlyLibs = []string{lua.StringLibName, lua.TabLibName, lua.MathLibName, "os", lua.CoroutineLibName, "io", "debug"}
 
 // isolate replaces the shared libraries in the VM's globals with read-only
 // views, wraps the functions that could write through them, and records the

@@ -5,10 +5,12 @@ package luabind
 // What a script can reach, and what it cannot (sandbox_test.go has a test
 // for each):
 //
-//   - No io, no debug, no os beyond os.time, os.clock and os.date, no
-//     dofile, loadfile, getfenv, setfenv, collectgarbage, module, newproxy,
-//     string.dump, package.loadlib; package has only the (unused) loaded
-//     and preload tables.
+//   - No io, no debug, no os beyond os.time, os.clock, os.date and
+//     os.difftime, no dofile, loadfile, getfenv, setfenv, collectgarbage,
+//     module, newproxy, string.dump, package.loadlib: each of those (and
+//     every field of io and debug) raises "os.execute is not available to
+//     luaai scripts" at the caller's line (refuseUnavailable); package has
+//     only the (unused) loaded and preload tables.
 //   - load and loadstring compile source text only: a reader function or
 //     any other value is refused with an error. Chunk names a script gives
 //     are shown with a "=" prefix so a loaded chunk cannot pose as a file
@@ -47,7 +49,7 @@ package luabind
 //     os.clock read Options.Now when it is set (os.clock: seconds since its
 //     first call). So runs replay.
 //   - Compile refuses chunks nested more than 1000 levels deep
-//     (checkSyntaxDepth): gopher-lua's compiler would overflow the Go stack,
+//     (internal/astpass): gopher-lua's compiler would overflow the Go stack,
 //     a fatal error, on a few megabytes of "not not not ...".
 //   - coroutine.resume pads its arguments so that a yield never hands
 //     its caller a Go nil (fixYieldResults, a gopher-lua bug).
@@ -96,12 +98,12 @@ func (vm *VM) harden() {
 	}
 
 	G := L.G.Global
+	vm.refuseUnavailable(G)
 	G.RawSetString("setmetatable", L.NewFunction(sbSetMetatable(G.RawGetString("setmetatable"))))
 	G.RawSetString("unpack", L.NewFunction(vm.unpack))
 
 	str, _ := G.RawGetString(lua.StringLibName).(*lua.LTable)
 	if str != nil {
-		str.RawSetString("dump", lua.LNil)
 		str.RawSetString("__index", lua.LNil)
 		for name, fn := range map[string]lua.LGFunction{
 			"rep":    vm.strRep,
@@ -190,5 +192,59 @@ func sbSetMetatable(orig lua.LValue) lua.LGFunction {
 func (vm *VM) checkBudget(L *lua.LState) {
 	if b := vm.guard.bud; b.expired() {
 		L.RaiseError("%s", b.stopMessage())
+	}
+}
+
+// What scripts do not get, by library ("" for globals). Each name is a
+// function that raises "os.execute is not available to luaai scripts" at
+// the caller's line, and io and debug are tables whose every field does
+// the same: a refusal reads as one, not as "attempt to call a nil value".
+var unavailable = map[string][]string{
+	"":        {"dofile", "loadfile", "getfenv", "setfenv", "collectgarbage", "module", "newproxy", "gcinfo"},
+	"os":      {"execute", "exit", "remove", "rename", "getenv", "setenv", "tmpname", "setlocale"},
+	"string":  {"dump"},
+	"package": {"loadlib"},
+}
+
+// unavailableLibs are whole libraries scripts do not get.
+var unavailableLibs = []string{"io", "debug"}
+
+func unavailableMessage(name string) string { return name + " is not available to luaai scripts" }
+
+func (vm *VM) refuseUnavailable(G *lua.LTable) {
+	L := vm.L
+	refusal := func(name string) *lua.LFunction {
+		return L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s", unavailableMessage(name))
+			return 0
+		})
+	}
+	for lib, names := range unavailable {
+		t := G
+		if lib != "" {
+			var ok bool
+			if t, ok = G.RawGetString(lib).(*lua.LTable); !ok {
+				continue
+			}
+		}
+		for _, n := range names {
+			full := n
+			if lib != "" {
+				full = lib + "." + n
+			}
+			t.RawSetString(n, refusal(full))
+		}
+	}
+	for _, lib := range unavailableLibs {
+		lib := lib
+		t := L.NewTable()
+		mt := L.NewTable()
+		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s", unavailableMessage(lib+"."+lua.LVAsString(L.Get(2))))
+			return 0
+		}))
+		mt.RawSetString("__metatable", lua.LString(lib))
+		L.SetMetatable(t, mt)
+		G.RawSetString(lib, t)
 	}
 }

@@ -206,6 +206,10 @@ func (vm *VM) openLibs() {
 	osT.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
 		return vm.osDate(L, vm.now())
 	}))
+	osT.RawSetString("difftime", L.NewFunction(func(L *lua.LState) int {
+		L.Push(L.CheckNumber(1) - L.OptNumber(2, 0)) // seconds from t1 to t2, as Lua 5.1
+		return 1
+	}))
 	g.RawSetString("os", osT)
 
 	// package stays as a table so scripts that read package.loaded work, but
