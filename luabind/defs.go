@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/suggest"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -440,46 +441,16 @@ func isIdent(s string) bool {
 }
 
 // didYouMean is ` (did you mean "update"?)` for a name close to one of the
-// known ones (at most two edits, a swap of neighbours counting as one, and
-// fewer than half its length), or "".
+// known ones (internal/suggest), or "".
 func didYouMean(name string, known ...map[string]bool) string {
-	best, bestD := "", 3
+	var names []string
 	for _, set := range known {
 		for k := range set {
-			d := editDistance(name, k)
-			if d < bestD || d == bestD && k < best {
-				best, bestD = k, d
-			}
+			names = append(names, k)
 		}
 	}
-	if best == "" || bestD > 2 || 2*bestD >= len(name) {
-		return ""
+	if best := suggest.Closest(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of neighbours.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	return ""
 }

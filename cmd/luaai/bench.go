@@ -67,6 +67,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "bench", benchUsage, "want one SCRIPT, got %d arguments", len(pos))
 	case cfg.agents < 1:
 		return usageError(stderr, "bench", benchUsage, "--agents must be at least 1")
+	case cfg.agents > maxAgents:
+		return usageError(stderr, "bench", benchUsage, "--agents must be at most %d, got %d", maxAgents, cfg.agents)
 	case cfg.ticks < 1:
 		return usageError(stderr, "bench", benchUsage, "--ticks must be at least 1")
 	case cfg.workers < 0:

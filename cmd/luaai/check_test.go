@@ -87,7 +87,7 @@ testdata/check/utility_transitions.lua:8: state "a": children of a utility machi
 		{
 			name: "flags after the scripts are still flags",
 			args: []string{"check", "testdata/check/clean.lua", "--bogus"},
-			code: 2, stderr: "Usage: luaai check",
+			code: 2, stderr: "luaai check: unknown flag --bogus\nRun 'luaai check --help' for the usage.",
 		},
 		{name: "no script", args: []string{"check"}, code: 2, stderr: "luaai check: missing SCRIPT"},
 		{name: "help", args: []string{"check", "-h"}, stdout: checkUsage},

@@ -54,6 +54,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
 	case cfg.agents < 1:
 		return bad("--agents must be ≥ 1, got %d", cfg.agents)
+	case cfg.agents > maxAgents:
+		return bad("--agents must be at most %d, got %d", maxAgents, cfg.agents)
 	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
 		return bad("--hz must be a number > 0, got %v", cfg.hz)
 	case given["hz"] && (cfg.hz < minHz || cfg.hz > maxHz):
@@ -182,3 +184,6 @@ func parseValue(s string) any {
 	}
 	return s
 }
+
+// maxAgents bounds --agents: a million guards take about 2 GB.
+const maxAgents = 1_000_000

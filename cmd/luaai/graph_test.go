@@ -92,7 +92,7 @@ func TestGraphErrors(t *testing.T) {
 		{"no script", []string{"graph"}, 2, "luaai graph: missing SCRIPT"},
 		{"two scripts", []string{"graph", "a.lua", "b.lua"}, 2, "one SCRIPT at a time"},
 		{"unknown format", []string{"graph", "../../scripts/guard.lua", "--format", "png"}, 2, `--format must be dot or mermaid, got "png"`},
-		{"unknown flag", []string{"graph", "--bogus"}, 2, "Usage: luaai graph"},
+		{"unknown flag", []string{"graph", "--bogus"}, 2, "luaai graph: unknown flag --bogus"},
 		{"does not load", []string{"graph", "testdata/invalid.lua"}, 1, "testdata/invalid.lua:6: state \"a\": transition to \"nowhere\""},
 		{"missing file", []string{"graph", "testdata/graph/nope.lua"}, 1, "testdata/graph/nope.lua: no such file or directory"},
 	}

@@ -16,6 +16,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/luaai/luaai/internal/suggest"
 )
 
 func main() {
@@ -106,13 +108,14 @@ var errUsage = errors.New("usage error")
 // A -h or --help returns flag.ErrHelp.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {} // the caller prints its usage where it belongs
+	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, errUsage // the flag package has printed why
+			return nil, fmt.Errorf("%w: %s", errUsage, flagMessage(fs, err))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -126,23 +129,46 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// usageError prints "luaai CMD: message" and the command's usage to stderr.
+// usageError prints "luaai CMD: message" and where the usage is, on
+// stderr: one line of what is wrong, not the whole help.
 func usageError(stderr io.Writer, cmd, cmdUsage, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
-	if msg != "" {
-		fmt.Fprintf(stderr, "luaai %s: %s\n", cmd, strings.TrimSuffix(msg, "\n"))
+	if msg == "" {
+		fmt.Fprint(stderr, cmdUsage)
+		return exitUsage
 	}
-	fmt.Fprint(stderr, cmdUsage)
+	fmt.Fprintf(stderr, "luaai %s: %s\n", cmd, strings.TrimSuffix(msg, "\n"))
+	fmt.Fprintf(stderr, "Run 'luaai %s --help' for the usage.\n", cmd)
 	return exitUsage
 }
 
 // parseFailed turns a parseArgs error into an exit code: help on stdout
-// (exit 0), or the usage on stderr (exit 2).
+// (exit 0), or what is wrong on stderr (exit 2).
 func parseFailed(err error, stdout, stderr io.Writer, cmdUsage string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, cmdUsage)
 		return exitOK
 	}
-	fmt.Fprint(stderr, cmdUsage)
-	return exitUsage
+	cmd := strings.Fields(strings.TrimPrefix(cmdUsage, "Usage: luaai "))[0]
+	return usageError(stderr, cmd, cmdUsage, "%s", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+}
+
+// flagMessage rewrites the flag package's error for a person: the flag as
+// it is written (--ticks), and for an unknown one the flag meant.
+func flagMessage(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag --" + name
+		if best := suggest.Closest(name, names); best != "" {
+			msg += " (did you mean --" + best + "?)"
+		}
+		return msg
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + name + " needs a value"
+	}
+	// invalid value "x" for flag -ticks: parse error
+	return strings.Replace(msg, " for flag -", " for --", 1)
 }

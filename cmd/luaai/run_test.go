@@ -325,8 +325,8 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"missing script", []string{"run"}, "missing SCRIPT"},
 		{"two scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua"}, "one SCRIPT at a time"},
-		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "flag provided but not defined: -bogus"},
-		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for flag -ticks`},
+		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "unknown flag --bogus"},
+		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for --ticks`},
 		{"negative ticks", []string{"run", "testdata/guard.lua", "--ticks", "-1"}, "--ticks must be ≥ 0"},
 		{"zero agents", []string{"run", "testdata/guard.lua", "--agents", "0"}, "--agents must be ≥ 1"},
 		{"negative dt", []string{"run", "testdata/guard.lua", "--dt", "-0.1"}, "--dt must be a finite number ≥ 0"},
@@ -336,12 +336,14 @@ func TestRunUsageErrors(t *testing.T) {
 		{"negative hz", []string{"run", "testdata/guard.lua", "--hz", "-5"}, "--hz must be a number > 0"},
 		{"tiny hz", []string{"run", "testdata/guard.lua", "--hz", "1e-10"}, "--hz must be between 0.001 and 1000000"},
 		{"huge hz", []string{"run", "testdata/guard.lua", "--hz", "1e12"}, "--hz must be between 0.001 and 1000000"},
-		{"budget not a duration", []string{"run", "testdata/guard.lua", "--budget", "50"}, `invalid value "50" for flag -budget: want a duration such as 50ms or 1s, or off`},
+		{"budget not a duration", []string{"run", "testdata/guard.lua", "--budget", "50"}, `invalid value "50" for --budget: want a duration such as 50ms or 1s, or off`},
 		{"zero budget", []string{"run", "testdata/guard.lua", "--budget", "0s"}, `must be more than 0 (or off)`},
-		{"negative seed", []string{"run", "testdata/guard.lua", "--seed", "-1"}, `invalid value "-1" for flag -seed`},
-		{"set without =", []string{"run", "testdata/guard.lua", "--set", "go"}, `invalid value "go" for flag -set: want key=value`},
-		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for flag -set`},
-		{"flag without value", []string{"run", "testdata/guard.lua", "--ticks"}, "flag needs an argument: -ticks"},
+		{"negative seed", []string{"run", "testdata/guard.lua", "--seed", "-1"}, `invalid value "-1" for --seed`},
+		{"set without =", []string{"run", "testdata/guard.lua", "--set", "go"}, `invalid value "go" for --set: want key=value`},
+		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for --set`},
+		{"flag without value", []string{"run", "testdata/guard.lua", "--ticks"}, "--ticks needs a value"},
+		{"misspelt flag", []string{"run", "testdata/guard.lua", "--tick", "3"}, "unknown flag --tick (did you mean --ticks?)"},
+		{"too many agents", []string{"run", "testdata/guard.lua", "--agents", "1000000000"}, "--agents must be at most 1000000"},
 		{"load with agents", []string{"run", "testdata/guard.lua", "--load", "x.json", "--agents", "2"}, "--agents cannot be used with --load"},
 		{"load with set", []string{"run", "testdata/guard.lua", "--set", "a=1", "--load", "x.json"}, "--set cannot be used with --load"},
 		{"empty save", []string{"run", "testdata/guard.lua", "--save", ""}, "--save needs a file name"},
@@ -353,7 +355,9 @@ func TestRunUsageErrors(t *testing.T) {
 			require.Equal(t, 2, code)
 			require.Empty(t, stdout)
 			require.Contains(t, stderr, tt.msg)
-			require.Contains(t, stderr, "Usage: luaai run SCRIPT")
+			// One line of what is wrong, and where the usage is: not the
+			// whole help.
+			require.Equal(t, []string{"luaai run: " + lines(stderr)[0][len("luaai run: "):], "Run 'luaai run --help' for the usage."}, lines(stderr))
 		})
 	}
 }

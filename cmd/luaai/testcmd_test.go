@@ -69,7 +69,7 @@ func TestTestCommand(t *testing.T) {
 			name:   "unknown flag",
 			args:   []string{"test", "--bogus"},
 			code:   2,
-			stderr: "Usage: luaai test",
+			stderr: "luaai test: unknown flag --bogus",
 		},
 	}
 	for _, tt := range tests {
