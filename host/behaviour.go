@@ -60,6 +60,17 @@ type transition struct {
 func (n *node) isMachine() bool { return n.def.Kind != luabind.KindLeaf }
 func (n *node) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
 
+// Defaults returns the context an agent of the behaviour starts with (the
+// merged context defaults of every machine), as plain Go data converted as
+// Agent.Get converts.
+func (b *Behaviour) Defaults() map[string]any {
+	m, _ := luabind.ToGo(b.trees[0].defaults).(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
 // Name is the file or chunk name the behaviour was loaded from.
 func (b *Behaviour) Name() string { return b.name }
 

@@ -35,7 +35,7 @@ type benchConfig struct {
 	workers int
 	dt      float64
 	seed    uint64
-	set     map[string]any
+	set     []setting
 }
 
 // benchResult is what luaai bench measured.
@@ -49,7 +49,7 @@ type benchResult struct {
 }
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
-	cfg := &benchConfig{set: map[string]any{}}
+	cfg := &benchConfig{}
 	fs := flag.NewFlagSet("luaai bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&cfg.agents, "agents", 1000, "")
@@ -57,7 +57,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.workers, "workers", 0, "")
 	fs.Float64Var(&cfg.dt, "dt", 0.016, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
-	setFlag(fs, cfg.set)
+	setFlag(fs, &cfg.set)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, benchUsage)
@@ -113,11 +113,15 @@ func runBench(cfg *benchConfig, stderr io.Writer) (*benchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	over, err := overrides(cfg.set, b.Defaults())
+	if err != nil {
+		return nil, err
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := 0; i < cfg.agents; i++ {
-		if _, err := h.Spawn(b, cfg.set); err != nil {
+		if _, err := h.Spawn(b, over); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 // The flags of luaai run, parsed and checked.
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/luaai/luaai/internal/suggest"
 )
 
 // parseRun parses and validates the flags; a nil config comes with the exit
 // code to return.
 func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
-	cfg := &runConfig{set: map[string]any{}}
+	cfg := &runConfig{}
 	fs := flag.NewFlagSet("luaai run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&cfg.ticks, "ticks", 10, "")
@@ -27,7 +30,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
 	budgetFlag(fs, &cfg.budget)
 	memoryFlag(fs, &cfg.memory)
-	setFlag(fs, cfg.set)
+	setFlag(fs, &cfg.set)
 	fs.BoolVar(&cfg.trace, "trace", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
@@ -149,40 +152,163 @@ func parseSize(s string) (int64, error) {
 // parseValue reads a --set value: a number (decimal, or hex with 0x), true or
 // false where it can, else the string itself.
 // setFlag defines the repeatable --set k=v flag, collecting into set.
-func setFlag(fs *flag.FlagSet, set map[string]any) {
+// setting is one --set k=v, as given.
+type setting struct {
+	path []string // k split at dots
+	raw  string   // v
+}
+
+func setFlag(fs *flag.FlagSet, set *[]setting) {
 	fs.Func("set", "", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return errors.New("want key=value")
 		}
-		set[k] = parseValue(v)
+		path := strings.Split(k, ".")
+		for _, p := range path {
+			if p == "" {
+				return fmt.Errorf("%q: an empty name in the key", k)
+			}
+		}
+		*set = append(*set, setting{path: path, raw: v})
 		return nil
 	})
 }
 
-func parseValue(s string) any {
-	switch s {
-	case "true":
-		return true
-	case "false":
-		return false
+// setValue reads v for a key whose default is def: as JSON where it
+// parses and has the default's type (3, 2.5, true, "007", [1,2], {"a":1});
+// for a number, Lua's number syntax too (.5, 0x10, 007); for a string,
+// the text itself (go, 007 unquoted). Anything else is an error naming
+// both types.
+func setValue(raw string, def any) (any, error) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if err := dec.Decode(&v); err == nil && !dec.More() && v != nil && kindOf(v) == kindOf(def) {
+		return v, nil
 	}
-	if strings.Contains(s, "_") { // Go digit separators are not Lua numbers
-		return s
+	switch def.(type) {
+	case string:
+		return raw, nil
+	case float64:
+		if n, ok := luaNumber(raw); ok {
+			return n, nil
+		}
+	}
+	got := "a string"
+	if err := json.Unmarshal([]byte(raw), &v); err == nil && v != nil {
+		got = kindOf(v)
+	}
+	return nil, fmt.Errorf("the default is %s, got %s", kindOf(def), got)
+}
+
+// luaNumber reads a number as Lua writes one: decimal (leading dot and
+// zeros allowed) or hexadecimal; not inf, nan or Go's digit separators.
+func luaNumber(s string) (float64, bool) {
+	if strings.Contains(s, "_") {
+		return 0, false
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-		return f
+		lower := strings.ToLower(strings.TrimLeft(s, "+-"))
+		if !strings.HasPrefix(lower, "inf") && !strings.HasPrefix(lower, "nan") && !strings.HasPrefix(lower, "0x") {
+			return f, true
+		}
 	}
 	hex := strings.TrimPrefix(s, "-")
 	if len(hex) > 2 && (hex[:2] == "0x" || hex[:2] == "0X") {
 		if n, err := strconv.ParseUint(hex[2:], 16, 64); err == nil {
 			if hex != s {
-				return -float64(n)
+				return -float64(n), true
 			}
-			return float64(n)
+			return float64(n), true
 		}
 	}
-	return s
+	return 0, false
+}
+
+// overrides checks the --set settings against the behaviour's context
+// defaults (SPEC: an unknown key is a usage error with the nearest known
+// key suggested; a dotted key reaches into a table; the value must have
+// the default's type) and returns Spawn's top-level overrides.
+func overrides(settings []setting, defaults map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for _, s := range settings {
+		key := strings.Join(s.path, ".")
+		top := s.path[0]
+		if _, done := out[top]; !done {
+			if d, ok := defaults[top]; ok {
+				out[top] = copyPlain(d)
+			}
+		}
+		var parent map[string]any = out
+		for i, name := range s.path {
+			cur, ok := parent[name]
+			if !ok {
+				var names []string
+				for n := range parent {
+					names = append(names, n)
+				}
+				if i == 0 {
+					names = names[:0]
+					for n := range defaults {
+						names = append(names, n)
+					}
+				}
+				msg := fmt.Sprintf("--set %s: %q is not a key of the context", key, strings.Join(s.path[:i+1], "."))
+				if best := suggest.Closest(name, names); best != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), s.path[:i]...), best), "."))
+				}
+				return nil, errors.New(msg)
+			}
+			if i == len(s.path)-1 {
+				v, err := setValue(s.raw, cur)
+				if err != nil {
+					return nil, fmt.Errorf("--set %s=%s: %v", key, s.raw, err)
+				}
+				parent[name] = v
+				break
+			}
+			next, ok := cur.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("--set %s: %q is %s, not a table", key, strings.Join(s.path[:i+1], "."), kindOf(cur))
+			}
+			parent = next
+		}
+	}
+	return out, nil
+}
+
+// kindOf names the Lua type of plain Go data.
+func kindOf(v any) string {
+	switch v.(type) {
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any, []any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// copyPlain copies nested maps and slices, so a setting changes the copy.
+func copyPlain(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(v))
+		for k, x := range v {
+			c[k] = copyPlain(x)
+		}
+		return c
+	case []any:
+		c := make([]any, len(v))
+		for i, x := range v {
+			c[i] = copyPlain(x)
+		}
+		return c
+	}
+	return v
 }
 
 // maxAgents bounds --agents: a million guards take about 2 GB.

@@ -39,8 +39,11 @@ Flags (before or after SCRIPT):
                 50ms)
   --memory N    the memory the scripts may hold and allocate, e.g. 64MiB,
                 1GiB; "off" turns it off (default 256MiB)
-  --set k=v     override a context default; v is read as a number, true or
-                false where it can be, else as a string (repeatable)
+  --set k=v     override a context default (repeatable): k is a key of the
+                context, or a dotted path into a table of it (target.range);
+                v is read as JSON, or a Lua number, and must have the
+                default's type; for a string default, unquoted text is the
+                string. An unknown key or another type is a usage error
   --trace       after each tick print every agent's state and context, and
                 print every utility decision with each candidate's score
   --json        print one JSON object a line instead of text (what scripts
@@ -90,7 +93,7 @@ type runConfig struct {
 	seed    uint64
 	budget  time.Duration // 0: the host's default; < 0: off
 	memory  int64         // 0: the host's default; < 0: off
-	set     map[string]any
+	set     []setting
 	trace   bool
 	json    bool
 	watch   bool
@@ -217,8 +220,12 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			return fail("%v", err)
 		}
 	} else {
+		over, err := overrides(cfg.set, b.Defaults())
+		if err != nil {
+			return usageError(stderr, "run", runUsage, "%v", err)
+		}
 		for range cfg.agents {
-			a, err := h.Spawn(b, cfg.set)
+			a, err := h.Spawn(b, over)
 			if err != nil {
 				return fail("%v", err)
 			}

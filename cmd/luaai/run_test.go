@@ -207,46 +207,83 @@ func TestRunOutput(t *testing.T) {
 
 func TestRunSet(t *testing.T) {
 	code, stdout, stderr := cli("run", "testdata/switch.lua", "--ticks", "1", "--trace", "--json",
-		"--set", "go=true", "--set", "speed=2.5", "--set", "name=alice", "--set", "extra=-3")
+		"--set", "go=true", "--set", "speed=2.5", "--set", "name=alice")
 	require.Equal(t, 0, code, stderr)
 	got := jsonLines(t, stdout)
 	require.Len(t, got, 2)
 	require.Equal(t, map[string]any{"tick": 1.0, "agent": 1.0, "from": "idle", "to": "moving", "kind": "to"}, got[0])
 	require.Equal(t, "moving", got[1]["state"])
-	require.Equal(t, map[string]any{"go": true, "speed": 2.5, "name": "alice", "extra": -3.0}, got[1]["ctx"])
+	require.Equal(t, map[string]any{"go": true, "speed": 2.5, "name": "alice"}, got[1]["ctx"])
 
-	// A later --set of the same key wins.
+	// A later --set of the same key wins; = after the first is the value's.
 	code, stdout, _ = cli("run", "testdata/switch.lua", "--ticks", "1", "--trace", "--set", "name=a", "--set", "name=b=c")
 	require.Equal(t, 0, code)
 	require.Equal(t, []string{`tick 1 agent 1 state idle ctx {"go":false,"name":"b=c","speed":1}`}, lines(stdout))
+
+	// The rule: a known key (with the nearest suggested), a dotted path into
+	// a table, the default's type.
+	dir := t.TempDir()
+	script := filepath.Join(dir, "nested.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", context = { target = { distance = 10, name = "wolf" }, code = "000", hp = 3 },
+  states = { s = {} } }`), 0o644))
+	code, stdout, stderr = cli("run", script, "--ticks", "1", "--trace", "--set", "target.distance=2.5", "--set", "code=007", "--set", "hp=0x10")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{`tick 1 agent 1 state s ctx {"code":"007","hp":16,"target":{"distance":2.5,"name":"wolf"}}`}, lines(stdout))
+	for _, tc := range []struct{ set, msg string }{
+		{"hpp=1", `--set hpp: "hpp" is not a key of the context (did you mean "hp"?)`},
+		{"target.distanse=1", `--set target.distanse: "target.distanse" is not a key of the context (did you mean "target.distance"?)`},
+		{"hp.x=1", `--set hp.x: "hp" is a number, not a table`},
+		{"hp=many", `--set hp=many: the default is a number, got a string`},
+		{"target=3", `--set target=3: the default is a table, got a number`},
+		{"nothing=1", `--set nothing: "nothing" is not a key of the context`},
+	} {
+		code, _, stderr = cli("run", script, "--ticks", "1", "--set", tc.set)
+		require.Equal(t, 2, code, tc.set)
+		require.Contains(t, stderr, "luaai run: "+tc.msg+"\n", tc.set)
+	}
 }
 
-func TestParseValue(t *testing.T) {
+func TestSetValue(t *testing.T) {
 	tests := []struct {
 		in   string
+		def  any
 		want any
+		err  string
 	}{
-		{"1", 1.0},
-		{"-2.5", -2.5},
-		{"1e3", 1000.0},
-		{".5", 0.5},
-		{"0x10", 16.0},
-		{"-0x10", -16.0},
-		{"007", 7.0},
-		{"true", true},
-		{"false", false},
-		{"True", "True"},
-		{"yes", "yes"},
-		{"", ""},
-		{"inf", "inf"},
-		{"NaN", "NaN"},
-		{"1e999", "1e999"},
-		{"1_000", "1_000"},
-		{"0xZZ", "0xZZ"},
-		{"hello world", "hello world"},
+		{"1", 0.0, 1.0, ""},
+		{"-2.5", 0.0, -2.5, ""},
+		{"1e3", 0.0, 1000.0, ""},
+		{".5", 0.0, 0.5, ""},
+		{"0x10", 0.0, 16.0, ""},
+		{"-0x10", 0.0, -16.0, ""},
+		{"007", 0.0, 7.0, ""},
+		{"007", "", "007", ""},
+		{`"007"`, "", "007", ""},
+		{"true", false, true, ""},
+		{"false", true, false, ""},
+		{"True", false, nil, "the default is a boolean, got a string"},
+		{"yes", "", "yes", ""},
+		{"", "", "", ""},
+		{"inf", 0.0, nil, "the default is a number, got a string"},
+		{"NaN", 0.0, nil, "the default is a number, got a string"},
+		{"1e999", 0.0, nil, "the default is a number, got a string"},
+		{"1_000", 0.0, nil, "the default is a number, got a string"},
+		{"0xZZ", 0.0, nil, "the default is a number, got a string"},
+		{"hello world", "", "hello world", ""},
+		{"[1,2]", []any{}, []any{1.0, 2.0}, ""},
+		{`{"a":1}`, map[string]any{}, map[string]any{"a": 1.0}, ""},
+		{"3", "", "3", ""},
+		{"3", map[string]any{}, nil, "the default is a table, got a number"},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, parseValue(tt.in), "parseValue(%q)", tt.in)
+		got, err := setValue(tt.in, tt.def)
+		if tt.err != "" {
+			require.EqualError(t, err, tt.err, "setValue(%q, %T)", tt.in, tt.def)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		require.Equal(t, tt.want, got, "setValue(%q, %T)", tt.in, tt.def)
 	}
 }
 
