@@ -23,12 +23,19 @@ const MaxGoDepth = 64
 //     "thread", "channel";
 //   - a table met again inside itself as "<cycle>", and one nested deeper
 //     than MaxGoDepth as "<too deep>". A table reached twice without a cycle
-//     is converted at each place.
+//     is converted once: both places hold the same Go map or slice, so a
+//     table shared a million ways costs what it holds, not a million copies.
 func ToGo(v lua.LValue) any {
-	return toGo(v, map[*lua.LTable]bool{}, 0)
+	c := goConverter{open: map[*lua.LTable]bool{}, done: map[*lua.LTable]any{}}
+	return c.toGo(v, 0)
 }
 
-func toGo(v lua.LValue, open map[*lua.LTable]bool, depth int) any {
+type goConverter struct {
+	open map[*lua.LTable]bool // tables being converted (a cycle meets one)
+	done map[*lua.LTable]any  // tables converted
+}
+
+func (c *goConverter) toGo(v lua.LValue, depth int) any {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		return nil
@@ -41,25 +48,32 @@ func toGo(v lua.LValue, open map[*lua.LTable]bool, depth int) any {
 	case *lua.LUserData:
 		return v.Value
 	case *lua.LTable:
-		if open[v] {
+		if c.open[v] {
 			return "<cycle>"
+		}
+		if done, ok := c.done[v]; ok {
+			return done
 		}
 		if depth >= MaxGoDepth {
 			return "<too deep>"
 		}
-		open[v] = true
-		defer delete(open, v)
+		c.open[v] = true
+		defer delete(c.open, v)
+		var out any
 		if n, ok := arrayLen(v); ok {
-			out := make([]any, n)
+			list := make([]any, n)
 			for i := range n {
-				out[i] = toGo(v.RawGetInt(i+1), open, depth+1)
+				list[i] = c.toGo(v.RawGetInt(i+1), depth+1)
 			}
-			return out
+			out = list
+		} else {
+			m := map[string]any{}
+			v.ForEach(func(k, val lua.LValue) {
+				m[goKey(k)] = c.toGo(val, depth+1)
+			})
+			out = m
 		}
-		out := map[string]any{}
-		v.ForEach(func(k, val lua.LValue) {
-			out[goKey(k)] = toGo(val, open, depth+1)
-		})
+		c.done[v] = out
 		return out
 	}
 	return v.Type().String()

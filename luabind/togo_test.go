@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,18 @@ return {
 	ud.Value = struct{ X int }{7}
 	require.Equal(t, struct{ X int }{7}, ToGo(ud))
 	require.Nil(t, ToGo(lua.LNil))
+}
+
+// A table shared many ways is converted once: forty levels of a table
+// holding the one below twice (2^40 places) convert in linear time.
+func TestToGoSharedOnce(t *testing.T) {
+	vm := NewVM(Options{})
+	defer vm.Close()
+	v, err := vm.RunString("dag.lua", `local t = { leaf = true }
+for _ = 1, 40 do t = { a = t, b = t } end
+return t`)
+	require.NoError(t, err)
+	got := ToGo(v).(map[string]any)
+	a, b := got["a"].(map[string]any), got["b"].(map[string]any)
+	require.Equal(t, reflect.ValueOf(a).UnsafePointer(), reflect.ValueOf(b).UnsafePointer(), "one Go map for one Lua table")
 }

@@ -231,27 +231,24 @@ func luaNumber(s string) (float64, bool) {
 // the default's type) and returns Spawn's top-level overrides.
 func overrides(settings []setting, defaults map[string]any) (map[string]any, error) {
 	out := map[string]any{}
+	owned := map[string]bool{} // dotted paths of the maps copied into out
 	for _, s := range settings {
 		key := strings.Join(s.path, ".")
-		top := s.path[0]
-		if _, done := out[top]; !done {
-			if d, ok := defaults[top]; ok {
-				out[top] = copyPlain(d)
-			}
-		}
 		var parent map[string]any = out
 		for i, name := range s.path {
-			cur, ok := parent[name]
-			if !ok {
-				var names []string
-				for n := range parent {
-					names = append(names, n)
+			var cur any
+			var ok bool
+			if i == 0 {
+				if cur, ok = out[name]; !ok {
+					cur, ok = defaults[name]
 				}
+			} else {
+				cur, ok = parent[name]
+			}
+			if !ok {
+				names := keysOf(parent)
 				if i == 0 {
-					names = names[:0]
-					for n := range defaults {
-						names = append(names, n)
-					}
+					names = keysOf(defaults)
 				}
 				msg := fmt.Sprintf("--set %s: %q is not a key of the context", key, strings.Join(s.path[:i+1], "."))
 				if best := suggest.Closest(name, names); best != "" {
@@ -267,14 +264,33 @@ func overrides(settings []setting, defaults map[string]any) (map[string]any, err
 				parent[name] = v
 				break
 			}
-			next, ok := cur.(map[string]any)
-			if !ok {
+			m, isMap := cur.(map[string]any)
+			if !isMap {
 				return nil, fmt.Errorf("--set %s: %q is %s, not a table", key, strings.Join(s.path[:i+1], "."), kindOf(cur))
 			}
-			parent = next
+			// Copy each table on the path once, shallowly: the defaults are
+			// shared, and only the path changes.
+			at := strings.Join(s.path[:i+1], ".")
+			if !owned[at] {
+				c := make(map[string]any, len(m))
+				for k, x := range m {
+					c[k] = x
+				}
+				parent[name], m = c, c
+				owned[at] = true
+			}
+			parent = m
 		}
 	}
 	return out, nil
+}
+
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // kindOf names the Lua type of plain Go data.
@@ -290,25 +306,6 @@ func kindOf(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// copyPlain copies nested maps and slices, so a setting changes the copy.
-func copyPlain(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(v))
-		for k, x := range v {
-			c[k] = copyPlain(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = copyPlain(x)
-		}
-		return c
-	}
-	return v
 }
 
 // maxAgents bounds --agents: a million guards take about 2 GB.
