@@ -53,7 +53,8 @@ Flags (before or after SCRIPT):
                 SCRIPT" or "reload failed: file:line: message" on stderr (with
                 --json also {"tick":N,"reload":"ok"|"<errors>"} on stdout). A
                 failed reload keeps the old behaviour running and does not by
-                itself change the exit code
+                itself change the exit code. A SCRIPT that does not load at
+                start is reported and watched until a version loads
   --strict      treat the warnings every load prints (luaai check's:
                 unknown fields, unreachable states, ...) as errors: the run
                 does not start, a --watch reload keeps the old version
@@ -201,7 +202,14 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			out.flush()
 		}
 		printLoadError(stderr, err)
-		return exitFail
+		if !cfg.watch {
+			return exitFail
+		}
+		// --watch starts anyway: it reports, and waits for a version that
+		// loads (the modder is fixing it in the editor).
+		if b, err = waitForLoad(ctx, h, cfg, opts.Roots, err, stderr); err != nil {
+			return fail("%v", err)
+		}
 	}
 	// The warnings luaai check gives, at every load: a typo in a field name
 	// is legal Lua and would pass silently.
@@ -353,4 +361,37 @@ func softMemoryLimit(limit int64) {
 		limit = host.DefaultMemoryLimit
 	}
 	debug.SetMemoryLimit(limit + 96<<20)
+}
+
+// waitForLoad watches the script (and the files its load error names) and
+// loads it again at every change, printing each failure, until it loads or
+// ctx ends.
+func waitForLoad(ctx context.Context, h *host.Host, cfg *runConfig, roots []string, loadErr error, stderr io.Writer) (*host.Behaviour, error) {
+	files := append([]string{cfg.script}, errorFiles(loadErr)...)
+	w, err := newWatcher(files, roots)
+	if err != nil {
+		return nil, fmt.Errorf("--watch: %w", err)
+	}
+	defer w.Close()
+	fmt.Fprintf(stderr, "luaai run: waiting for a version of %s that loads (Ctrl-C to stop)\n", cfg.script)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s never loaded", cfg.script)
+		case err := <-w.Errors():
+			fmt.Fprintf(stderr, "luaai run: --watch: %v\n", err)
+		case <-w.Changed():
+			b, err := h.LoadFile(cfg.script)
+			if err == nil {
+				fmt.Fprintf(stderr, "reload ok: %s\n", cfg.script)
+				return b, nil
+			}
+			for _, l := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(stderr, "reload failed: %s\n", l)
+			}
+			if err := w.set(append([]string{cfg.script}, errorFiles(err)...), true); err != nil {
+				fmt.Fprintf(stderr, "luaai run: --watch: %v\n", err)
+			}
+		}
+	}
 }

@@ -409,3 +409,35 @@ return ai.fsm { initial = "s", context = { ` + ctx + ` }, states = { s = { updat
 	})
 	require.Equal(t, 0, r.stop(t))
 }
+
+// A script broken at start does not end a --watch run: it reports, waits,
+// and runs once the script is fixed.
+func TestWatchBrokenAtStart(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "late.lua")
+	writeFile(t, script, `local ai = require("luaai")
+return ai.fsm { initial = "nowhere", states = { a = {} } }`)
+	r := startRun(t, "--watch", "--hz", "50", "--trace", script)
+	r.waitFor(t, "the report", func(_, stderr string) bool {
+		return strings.Contains(stderr, `initial state "nowhere"`) && strings.Contains(stderr, "waiting for a version of "+script+" that loads")
+	})
+	renameOver(t, script, `local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = {} } }`)
+	r.waitFor(t, "ticks of the fixed script", func(stdout, _ string) bool {
+		return strings.Contains(stdout, "tick 2 agent 1 state a")
+	})
+	require.Contains(t, r.stderr.String(), "reload ok: "+script)
+	require.Equal(t, 0, r.stop(t))
+}
+
+// Ctrl-C while waiting for a script that loads ends the run at once, with
+// exit 1: nothing ran.
+func TestWatchBrokenAtStartInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "never.lua")
+	writeFile(t, script, `return 42`)
+	r := startRun(t, "--watch", script)
+	r.waitFor(t, "the report", func(_, stderr string) bool { return strings.Contains(stderr, "waiting for a version") })
+	require.Equal(t, 1, r.stop(t))
+	require.Contains(t, r.stderr.String(), "luaai run: "+script+" never loaded")
+}
