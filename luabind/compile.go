@@ -99,6 +99,15 @@ func CompileFile(path string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(src) > 0 && src[0] == '#' {
+		// A first line starting with # (#!/usr/bin/env luaai) is skipped,
+		// as the lua command skips it; the line count stays.
+		end := bytes.IndexByte(src, '\n')
+		if end < 0 {
+			end = len(src)
+		}
+		src = append(bytes.Repeat([]byte(" "), end), src[end:]...)
+	}
 	return Compile(bytes.NewReader(src), path)
 }
 

@@ -101,6 +101,12 @@ func (vm *VM) harden() {
 	vm.refuseUnavailable(G)
 	G.RawSetString("setmetatable", L.NewFunction(sbSetMetatable(G.RawGetString("setmetatable"))))
 	G.RawSetString("unpack", L.NewFunction(vm.unpack))
+	// error() with no value raises nil, as Lua 5.1 does (gopher-lua asks
+	// for a value): pcall(error) is false, nil.
+	G.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
+		L.Error(L.Get(1), L.OptInt(2, 1))
+		return 0
+	}))
 
 	str, _ := G.RawGetString(lua.StringLibName).(*lua.LTable)
 	if str != nil {

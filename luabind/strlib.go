@@ -62,6 +62,7 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 		f := L.CheckString(1)
 		size := float64(len(f))
 		arg := 2
+		var quoted []byte // f with each %q turned into %s, once there is one
 		for i := 0; i < len(f); i++ {
 			if f[i] != '%' {
 				continue
@@ -97,6 +98,15 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 			if s, ok := L.Get(arg).(lua.LString); ok && (f[i] == 's' || f[i] == 'q') {
 				est = 4*float64(len(s)) + 104
 			}
+			if f[i] == 'q' && arg <= L.GetTop() {
+				// Lua 5.1's %q (gopher-lua writes \n and \x00): quoted
+				// here, formatted with %s.
+				if quoted == nil {
+					quoted = []byte(f)
+				}
+				quoted[i] = 's'
+				L.Replace(arg, lua.LString(quote51(L.CheckString(arg))))
+			}
 			size += est
 			arg++
 		}
@@ -106,8 +116,35 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 		if fn == nil || !fn.IsG {
 			L.RaiseError("string.format is not available")
 		}
+		if quoted != nil {
+			L.Replace(1, lua.LString(quoted))
+		}
 		return fn.GFunction(L)
 	}
+}
+
+// quote51 is Lua 5.1's %q: double quotes around s, with ", \ and a newline
+// escaped by a backslash (the newline stays), \r as \r and a zero byte as
+// \000.
+func quote51(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\r':
+			b.WriteString("\\r")
+		case 0:
+			b.WriteString("\\000")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // strByte is Lua 5.1's string.byte(s [, i [, j]]), refusing more than
