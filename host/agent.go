@@ -280,6 +280,26 @@ func (a *Agent) Stack(path string) ([]string, error) {
 	return out, nil
 }
 
+// Paused lists the states paused on the stacks of the machines along the
+// active path (pushed over, waiting for a pop), outermost machine first and
+// bottom of each stack first, as paths; nil when no stack holds more than
+// its active state.
+func (a *Agent) Paused() []string {
+	var out []string
+	n := a.t.root
+	for n.isMachine() {
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			break
+		}
+		for _, i := range st[:len(st)-1] {
+			out = append(out, n.children[i].path)
+		}
+		n = n.children[st[len(st)-1]]
+	}
+	return out
+}
+
 // Send queues an event for the agent's next decide phase. payload is
 // converted like a context value.
 func (a *Agent) Send(name string, payload any) error {

@@ -294,10 +294,11 @@ func (o *runOutput) decision(d host.Decision) {
 }
 
 type traceLine struct {
-	Tick  int     `json:"tick"`
-	Agent int     `json:"agent"`
-	State *string `json:"state"`
-	Ctx   any     `json:"ctx"`
+	Tick   int      `json:"tick"`
+	Agent  int      `json:"agent"`
+	State  *string  `json:"state"`
+	Paused []string `json:"paused,omitempty"`
+	Ctx    any      `json:"ctx"`
 }
 
 // traceAgent prints an agent's state and context after a tick:
@@ -305,8 +306,9 @@ type traceLine struct {
 func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	state, _ := a.State()
 	ctx := jsonSafe(a.Context())
+	paused := a.Paused()
 	if o.json {
-		o.line(traceLine{tick, a.ID(), optString(state), ctx})
+		o.line(traceLine{tick, a.ID(), optString(state), paused, ctx})
 		return
 	}
 	var b strings.Builder
@@ -314,6 +316,10 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(ctx); err != nil {
 		b.WriteString(strconv.Quote(err.Error()))
+	}
+	if len(paused) > 0 {
+		// The whole stack: what a pop returns to.
+		state = orNone(state) + " paused " + strings.Join(paused, ",")
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
 }

@@ -127,7 +127,7 @@ func TestRunOutput(t *testing.T) {
 				`tick 1 agent 1 state a ctx {"n":1}`,
 				`tick 2 agent 1 state a ctx {"n":2}`,
 				"tick 3 agent 1 a -> b (push)",
-				`tick 3 agent 1 state b ctx {"n":2}`,
+				`tick 3 agent 1 state b paused a ctx {"n":2}`,
 				"tick 4 agent 1 b -> a (pop)",
 				`tick 4 agent 1 state a ctx {"n":3}`,
 			},
@@ -693,4 +693,24 @@ return ai.fsm {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, want[1])
 	require.Contains(t, stderr, "luaai run: --strict: 2 warnings in "+script)
+}
+
+// --trace shows the whole stack: the states paused under the active one.
+func TestRunTraceShowsStack(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "stack.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "patrol", states = {
+  patrol = { transitions = { { push = "look", when = function() return true end } } },
+  look = ai.fsm { initial = "near", states = {
+    near = { transitions = { { push = "far", when = function() return true end } } },
+    far = {},
+  } },
+} }`), 0o644))
+	code, stdout, stderr := cli("run", script, "--ticks", "2", "--trace")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "tick 2 agent 1 state look.far paused patrol,look.near ctx {}")
+	code, stdout, _ = cli("run", script, "--ticks", "2", "--trace", "--json")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, `{"tick":2,"agent":1,"state":"look.far","paused":["patrol","look.near"],"ctx":{}}`)
 }
