@@ -197,3 +197,36 @@ return ai.fsm { initial = "patrol", states = {
 	require.Equal(t, []string{`1 1 restore "">"patrol.walk"`}, got)
 	require.Nil(t, restored[0].UserData(), "user data is the game's: not saved")
 }
+
+// Paused lists what stacks hold under their active states, outermost
+// machine first, bottom first.
+func TestAgentPaused(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("stack.lua", `local ai = require("luaai")
+return ai.fsm { initial = "patrol", states = {
+  patrol = { transitions = { { push = "look", on = "noise" } } },
+  look = ai.fsm { initial = "near", states = {
+    near = { transitions = { { push = "far", on = "noise" }, { pop = true, on = "done" } } },
+    far = { transitions = { { pop = true, on = "done" } } },
+  } },
+} }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.Nil(t, a.Paused())
+	steps := []struct {
+		event  string
+		paused []string
+	}{
+		{"noise", []string{"patrol"}},
+		{"noise", []string{"patrol", "look.near"}},
+		{"done", []string{"patrol"}},
+	}
+	for _, s := range steps {
+		require.NoError(t, a.Send(s.event, nil))
+		require.NoError(t, h.Tick(0.1))
+		require.Equal(t, s.paused, a.Paused(), "after %s: %s", s.event, a.Path())
+	}
+}
