@@ -4,6 +4,8 @@
 //	luaai test [PATH...]       run the *_test.lua files below the paths
 //	luaai check SCRIPT...      load and validate scripts: errors and warnings as file:line
 //	luaai graph SCRIPT         the behaviour as a Graphviz DOT or Mermaid diagram
+//	luaai init DIR             a mod project: a behaviour, its tests, editor set-up
+//	luaai types                the LuaLS definitions of require("luaai")
 //
 // Exit codes: 0 success; 1 a script that does not load, a failed test, or a
 // run during which a callback raised an error; 2 a usage error.
@@ -43,6 +45,9 @@ Usage:
                              printing errors and warnings as file:line
   luaai graph SCRIPT [--format dot|mermaid]
                              print the behaviour as a diagram
+  luaai init DIR             write a mod project: a behaviour, its tests, and
+                             the editor set-up (.luarc.json, types/luaai.lua)
+  luaai types                print the editor definitions of require("luaai")
   luaai help [COMMAND]       show this help, or a command's flags
 
 Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
@@ -69,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return checkCmd(rest, stdout, stderr)
 	case "graph":
 		return graphCmd(rest, stdout, stderr)
+	case "init":
+		return initCmd(rest, stdout, stderr)
+	case "types":
+		return typesCmd(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
@@ -91,6 +100,10 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, graphUsage)
 	case "bench":
 		fmt.Fprint(stdout, benchUsage)
+	case "init":
+		fmt.Fprint(stdout, initUsage)
+	case "types":
+		fmt.Fprint(stdout, typesUsage)
 	default:
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
