@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -150,4 +151,31 @@ func (cv *curve) describe(b *strings.Builder, luaSyntax bool) {
 	if luaSyntax {
 		b.WriteByte('}')
 	}
+}
+
+// Curve is a response curve as ai.curve builds it, for tools that draw one
+// (luaai curve).
+type Curve struct{ cv curve }
+
+// NewCurve makes the curve of the given kind and parameters, as
+// ai.curve(x, {kind = kind, m = m, k = k, b = b, c = c}) does; an unknown
+// kind is an error naming the known ones.
+func NewCurve(kind string, m, k, b, c float64) (Curve, error) {
+	for i, name := range curveNames {
+		if name == kind {
+			return Curve{curve{kind: curveKind(i), m: m, k: k, b: b, c: c}}, nil
+		}
+	}
+	return Curve{}, fmt.Errorf("unknown curve kind %q (want %s)", kind, curveKindList)
+}
+
+// Eval is the curve's score for x: x clamped to 0..1, the result clamped
+// to 0..1, NaN as 0.
+func (c Curve) Eval(x float64) float64 { return c.cv.eval(x) }
+
+// String is the curve as traces show it: "logistic, k=2".
+func (c Curve) String() string {
+	var b strings.Builder
+	c.cv.describe(&b, false)
+	return b.String()
 }

@@ -48,6 +48,8 @@ Usage:
   luaai init DIR             write a mod project: a behaviour, its tests, and
                              the editor set-up (.luarc.json, types/luaai.lua)
   luaai types                print the editor definitions of require("luaai")
+  luaai curve KIND [m=N k=N b=N c=N] [--svg FILE]
+                             draw a utility response curve
   luaai help [COMMAND]       show this help, or a command's flags
 
 Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
@@ -78,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return initCmd(rest, stdout, stderr)
 	case "types":
 		return typesCmd(rest, stdout, stderr)
+	case "curve":
+		return curveCmd(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
@@ -104,6 +108,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, initUsage)
 	case "types":
 		fmt.Fprint(stdout, typesUsage)
+	case "curve":
+		fmt.Fprint(stdout, curveUsage)
 	default:
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
