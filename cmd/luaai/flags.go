@@ -35,6 +35,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
 	fs.BoolVar(&cfg.strict, "strict", false, "")
+	fs.StringVar(&cfg.input, "input", "", "")
 	fs.StringVar(&cfg.save, "save", "", "")
 	fs.StringVar(&cfg.load, "load", "", "")
 

@@ -16,6 +16,7 @@ import (
 // ticks when the watcher (if any) says its files changed. It owns the host:
 // nothing else touches it while it runs.
 type runLoop struct {
+	in   *runInput // --input, nil without
 	cfg  *runConfig
 	out  *runOutput
 	h    *host.Host
@@ -45,6 +46,7 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		if !l.between(ctx, done, due) {
 			return nil // interrupted
 		}
+		l.in.apply(l.h, done+1, l.out.stderr)
 		if err := l.h.Tick(l.cfg.dt); err != nil {
 			return err
 		}

@@ -55,6 +55,11 @@ Flags (before or after SCRIPT):
                 failed reload keeps the old behaviour running and does not by
                 itself change the exit code. A SCRIPT that does not load at
                 start is reported and watched until a version loads
+  --input FILE  drive the run: JSON lines {"tick":N,"agent":A,"send":E,
+                "payload":P} or {"tick":N,"agent":A,"set":{...}} ("agent":"*"
+                for every agent), each applied before tick N; "-" reads them
+                from stdin as they come ("tick" may then be left out: the
+                next tick)
   --strict      treat the warnings every load prints (luaai check's:
                 unknown fields, unreachable states, ...) as errors: the run
                 does not start, a --watch reload keeps the old version
@@ -83,7 +88,8 @@ const defaultWatchHz = 10
 
 // runConfig is a parsed "luaai run" command line.
 type runConfig struct {
-	strict  bool // warnings refuse a load or a reload
+	input   string // --input FILE, or - for stdin
+	strict  bool   // warnings refuse a load or a reload
 	script  string
 	ticks   int
 	workers int
@@ -171,6 +177,17 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			return fail("--save %s: folder %s does not exist", cfg.save, filepath.Dir(cfg.save))
 		}
 	}
+	var in *runInput
+	switch cfg.input {
+	case "":
+	case "-":
+		in = liveInput(stdin)
+	default:
+		var err error
+		if in, err = loadInput(cfg.input); err != nil {
+			return fail("--input: %v", err)
+		}
+	}
 	opts := host.Options{
 		OnReload:     func(r host.ReloadResult) { out.added = r.Added },
 		Seed:         cfg.seed,
@@ -247,7 +264,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	for _, a := range agents {
 		done = max(done, a.Ticks())
 	}
-	l := &runLoop{cfg: cfg, out: out, h: h, b: b}
+	l := &runLoop{cfg: cfg, out: out, h: h, b: b, in: in}
 	if !cfg.forever {
 		l.prog = newProgress(stderr, cfg.ticks)
 		out.prog = l.prog
@@ -395,3 +412,6 @@ func waitForLoad(ctx context.Context, h *host.Host, cfg *runConfig, roots []stri
 		}
 	}
 }
+
+// stdin is what --input - reads (a test replaces it).
+var stdin io.Reader = os.Stdin
