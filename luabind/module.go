@@ -3,6 +3,7 @@ package luabind
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -268,6 +269,21 @@ func (vm *VM) LoadBehaviour(path string) (*State, error) {
 	}
 	vm.behaviour[key] = m
 	return m, nil
+}
+
+// Behaviours lists the behaviours loaded by path (LoadBehaviour, and so
+// ai.spawn(path)), sorted by path.
+func (vm *VM) Behaviours() []*State {
+	paths := make([]string, 0, len(vm.behaviour))
+	for p := range vm.behaviour {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]*State, len(paths))
+	for i, p := range paths {
+		out[i] = vm.behaviour[p]
+	}
+	return out
 }
 
 // LoadProto runs a compiled behaviour chunk and validates the machine it

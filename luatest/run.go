@@ -39,6 +39,22 @@ func RunFile(h *host.Host, path string, w io.Writer) Result {
 
 // runFile runs a test file in vm (RunFile's, or a bare VM in tests).
 func runFile(vm *luabind.VM, path string, w io.Writer) Result {
+	loaded := map[*luabind.State]bool{}
+	for _, b := range vm.Behaviours() {
+		loaded[b] = true
+	}
+	defer func() {
+		// What luaai run would say of the behaviours this file loaded: a
+		// typo in a field name is legal Lua and would pass silently.
+		for _, b := range vm.Behaviours() {
+			if loaded[b] {
+				continue
+			}
+			for _, warn := range luabind.Warnings(b) {
+				fmt.Fprintf(w, "%s: warning: %s\n", warn.Pos, warn.Msg)
+			}
+		}
+	}()
 	proto, err := luabind.CompileFile(path)
 	if err != nil {
 		var pe *fs.PathError

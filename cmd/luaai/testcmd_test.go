@@ -163,3 +163,21 @@ func TestTestRunawayFailsInsteadOfHanging(t *testing.T) {
 	require.Contains(t, out.String(), "ran past its 50ms budget")
 	require.Contains(t, out.String(), "1 passed, 1 failed")
 }
+
+// luaai test says what luaai run says of the behaviours a test file
+// loads: a typo in a field name is reported, and the tests still count.
+func TestTestPrintsLoadWarnings(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "typo.lua"), []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = { udpate = function() end } } }`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "typo_test.lua"), []byte(`local ai = require("luaai")
+describe("typo", function()
+  it("spawns", function() assert.are.equal("a", ai.spawn("typo.lua"):state()) end)
+  it("spawns again", function() assert.are.equal("a", ai.spawn("typo.lua"):state()) end)
+end)`), 0o644))
+	code, stdout, stderr := cli("test", dir)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 1, strings.Count(stdout, `unknown field "udpate" (did you mean "update"?)`), "once per file:\n%s", stdout)
+	require.Contains(t, stdout, filepath.Join(dir, "typo.lua")+`:2: warning: state "a": unknown field "udpate"`)
+	require.Contains(t, stdout, "2 passed, 0 failed")
+}
