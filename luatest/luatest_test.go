@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -237,4 +238,17 @@ func TestBustedFormat(t *testing.T) {
 			t.Errorf("%s = %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// setup/teardown run once around a block's tests, finally after a test
+// body, pending tests are reported and not run, and a failing setup fails
+// its block's tests without running them.
+func TestBustedLifecycle(t *testing.T) {
+	res, out := runBusted(t, "testdata/busted/lifecycle_test.lua")
+	require.Equal(t, Result{Passed: 4, Failed: 1, Pending: 1}, res, out)
+	require.Equal(t, "4 passed, 1 failed, 1 pending", res.String())
+	require.Contains(t, out, "PENDING testdata/busted/lifecycle_test.lua:10: outer not yet")
+	require.Contains(t, out, "FAIL testdata/busted/lifecycle_test.lua:25: broken setup is not run")
+	require.Contains(t, out, "no database")
+	require.NotContains(t, out, "ran")
 }

@@ -14,12 +14,22 @@ import (
 )
 
 // Result counts the outcome of one or more test files.
-type Result struct{ Passed, Failed int }
+type Result struct{ Passed, Failed, Pending int }
 
 // Add adds the counts of o to r.
 func (r *Result) Add(o Result) {
 	r.Passed += o.Passed
 	r.Failed += o.Failed
+	r.Pending += o.Pending
+}
+
+// String is "3 passed, 0 failed", with ", 1 pending" when there are some.
+func (r Result) String() string {
+	s := fmt.Sprintf("%d passed, %d failed", r.Passed, r.Failed)
+	if r.Pending > 0 {
+		s += fmt.Sprintf(", %d pending", r.Pending)
+	}
+	return s
 }
 
 // RunTestFile runs one *_test.lua file in vm, writing failures (and a line
@@ -84,12 +94,22 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 	r.failMT.RawSetString("__metatable", lua.LFalse)
 
 	g := L.G.Global
+	setup, teardown := L.NewFunction(r.luaSetup), L.NewFunction(r.luaTeardown)
 	globals := map[string]lua.LValue{
-		"describe":    L.NewFunction(r.luaDescribe),
-		"it":          L.NewFunction(r.luaIt),
-		"before_each": L.NewFunction(r.luaBeforeEach),
-		"after_each":  L.NewFunction(r.luaAfterEach),
-		"assert":      r.newAssert(),
+		"describe":        L.NewFunction(r.luaDescribe),
+		"context":         L.NewFunction(r.luaDescribe),
+		"it":              L.NewFunction(r.luaIt),
+		"pending":         L.NewFunction(r.luaPending),
+		"before_each":     L.NewFunction(r.luaBeforeEach),
+		"after_each":      L.NewFunction(r.luaAfterEach),
+		"setup":           setup,
+		"lazy_setup":      setup,
+		"strict_setup":    setup,
+		"teardown":        teardown,
+		"lazy_teardown":   teardown,
+		"strict_teardown": teardown,
+		"finally":         L.NewFunction(r.luaFinally),
+		"assert":          r.newAssert(),
 	}
 	saved := make(map[string]lua.LValue, len(globals))
 	for name, v := range globals {
@@ -110,35 +130,127 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 		return Result{Failed: 1}
 	}
 
-	// Run.
+	// Run. A block's setup runs before the first of its tests, its
+	// teardown after the last; a failing setup fails the block's tests
+	// without running them.
 	r.running = true
 	var res Result
+	var entered []*block // the blocks whose setup ran, outer first
+	setupErr := map[*block]error{}
+	leaveTo := func(keep int) {
+		for len(entered) > keep {
+			b := entered[len(entered)-1]
+			entered = entered[:len(entered)-1]
+			for _, fn := range b.teardowns {
+				if err := r.call(fn); err != nil {
+					res.Failed++
+					r.writeFailure(w, &testCase{name: "teardown of " + r.blockName(b), pos: b.pos}, err)
+				}
+			}
+		}
+	}
 	for _, t := range r.tests {
-		if err := r.runTest(t); err != nil {
+		chain := t.chain()
+		keep := 0
+		for keep < len(entered) && keep < len(chain) && entered[keep] == chain[keep] {
+			keep++
+		}
+		leaveTo(keep)
+		var failed error
+		for _, b := range chain[keep:] {
+			entered = append(entered, b)
+			if err := setupErr[b.parent]; err != nil {
+				setupErr[b] = err
+			}
+			for _, fn := range b.setups {
+				if setupErr[b] != nil {
+					break
+				}
+				if err := r.call(fn); err != nil {
+					setupErr[b] = err
+				}
+			}
+		}
+		for _, b := range chain {
+			if setupErr[b] != nil {
+				failed = setupErr[b]
+				break
+			}
+		}
+		switch {
+		case t.pending:
+			res.Pending++
+			fmt.Fprintf(w, "PENDING %s: %s\n", t.pos, t.name)
+		case failed != nil:
 			res.Failed++
-			r.writeFailure(w, t, err)
-		} else {
-			res.Passed++
+			r.writeFailure(w, t, failed)
+		default:
+			if err := r.runTest(t); err != nil {
+				res.Failed++
+				r.writeFailure(w, t, err)
+			} else {
+				res.Passed++
+			}
 		}
 		L.SetTop(top)
 	}
+	leaveTo(0)
 	return res
+}
+
+// chain is the test's blocks, outer first (the file's root block included).
+func (t *testCase) chain() []*block {
+	var out []*block
+	for b := t.block; b != nil; b = b.parent {
+		out = append(out, b)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+func (r *runner) blockName(b *block) string {
+	var names []string
+	for ; b != nil; b = b.parent {
+		if b.name != "" {
+			names = append([]string{b.name}, names...)
+		}
+	}
+	if len(names) == 0 {
+		return "the file"
+	}
+	return strings.Join(names, " ")
+}
+
+// call runs fn protected under the VM's budget, leaving the stack as it was.
+func (r *runner) call(fn *lua.LFunction) error {
+	L := r.vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	err := r.vm.PCall(0, 0)
+	L.SetTop(top)
+	return err
 }
 
 // block is one describe block (the root block is the file itself).
 type block struct {
-	name    string
-	parent  *block
-	befores []*lua.LFunction
-	afters  []*lua.LFunction
+	name      string
+	parent    *block
+	pos       luabind.Pos // where describe was called
+	befores   []*lua.LFunction
+	afters    []*lua.LFunction
+	setups    []*lua.LFunction
+	teardowns []*lua.LFunction
 }
 
 // testCase is one collected `it`.
 type testCase struct {
-	name  string // describe names and the it name, joined by spaces
-	block *block
-	fn    *lua.LFunction
-	pos   luabind.Pos // where `it` was called
+	name    string // describe names and the it name, joined by spaces
+	block   *block
+	fn      *lua.LFunction
+	pos     luabind.Pos // where `it` was called
+	pending bool        // pending(name): reported, not run
 }
 
 // runner is the state of one RunTestFile.
@@ -149,6 +261,7 @@ type runner struct {
 	tests   []*testCase
 	running bool // the collected tests are running
 	failMT  *lua.LTable
+	finals  []*lua.LFunction // finally() of the running test
 }
 
 // failure is the Go-side record an assertion raises (as the Value of a
@@ -226,7 +339,7 @@ func (r *runner) luaDescribe(L *lua.LState) int {
 	r.notRunning(L, "describe")
 	name := L.CheckString(1)
 	fn := L.CheckFunction(2)
-	b := &block{name: name, parent: r.cur}
+	b := &block{name: name, parent: r.cur, pos: callerPos(L)}
 	outer := r.cur
 	r.cur = b
 	defer func() { r.cur = outer }()
@@ -250,6 +363,40 @@ func (r *runner) luaIt(L *lua.LState) int {
 	}
 	pos := callerPos(L)
 	r.tests = append(r.tests, &testCase{name: strings.Join(names, " "), block: r.cur, fn: fn, pos: pos})
+	return 0
+}
+
+// luaPending is pending(name [, fn]): a test written down but not run.
+func (r *runner) luaPending(L *lua.LState) int {
+	r.notRunning(L, "pending")
+	name := L.CheckString(1)
+	full := name
+	if r.cur != r.root {
+		full = r.blockName(r.cur) + " " + name
+	}
+	r.tests = append(r.tests, &testCase{name: full, block: r.cur, pos: callerPos(L), pending: true})
+	return 0
+}
+
+func (r *runner) luaSetup(L *lua.LState) int {
+	r.notRunning(L, "setup")
+	r.cur.setups = append(r.cur.setups, L.CheckFunction(1))
+	return 0
+}
+
+func (r *runner) luaTeardown(L *lua.LState) int {
+	r.notRunning(L, "teardown")
+	r.cur.teardowns = append(r.cur.teardowns, L.CheckFunction(1))
+	return 0
+}
+
+// luaFinally is finally(fn) inside a test: fn runs when the test body has
+// ended, however it ended.
+func (r *runner) luaFinally(L *lua.LState) int {
+	if !r.running {
+		L.RaiseError("finally can only be called inside a test")
+	}
+	r.finals = append(r.finals, L.CheckFunction(1))
 	return 0
 }
 
@@ -295,7 +442,13 @@ func (r *runner) runTest(t *testCase) error {
 		}
 	}
 	if first == nil {
+		r.finals = r.finals[:0]
 		call(t.fn)
+		finals := r.finals
+		r.finals = nil
+		for _, fn := range finals {
+			call(fn)
+		}
 	}
 	for _, b := range chain {
 		for _, fn := range b.afters {

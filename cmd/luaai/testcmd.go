@@ -21,7 +21,8 @@ Runs every *_test.lua file below each PATH (default .), sorted, each in a
 fresh host whose require and ai.spawn resolve against the test file's folder.
 A PATH may also name one test file. Below a PATH, folders named testdata
 or starting with "." or "_" are skipped (name them to run them). Test files use a busted-style subset:
-describe, it, before_each, after_each and assert.*.
+describe/context, it, pending, before_each, after_each, setup, teardown,
+finally and assert.*. The summary counts pending tests when there are any.
 
 Prints each failure with file:line, expected and actual, then
 "N passed, N failed". Exit codes: 0 all passed; 1 a failure, or no test
@@ -60,7 +61,7 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		total.Add(r)
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", total.Passed, total.Failed)
+	fmt.Fprintln(stdout, total)
 	if total.Failed > 0 {
 		return exitFail
 	}
