@@ -183,8 +183,10 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	for _, t := range trees {
 		t.def.SetOwner(b)
 	}
+	// The same keys in every worker's tree: found once.
+	added := newDefaults(old[0], trees[0])
 	b.added = nil
-	for _, k := range newDefaults(old[0], trees[0]) {
+	for _, k := range added {
 		b.added = append(b.added, k.String())
 	}
 	// Each worker remaps its own agents (their Lua state is its own), in
@@ -201,9 +203,9 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 			return
 		}
 		ot, nt := old[w.index], trees[w.index]
-		if keys := newDefaults(ot, nt); len(keys) > 0 {
+		if len(added) > 0 {
 			for _, a := range agents {
-				for _, k := range keys {
+				for _, k := range added {
 					if a.ctx.RawGet(k) == lua.LNil {
 						a.ctx.RawSet(k, deepCopy(w.vm.L, nt.defaults.RawGet(k), map[*lua.LTable]*lua.LTable{}))
 					}

@@ -419,22 +419,14 @@ func (r *runner) luaAfterEach(L *lua.LState) int {
 // before_each skips the rest of the before_each hooks and the test; the
 // after_each hooks always run.
 func (r *runner) runTest(t *testCase) error {
-	var chain []*block
-	for b := t.block; b != nil; b = b.parent {
-		chain = append(chain, b)
-	}
+	chain := t.chain() // outer first
 	var first error
 	call := func(fn *lua.LFunction) {
-		L := r.vm.L
-		top := L.GetTop()
-		L.Push(fn)
-		err := r.vm.PCall(0, 0)
-		L.SetTop(top)
-		if err != nil && first == nil {
+		if err := r.call(fn); err != nil && first == nil {
 			first = err
 		}
 	}
-	for i := len(chain) - 1; i >= 0 && first == nil; i-- {
+	for i := 0; i < len(chain) && first == nil; i++ {
 		for _, fn := range chain[i].befores {
 			if call(fn); first != nil {
 				break
@@ -450,8 +442,8 @@ func (r *runner) runTest(t *testCase) error {
 			call(fn)
 		}
 	}
-	for _, b := range chain {
-		for _, fn := range b.afters {
+	for i := len(chain) - 1; i >= 0; i-- {
+		for _, fn := range chain[i].afters {
 			call(fn)
 		}
 	}
