@@ -1,6 +1,6 @@
 module github.com/luaai/luaai
 
-go 1.23
+go 1.23.0
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1
@@ -8,7 +8,10 @@ require (
 	layeh.com/gopher-luar v1.0.11
 )
 
-require golang.org/x/sys v0.13.0 // indirect
+require (
+	golang.org/x/sys v0.34.0 // indirect
+	golang.org/x/term v0.33.0 // indirect
+)
 
 require (
 	github.com/stretchr/testify v1.12.1

@@ -63,6 +63,43 @@ func (a *Agent) Set(key string, value any) error {
 	return nil
 }
 
+// SetPath writes a field of a table in the context: SetPath([]string{"target",
+// "range"}, 12) is ctx.target.range = 12 in Lua. Every key but the last must
+// name a table that is already there; the value converts as Set converts
+// one. With one key it is Set.
+func (a *Agent) SetPath(path []string, value any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	if len(path) == 0 {
+		return fmt.Errorf("SetPath: %w", ErrBadPath)
+	}
+	t := a.ctx
+	for i, k := range path[:len(path)-1] {
+		next, ok := t.RawGetString(k).(*lua.LTable)
+		if !ok {
+			return fmt.Errorf("SetPath: %s: %w", joinPath(path[:i+1]), ErrBadPath)
+		}
+		t = next
+	}
+	c := converter{L: a.w.vm.L, h: a.h, agent: a.id}
+	v := c.value(value)
+	if c.err != nil {
+		return c.err
+	}
+	t.RawSetString(path[len(path)-1], v)
+	a.bound = append(a.bound, c.bound...)
+	return nil
+}
+
+func joinPath(path []string) string {
+	s := "ctx"
+	for _, k := range path {
+		s += "." + k
+	}
+	return s
+}
+
 // Bind puts a Go value into the context with gopher-luar, so Lua calls its
 // methods and reads its exported fields: ctx.body:MoveTo(x, y).
 //

@@ -55,6 +55,9 @@ var (
 	ErrInvalidDefinition = luabind.ErrInvalidDefinition
 	// ErrBadDt: Tick given a dt that is negative, NaN or infinite.
 	ErrBadDt = errors.New("dt must be a finite number ≥ 0")
+	// ErrBadPath: Agent.SetPath given an empty path, or one that goes
+	// through a value that is not a table.
+	ErrBadPath = errors.New("not a table on the path")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
 )

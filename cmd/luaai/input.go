@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/safefile"
+	"github.com/luaai/luaai/internal/suggest"
 )
 
 // An input line (README: The CLI; SPEC: the CLI, live) drives a run from
@@ -28,6 +31,111 @@ type inputLine struct {
 	send    string
 	payload any
 	set     map[string]any
+	assign  []assignment // set A key=value, checked against the field's value
+
+	// A control command (pause, step, resume, help): the run loop takes it
+	// at once, not before a tick.
+	control string
+	steps   int // step N
+}
+
+// assignment is one key=value of the set command: a dotted path and the
+// text of its value, read as --set reads one when it is applied.
+type assignment struct {
+	path []string
+	raw  string
+}
+
+// commandHelp is what help prints.
+const commandHelp = `commands (A is an agent id, or * for every agent):
+  send A EVENT [json]   queue EVENT for A, with a JSON payload
+  set A key=value ...   write context fields (key may be a dotted path; value as --set reads it)
+  pause                 stop ticking
+  step [N]              run N ticks (default 1), then pause
+  resume                tick again
+  help                  this list`
+
+var commandNames = []string{"send", "set", "pause", "step", "resume", "help"}
+
+// parseCommand reads a command line (SPEC: the CLI, live): what a modder
+// types with --watch in a terminal, or sends on --input -.
+func parseCommand(where, text string) (inputLine, error) {
+	l := inputLine{where: where}
+	name, rest, _ := strings.Cut(text, " ")
+	rest = strings.TrimSpace(rest)
+	usage := func(format string, args ...any) (inputLine, error) {
+		return l, fmt.Errorf("%s: %s: %s", where, name, fmt.Sprintf(format, args...))
+	}
+	target := func() (string, bool) {
+		a, more, _ := strings.Cut(rest, " ")
+		rest = strings.TrimSpace(more)
+		if a == "*" {
+			l.all = true
+			return a, true
+		}
+		id, err := strconv.Atoi(a)
+		if err != nil || id < 1 {
+			return a, false
+		}
+		l.agent = id
+		return a, true
+	}
+	switch name {
+	case "send":
+		if a, ok := target(); !ok {
+			return usage("want send A EVENT [json], with A an agent id or *; got %q", a)
+		}
+		event, payload, _ := strings.Cut(rest, " ")
+		if event == "" {
+			return usage("want send A EVENT [json]: the event is missing")
+		}
+		l.send = event
+		if payload = strings.TrimSpace(payload); payload != "" {
+			dec := json.NewDecoder(strings.NewReader(payload))
+			if err := dec.Decode(&l.payload); err != nil || dec.More() {
+				return usage("the payload is not one JSON value: %s", payload)
+			}
+		}
+	case "set":
+		if a, ok := target(); !ok {
+			return usage("want set A key=value, with A an agent id or *; got %q", a)
+		}
+		if rest == "" {
+			return usage("want set A key=value: the key=value is missing")
+		}
+		for _, kv := range strings.Fields(rest) {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return usage("want key=value, got %q", kv)
+			}
+			path := strings.Split(k, ".")
+			if slices.Contains(path, "") {
+				return usage("%q: an empty name in the key", k)
+			}
+			l.assign = append(l.assign, assignment{path: path, raw: v})
+		}
+	case "pause", "resume", "help":
+		if rest != "" {
+			return usage("takes nothing, got %q", rest)
+		}
+		l.control = name
+	case "step":
+		l.control, l.steps = name, 1
+		if rest != "" {
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 1 || n > 1_000_000 {
+				return usage("want step [N] with N from 1 to 1000000, got %q", rest)
+			}
+			l.steps = n
+		}
+	default:
+		msg := fmt.Sprintf("%s: unknown command %q", where, name)
+		if best := suggest.Closest(name, commandNames); best != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", best)
+		}
+		return l, errors.New(msg + `; help lists the commands (a JSON input line starts with "{")`)
+	}
+	return l, nil
 }
 
 // maxInputFile bounds what --input FILE reads.
@@ -124,48 +232,59 @@ func loadInput(path string) (*runInput, error) {
 // liveInput reads lines from r as they come (--input -); a bad line is
 // reported and skipped.
 func liveInput(r io.Reader) *runInput {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	return readInput(func() (string, error) {
+		if sc.Scan() {
+			return sc.Text(), nil
+		}
+		if err := sc.Err(); err != nil {
+			return "", err
+		}
+		return "", io.EOF
+	})
+}
+
+// readInput reads lines from next until it fails, in a goroutine: JSON
+// input lines, or commands. A bad line is reported and skipped.
+func readInput(next func() (string, error)) *runInput {
 	in := &runInput{live: make(chan inputLine, 64), errs: make(chan error, 64)}
 	go func() {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			text := strings.TrimSpace(sc.Text())
+		for n := 1; ; n++ {
+			text, err := next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					in.errs <- fmt.Errorf("input: %w", err)
+				}
+				return
+			}
+			text = strings.TrimSpace(text)
 			if text == "" {
 				continue
 			}
-			l, err := parseInputLine(fmt.Sprintf("input:%d", n), text, false)
+			var l inputLine
+			if where := fmt.Sprintf("input:%d", n); strings.HasPrefix(text, "{") {
+				l, err = parseInputLine(where, text, false)
+			} else {
+				l, err = parseCommand(where, text)
+			}
 			if err != nil {
 				in.errs <- err
 				continue
 			}
 			in.live <- l
 		}
-		if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-			in.errs <- fmt.Errorf("input: %w", err)
-		}
 	}()
 	return in
 }
 
-// apply applies, before tick, every line due by then, in order; what
+// apply applies, before tick, every line due by then, in order (the run
+// loop takes the lines from stdin into pending as they come); what
 // cannot be applied (an unknown agent, a context value Lua cannot take) is
 // reported on stderr and the run goes on.
 func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer) {
 	if in == nil {
 		return
-	}
-	for drained := false; !drained; {
-		select {
-		case l := <-in.live:
-			if l.tick == 0 {
-				l.tick = tick
-			}
-			in.pending = append(in.pending, l)
-		case err := <-in.errs:
-			fmt.Fprintln(stderr, err)
-		default:
-			drained = true
-		}
 	}
 	sort.SliceStable(in.pending, func(i, j int) bool { return in.pending[i].tick < in.pending[j].tick })
 	n := 0
@@ -192,6 +311,14 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 	}
 	sort.Strings(keys)
 	for _, a := range agents {
+		if len(l.assign) > 0 {
+			for _, as := range l.assign {
+				if err := as.applyTo(a); err != nil {
+					fmt.Fprintf(stderr, "%s: agent %d: %v\n", l.where, a.ID(), err)
+				}
+			}
+			continue
+		}
 		if l.send != "" {
 			if err := a.Send(l.send, l.payload); err != nil {
 				fmt.Fprintf(stderr, "%s: %v\n", l.where, err)
@@ -204,4 +331,29 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 			}
 		}
 	}
+}
+
+// applyTo writes the assignment into a's context: the field must be there,
+// and the value is read as --set reads one against the field's value.
+func (as assignment) applyTo(a *host.Agent) error {
+	key := strings.Join(as.path, ".")
+	var cur any = a.Context()
+	for i, name := range as.path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return fmt.Errorf("set %s: %q is %s, not a table", key, strings.Join(as.path[:i], "."), kindOf(cur))
+		}
+		if cur, ok = m[name]; !ok {
+			msg := fmt.Sprintf("set %s: %q is not a field of the context", key, strings.Join(as.path[:i+1], "."))
+			if best := suggest.Closest(name, keysOf(m)); best != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), as.path[:i]...), best), "."))
+			}
+			return errors.New(msg)
+		}
+	}
+	v, err := setValue(as.raw, cur)
+	if err != nil {
+		return fmt.Errorf("set %s=%s: %v", key, as.raw, err)
+	}
+	return a.SetPath(as.path, v)
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -83,5 +86,101 @@ oops
 	code, stdout, stderr := cli("run", script, "--ticks", "4", "--hz", "20", "--input", "-") // paced: the reader is ahead of tick 1
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, []string{"tick 1 agent 1 closed -> open", "tick 3 agent 1 open -> closed"}, lines(stdout))
-	require.Contains(t, stderr, "input:2: not an input line")
+	require.Contains(t, stderr, `input:2: unknown command "oops"; help lists the commands (a JSON input line starts with "{")`)
+}
+
+// The commands of SPEC §19 on --input -: lines apply in order, and a step
+// runs its ticks before the lines after it are read.
+func TestRunCommands(t *testing.T) {
+	script := writeTemp(t, "door.lua", doorLua)
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader(`pause
+step 2
+send 1 knock {"name":"ann"}
+step
+set 1 who="zed"
+set * who=bo
+step 1
+sned 1 slam
+set 1 whom=x
+set 7 who=x
+step 0
+send 1
+help
+resume
+`)
+	code, stdout, stderr := cli("run", script, "--ticks", "6", "--hz", "20", "--input", "-", "--trace", "--json")
+	require.Equal(t, 0, code, stderr)
+	rows := jsonLines(t, stdout)
+	var who []string
+	for _, r := range rows {
+		if ctx, ok := r["ctx"].(map[string]any); ok {
+			who = append(who, fmt.Sprint(r["tick"], ":", ctx["who"]))
+		}
+	}
+	require.Equal(t, []string{"1:nobody", "2:nobody", "3:ann", "4:bo", "5:bo", "6:bo"}, who)
+	require.Contains(t, stdout, `{"tick":3,"agent":1,"from":"closed","to":"open","kind":"to"}`)
+	for _, want := range []string{
+		"paused at tick 0 (step [N] runs ticks, resume goes on)",
+		"paused at tick 2",
+		"paused at tick 3",
+		"paused at tick 4",
+		`input:8: unknown command "sned" (did you mean "send"?); help lists the commands`,
+		`input:9: agent 1: set whom: "whom" is not a field of the context (did you mean "who"?)`,
+		"input:10: no agent 7",
+		`input:11: step: want step [N] with N from 1 to 1000000, got "0"`,
+		"input:12: send: want send A EVENT [json]: the event is missing",
+		"  step [N]              run N ticks (default 1), then pause",
+		"resumed at tick 4",
+	} {
+		require.Contains(t, stderr, want)
+	}
+	require.Less(t, strings.Index(stderr, "paused at tick 3"), strings.Index(stderr, "paused at tick 4"))
+}
+
+// Typed in a terminal: line editing, history with the arrows, and Ctrl-C
+// ends the run.
+func TestConsole(t *testing.T) {
+	keys, typing := io.Pipe()
+	var screen syncBuffer
+	c := newConsole(struct {
+		io.Reader
+		io.Writer
+	}{keys, &screen})
+	stopped := make(chan struct{})
+	in := c.input(func() { close(stopped) })
+	next := func() inputLine {
+		select {
+		case l := <-in.live:
+			return l
+		case err := <-in.errs:
+			t.Fatal(err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no line")
+		}
+		return inputLine{}
+	}
+	fmt.Fprint(typing, "send 2 knock {\"name\":\"ann\"}\r")
+	l := next()
+	require.Equal(t, "knock", l.send)
+	require.Equal(t, 2, l.agent)
+	require.Equal(t, map[string]any{"name": "ann"}, l.payload)
+
+	fmt.Fprint(typing, "step 3\r")
+	require.Equal(t, 3, next().steps)
+	fmt.Fprint(typing, "\x1b[A\x1b[A\r") // up twice: the send again
+	require.Equal(t, "knock", next().send)
+	fmt.Fprint(typing, "stpe 9\x7f\x7f\x7f\x7f\x7f\x7fpause\r") // typed, erased, retyped
+	require.Equal(t, "pause", next().control)
+
+	fmt.Fprint(c, "tick 1 agent 1 closed -> open\n") // the run writes above the prompt
+	require.Contains(t, screen.String(), "tick 1 agent 1 closed -> open\r\n")
+
+	fmt.Fprint(typing, "\x03") // Ctrl-C
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-C did not stop the run")
+	}
 }

@@ -23,6 +23,11 @@ type runLoop struct {
 	b    *host.Behaviour
 	w    *watcher  // nil without --watch
 	prog *progress // nil unless stderr is a terminal
+
+	// pause, step and resume (commands on --input - or the terminal).
+	paused  bool
+	steps   int  // ticks left to run while paused
+	stepped bool // the tick about to run is the last of a step
 }
 
 // run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
@@ -35,16 +40,22 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		timer = time.NewTimer(0)
 		defer timer.Stop()
 	}
-	start := time.Now()
+	next := time.Now()
 	defer l.prog.clear()
 	for i := 1; l.cfg.forever || i <= l.cfg.ticks; i++ {
 		var due <-chan time.Time
 		if timer != nil {
-			timer.Reset(time.Until(start.Add(time.Duration(i) * period)))
+			next = next.Add(period)
+			timer.Reset(time.Until(next))
 			due = timer.C
 		}
 		if !l.between(ctx, done, due) {
 			return nil // interrupted
+		}
+		if now := time.Now(); now.Sub(next) > period {
+			// Late by more than a tick (a pause, a slow tick): the pace
+			// starts again from now rather than catching up in a burst.
+			next = now
 		}
 		l.in.apply(l.h, done+1, l.out.stderr)
 		if err := l.h.Tick(l.cfg.dt); err != nil {
@@ -58,6 +69,10 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		}
 		l.out.flush()
 		l.prog.update(i)
+		if l.stepped {
+			l.stepped = false
+			fmt.Fprintf(l.out.stderr, "paused at tick %d\n", done)
+		}
 	}
 	return nil
 }
@@ -71,7 +86,22 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 	if l.w != nil {
 		changed, errs = l.w.Changed(), l.w.Errors()
 	}
+	var live <-chan inputLine
+	var bad <-chan error
+	if l.in != nil {
+		live, bad = l.in.live, l.in.errs
+	}
 	for {
+		if l.paused && l.steps > 0 {
+			// A step runs its ticks at once, whatever the pace, and before
+			// the lines after it are read: lines apply in their order.
+			if ctx.Err() != nil {
+				return false
+			}
+			l.steps--
+			l.stepped = l.steps == 0
+			return true
+		}
 		// What is pending first, so that an unpaced run sees it too.
 		select {
 		case <-ctx.Done():
@@ -82,9 +112,17 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 		case err := <-errs:
 			l.out.watchError(err)
 			continue
+		case in := <-live:
+			l.take(in, done)
+			continue
+		case err := <-bad:
+			fmt.Fprintln(l.out.stderr, err)
+			continue
 		default:
 		}
-		if due == nil {
+		if l.paused {
+			due = nil // waits for a command
+		} else if due == nil {
 			return true
 		}
 		select {
@@ -94,9 +132,41 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 			l.reload(done)
 		case err := <-errs:
 			l.out.watchError(err)
+		case in := <-live:
+			l.take(in, done)
+		case err := <-bad:
+			fmt.Fprintln(l.out.stderr, err)
 		case <-due:
 			return true
 		}
+	}
+}
+
+// take takes a line from --input - or the terminal between ticks: a
+// control command at once, anything else before the next tick. done is
+// the number of ticks done.
+func (l *runLoop) take(in inputLine, done int) {
+	say := func(format string, args ...any) { fmt.Fprintf(l.out.stderr, format+"\n", args...) }
+	switch in.control {
+	case "":
+		if in.tick == 0 {
+			in.tick = done + 1
+		}
+		l.in.pending = append(l.in.pending, in)
+	case "pause":
+		if !l.paused || l.steps > 0 {
+			say("paused at tick %d (step [N] runs ticks, resume goes on)", done)
+		}
+		l.paused, l.steps, l.stepped = true, 0, false
+	case "resume":
+		if l.paused {
+			say("resumed at tick %d", done)
+		}
+		l.paused, l.steps, l.stepped = false, 0, false
+	case "step":
+		l.paused, l.steps = true, in.steps
+	case "help":
+		say("%s", commandHelp)
 	}
 }
 

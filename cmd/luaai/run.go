@@ -88,8 +88,14 @@ const defaultWatchHz = 10
 
 // runConfig is a parsed "luaai run" command line.
 type runConfig struct {
-	input   string // --input FILE, or - for stdin
-	strict  bool   // warnings refuse a load or a reload
+	input string // --input FILE, or - for stdin
+
+	// With --watch in a terminal: where commands are typed, and what ends
+	// the run when it is closed (Ctrl-C, Ctrl-D).
+	console     *console
+	stopConsole context.CancelFunc
+
+	strict  bool // warnings refuse a load or a reload
 	script  string
 	ticks   int
 	workers int
@@ -118,7 +124,26 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first signal, the default behaviour again
-	return runInterruptible(ctx, func() int { return runCmdContext(ctx, args, stdout, stderr) }, stderr)
+	cfg, code := parseRun(args, stdout, stderr)
+	if cfg == nil {
+		return code
+	}
+	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
+		// In a terminal, --watch takes commands (SPEC: the CLI, live).
+		if c := openConsole(); c != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer c.Close() // before the process exits, even after interruptGrace
+			cfg.console, cfg.stopConsole = c, cancel
+			stdout = c
+			if isTerminal(stderr) {
+				stderr = c
+			}
+			fmt.Fprintln(stderr, "luaai run: type help for the commands (send, set, pause, step, resume); Ctrl-C stops")
+		}
+	}
+	return runInterruptible(ctx, func() int { return runScript(ctx, cfg, stdout, stderr) }, stderr)
 }
 
 // interruptGrace is how long a run may take to end after an interrupt.
@@ -180,6 +205,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	var in *runInput
 	switch cfg.input {
 	case "":
+		if cfg.console != nil {
+			in = cfg.console.input(cfg.stopConsole)
+		}
 	case "-":
 		in = liveInput(stdin)
 	default:
