@@ -143,14 +143,17 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 }
 
 // take takes a line from --input - or the terminal between ticks: a
-// control command at once, anything else before the next tick. done is
-// the number of ticks done.
+// line for a later tick waits for it, anything else applies at once.
+// done is the number of ticks done.
 func (l *runLoop) take(in inputLine, done int) {
 	say := func(format string, args ...any) { fmt.Fprintf(l.out.stderr, format+"\n", args...) }
 	switch in.control {
 	case "":
-		if in.tick == 0 {
-			in.tick = done + 1
+		if in.tick == 0 || in.tick <= done+1 {
+			// Due before the next tick: applied now, which is between
+			// ticks too, so that a paused run reports a bad set at once.
+			in.applyTo(l.h, l.out.stderr)
+			return
 		}
 		l.in.pending = append(l.in.pending, in)
 	case "pause":
