@@ -3,6 +3,7 @@ package luabind
 // require and the script roots: which files a script may load.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,7 +118,14 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	case strings.ContainsAny(name, `/\`):
 		rel = name + ".lua" // a path without .lua: sub/mod, ../x (refused)
 	}
-	path, err := vm.Resolve(callerFile(L), rel)
+	from := callerFile(L)
+	path, err := vm.Resolve(from, rel)
+	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(name, ".lua") {
+		// A package folder: name/init.lua, as Lua's ?/init.lua.
+		if p, err2 := vm.Resolve(from, strings.TrimSuffix(rel, ".lua")+"/init.lua"); err2 == nil {
+			path, err = p, nil
+		}
+	}
 	if err != nil {
 		L.RaiseError("require %q: %v", name, err)
 	}

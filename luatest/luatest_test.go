@@ -99,7 +99,7 @@ func TestBustedFailureOutput(t *testing.T) {
 		lines  []string
 	}{
 		{f + ":4: guard hfsm switches to combat", []string{`  expected: "combat"`, `  actual:   "patrol"`}},
-		{f + ":9: guard same", []string{`  expected: {a = 1, b = {c = 2}}`, `  actual:   {a = 1, b = {c = 3}}`, "differs at: .b.c"}},
+		{f + ":9: guard same", []string{`  expected: {a = 1, b = {c = 2}}`, `  actual:   {a = 1, b = {c = 3}}`, "differs at .b.c: expected 2, actual 3"}},
 		{f + ":13: guard is_true", []string{"  expected: true", "  actual:   nil"}},
 		{f + ":17: guard is_false", []string{"  expected: false", "  actual:   true"}},
 		{f + ":21: guard is_nil", []string{"  expected: nil", "  actual:   42"}},
@@ -251,4 +251,32 @@ func TestBustedLifecycle(t *testing.T) {
 	require.Contains(t, out, "FAIL testdata/busted/lifecycle_test.lua:25: broken setup is not run")
 	require.Contains(t, out, "no database")
 	require.NotContains(t, out, "ran")
+}
+
+// luassert's surface: every form in luassert_test.lua passes, and each
+// failure in luassert_fail_test.lua says what failed.
+func TestLuassert(t *testing.T) {
+	res, out := runBusted(t, "testdata/busted/luassert_test.lua")
+	require.Equal(t, Result{Passed: 14}, res, out)
+	require.Empty(t, out)
+
+	res, out = runBusted(t, "testdata/busted/luassert_fail_test.lua")
+	require.Equal(t, Result{Failed: 12}, res, out)
+	f := "testdata/busted/luassert_fail_test.lua"
+	for _, want := range []string{
+		f + ":4: fails same names the first difference\n  expected: {a = {b = 1}}\n  actual:   {a = {b = 2}}\n  differs at .a.b: expected 1, actual 2",
+		f + ":7: fails equal uses __eq only through ==\n  expected: {}\n  actual:   {}\n  note: different tables",
+		f + `:10: fails an unknown word` + "\n" + `  error: assert.are.equl: no assertion or modifier "equl" (did you mean "equal"?)`,
+		f + ":13: fails a chain without an assertion\n  error: assert.is_not is not an assertion",
+		f + ":19: fails called_with shows the calls\n  expected: a call with (3)\n  actual:   calls: (1, \"a\"), (2)",
+		f + ":23: fails called counts\n  expected: called 1 times\n  actual:   called 0 times",
+		f + ":26: fails a spy assertion needs a spy\n  error: assert.was.called: say which spy: assert.spy(s).called(...)",
+		f + ":29: fails assert.spy of a non-spy\n  error: bad argument #1 to spy (a spy or stub expected",
+		f + ":32: fails matches\n  greeting\n  expected: a string matching \"^x\"\n  actual:   \"hello\"",
+		f + ":35: fails unique names the repeat\n  expected: unique values\n  actual:   {1, 2, 1}\n  [1] and [3] are both 1",
+		f + ":38: fails error_matches\n  expected: an error matching \"good\"\n  actual:   \"bad\"",
+		f + ":41: fails a type\n  expected: a number\n  actual:   \"1\" (a string)",
+	} {
+		require.Contains(t, out, want)
+	}
 }

@@ -80,7 +80,13 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 	top := L.GetTop()
 	defer L.SetTop(top)
 
-	r := &runner{vm: vm, root: &block{}}
+	r := &runner{
+		vm: vm, root: &block{},
+		spies:  map[*lua.LTable]*spyState{},
+		custom: map[string]*lua.LFunction{}, customMatchers: map[string]*lua.LFunction{},
+	}
+	r.spyMT = r.spyMetatable(L)
+	defer r.revertMade(0)
 	r.cur = r.root
 	r.failMT = L.NewTable()
 	r.failMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -110,6 +116,10 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 		"strict_teardown": teardown,
 		"finally":         L.NewFunction(r.luaFinally),
 		"assert":          r.newAssert(),
+		"spy":             r.spyGlobal(L),
+		"stub":            r.stubGlobal(L),
+		"mock":            L.NewFunction(r.luaMock),
+		"match":           r.matchGlobal(L),
 	}
 	saved := make(map[string]lua.LValue, len(globals))
 	for name, v := range globals {
@@ -262,6 +272,11 @@ type runner struct {
 	running bool // the collected tests are running
 	failMT  *lua.LTable
 	finals  []*lua.LFunction // finally() of the running test
+
+	chainMT, spyMT, matcherMT *lua.LTable
+	spies                     map[*lua.LTable]*spyState
+	made                      []*spyState               // spies to revert, oldest first
+	custom, customMatchers    map[string]*lua.LFunction // assert:register
 }
 
 // failure is the Go-side record an assertion raises (as the Value of a
@@ -426,6 +441,8 @@ func (r *runner) runTest(t *testCase) error {
 			first = err
 		}
 	}
+	mark := len(r.made) // the spies made from here on are the test's
+	defer r.revertMade(mark)
 	for i := 0; i < len(chain) && first == nil; i++ {
 		for _, fn := range chain[i].befores {
 			if call(fn); first != nil {

@@ -81,6 +81,10 @@ func writeValue(b *strings.Builder, v lua.LValue, depth int, open map[*lua.LTabl
 		}
 		b.WriteByte('}')
 	default:
+		if m := matcherOf(v); m != nil {
+			b.WriteString(m.desc)
+			return
+		}
 		b.WriteString(v.String())
 	}
 }

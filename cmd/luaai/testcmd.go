@@ -48,7 +48,7 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "luaai test: no *_test.lua files in %s\n", strings.Join(paths, " "))
+		fmt.Fprintf(stderr, "luaai test: no *_test.lua or *_spec.lua files in %s\n", strings.Join(paths, " "))
 		fmt.Fprintln(stdout, "0 passed, 0 failed")
 		return exitFail
 	}
@@ -72,12 +72,23 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 func runTestFile(path string, w io.Writer) (luatest.Result, error) {
 	// A test body may tick agents for a long while: it gets a generous
 	// budget, which still stops a test that loops forever.
-	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path)}, Budget: testBudget})
+	h, err := host.New(host.Options{Roots: testRoots(path), Budget: testBudget})
 	if err != nil {
 		return luatest.Result{}, err
 	}
 	defer h.Close()
 	return luatest.RunFile(h, path, w), nil
+}
+
+// testRoots are where a test file's require and ai.spawn look: its own
+// folder, then, as busted's default paths do, the folder the run started
+// in and its src folder (so a library's spec folder runs unmodified).
+func testRoots(path string) []string {
+	roots := []string{filepath.Dir(path), "."}
+	if fi, err := os.Stat("src"); err == nil && fi.IsDir() {
+		roots = append(roots, "src")
+	}
+	return roots
 }
 
 // findTests lists the *_test.lua files below each path (a path naming a
@@ -111,7 +122,7 @@ func findTests(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(d.Name(), "_test.lua") {
+			if isTestFile(d.Name()) {
 				add(p)
 			}
 			return nil
@@ -122,6 +133,11 @@ func findTests(paths []string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// isTestFile: our *_test.lua files, and busted's *_spec.lua.
+func isTestFile(name string) bool {
+	return strings.HasSuffix(name, "_test.lua") || strings.HasSuffix(name, "_spec.lua")
 }
 
 // skipDir: as the go tool does, folders named testdata (fixtures, often
