@@ -57,7 +57,7 @@ func TestTestCommand(t *testing.T) {
 			args:   []string{"test", "."},
 			code:   1,
 			last:   "0 passed, 0 failed",
-			stderr: "no *_test.lua files in .",
+			stderr: "no *_test.lua or *_spec.lua files in .",
 		},
 		{
 			name:   "missing path",
@@ -98,7 +98,7 @@ func TestTestCommandEmptyFolder(t *testing.T) {
 	code, stdout, stderr := cli("test", dir)
 	require.Equal(t, 1, code)
 	require.Equal(t, "0 passed, 0 failed\n", stdout)
-	require.Contains(t, stderr, "no *_test.lua files in "+dir)
+	require.Contains(t, stderr, "no *_test.lua or *_spec.lua files in "+dir)
 }
 
 // Without paths the current folder is searched.
@@ -180,4 +180,40 @@ end)`), 0o644))
 	require.Equal(t, 1, strings.Count(stdout, `unknown field "udpate" (did you mean "update"?)`), "once per file:\n%s", stdout)
 	require.Contains(t, stdout, filepath.Join(dir, "typo.lua")+`:2: warning: state "a": unknown field "udpate"`)
 	require.Contains(t, stdout, "2 passed, 0 failed")
+}
+
+// Real libraries' spec folders run unmodified (testdata/libs/README.md):
+// busted's *_spec.lua names, its require paths (./?.lua, ./src/?.lua,
+// ?/init.lua), luassert's words and spies.
+func TestRealLibrarySpecs(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		lib    string
+		result string
+		fails  []string
+	}{
+		{"inspect", "44 passed, 1 failed", []string{"FAIL spec/inspect_spec.lua:383: inspect tables metatables does not allow collecting weak tables while they are being inspected\n  error: collectgarbage is not available to luaai scripts"}},
+		{"binaryheap", "60 passed, 0 failed", nil},
+		{"fifo", "5 passed, 0 failed", nil},
+		{"mediator", "26 passed, 0 failed", nil},
+		{"say", "8 passed, 0 failed", nil},
+	} {
+		t.Run(tc.lib, func(t *testing.T) {
+			require.NoError(t, os.Chdir(filepath.Join(wd, "testdata", "libs", tc.lib)))
+			defer func() { require.NoError(t, os.Chdir(wd)) }()
+			code, stdout, stderr := cli("test", "spec")
+			require.Empty(t, stderr)
+			require.Contains(t, stdout, tc.result+"\n")
+			for _, f := range tc.fails {
+				require.Contains(t, stdout, f)
+			}
+			require.Equal(t, strings.Count(stdout, "FAIL "), len(tc.fails), stdout)
+			if len(tc.fails) == 0 {
+				require.Equal(t, 0, code)
+			} else {
+				require.Equal(t, 1, code)
+			}
+		})
+	}
 }
