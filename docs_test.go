@@ -157,7 +157,7 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
-		r := luatest.RunFile(h, filepath.Join(dir, b.file), &out)
+		r := luatest.RunFile(h, filepath.Join(dir, b.file), &out, luatest.Options{})
 		require.Zero(t, r.Failed, "%s: %s fails:\n%s", b.where(), b.file, out.String())
 		require.NotZero(t, r.Passed, "%s: %s runs no test", b.where(), b.file)
 	case b.file != "":

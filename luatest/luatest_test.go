@@ -16,7 +16,7 @@ func runBusted(t *testing.T, path string) (Result, string) {
 	vm := luabind.NewVM(luabind.Options{})
 	defer vm.Close()
 	var out strings.Builder
-	res := runFile(vm, path, &out)
+	res := runFile(vm, path, &out, Options{})
 	return res, out.String()
 }
 
@@ -148,7 +148,7 @@ func TestBustedGlobalsRestored(t *testing.T) {
 	var out strings.Builder
 	total := Result{}
 	for _, f := range []string{"pass_test.lua", "fail_test.lua", "body_error_test.lua", "pass_test.lua"} {
-		total.Add(runFile(vm, "testdata/busted/"+f, &out))
+		total.Add(runFile(vm, "testdata/busted/"+f, &out, Options{}))
 	}
 	if total.Passed != 21 || total.Failed != 15 {
 		t.Errorf("total = %+v, want 21 passed, 15 failed\n%s", total, out.String())
@@ -192,7 +192,7 @@ end)
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	res := runFile(vm, path, &out)
+	res := runFile(vm, path, &out, Options{})
 	if res.Passed != 1 || res.Failed != 3 {
 		t.Fatalf("got %+v, want 1 passed, 3 failed\n%s", res, out.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/luaai/luaai/host"
@@ -43,12 +44,125 @@ func (r Result) String() string {
 // before it and their after_each hooks (inner to outer) after it. A file that
 // does not compile, or whose body raises an error, counts as one failure and
 // none of its tests run.
-func RunFile(h *host.Host, path string, w io.Writer) Result {
-	return runFile(bridge.VM(h), path, w)
+//
+// opts chooses the tests (by name pattern and #tags, as busted's --filter and
+// --tags do) and where the ai.log lines of a failing test come from; its
+// zero value runs every test.
+func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
+	return runFile(bridge.VM(h), path, w, opts)
+}
+
+// Options are RunFile's choices. The zero value runs every test of the file.
+type Options struct {
+	// Filter runs only the tests whose full name (the describe names and
+	// the it name, joined by spaces) matches this Lua pattern.
+	Filter string
+	// FilterOut skips the tests whose full name matches this Lua pattern.
+	FilterOut string
+	// Tags runs only the tests tagged with one of these: a tag is a word
+	// after "#" in the name of the test or of a describe around it.
+	Tags []string
+	// ExcludeTags skips the tests tagged with one of these.
+	ExcludeTags []string
+	// Log, when set, collects the ai.log lines of the host the file runs
+	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
+	// printed under its failure.
+	Log *Log
+}
+
+// Check reports a malformed pattern in Filter or FilterOut, naming the
+// option; RunFile would report it at the first test.
+func (o Options) Check() error {
+	vm := luabind.NewVM(luabind.Options{})
+	defer vm.Close()
+	for _, f := range []struct{ name, pat string }{{"filter", o.Filter}, {"filter-out", o.FilterOut}} {
+		if f.pat == "" {
+			continue
+		}
+		if _, err := vm.Find("", f.pat); err != nil {
+			return fmt.Errorf("%s %q: %w", f.name, f.pat, err)
+		}
+	}
+	return nil
+}
+
+// Log collects ai.log lines for RunFile, one test at a time.
+type Log struct {
+	lines   []string
+	dropped int
+}
+
+// maxLogLines is how many lines of a test a Log keeps (the last ones).
+const maxLogLines = 50
+
+// Add takes one line; it is host.Options.OnLog.
+func (l *Log) Add(e host.Log) {
+	state := e.State
+	if state == "" {
+		state = "(root)"
+	}
+	l.lines = append(l.lines, fmt.Sprintf("agent %d tick %d %s: %s", e.Agent, e.Tick, state, e.Msg))
+	if len(l.lines) > maxLogLines {
+		l.dropped += len(l.lines) - maxLogLines
+		l.lines = append(l.lines[:0], l.lines[len(l.lines)-maxLogLines:]...)
+	}
+}
+
+func (l *Log) reset() {
+	if l != nil {
+		l.lines, l.dropped = l.lines[:0], 0
+	}
+}
+
+// write prints the lines under a failure.
+func (l *Log) write(w io.Writer) {
+	if l == nil || len(l.lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  ai.log:")
+	if l.dropped > 0 {
+		fmt.Fprintf(w, "    (%d earlier lines not kept)\n", l.dropped)
+	}
+	for _, line := range l.lines {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
+}
+
+// selected reports whether opts runs the test t.
+func (r *runner) selected(t *testCase, opts Options) (bool, error) {
+	name := t.name
+	if opts.Filter != "" {
+		ok, err := r.vm.Find(name, opts.Filter)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	if opts.FilterOut != "" {
+		ok, err := r.vm.Find(name, opts.FilterOut)
+		if err != nil || ok {
+			return false, err
+		}
+	}
+	tags := tagsOf(name)
+	if len(opts.Tags) > 0 && !slices.ContainsFunc(opts.Tags, func(t string) bool { return tags[t] }) {
+		return false, nil
+	}
+	return !slices.ContainsFunc(opts.ExcludeTags, func(t string) bool { return tags[t] }), nil
+}
+
+// tagsOf is the #tags in a test's full name.
+func tagsOf(name string) map[string]bool {
+	tags := map[string]bool{}
+	for _, f := range strings.Fields(name) {
+		if tag, ok := strings.CutPrefix(f, "#"); ok && tag != "" {
+			tags[tag] = true
+		}
+	}
+	return tags
 }
 
 // runFile runs a test file in vm (RunFile's, or a bare VM in tests).
-func runFile(vm *luabind.VM, path string, w io.Writer) Result {
+func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	loaded := map[*luabind.State]bool{}
 	for _, b := range vm.Behaviours() {
 		loaded[b] = true
@@ -160,6 +274,12 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 		}
 	}
 	for _, t := range r.tests {
+		if ok, err := r.selected(t, opts); err != nil {
+			fmt.Fprintf(w, "luaai test: --filter: %v\n", err)
+			return Result{Failed: 1}
+		} else if !ok {
+			continue
+		}
 		chain := t.chain()
 		keep := 0
 		for keep < len(entered) && keep < len(chain) && entered[keep] == chain[keep] {
@@ -195,9 +315,11 @@ func runFile(vm *luabind.VM, path string, w io.Writer) Result {
 			res.Failed++
 			r.writeFailure(w, t, failed)
 		default:
+			opts.Log.reset()
 			if err := r.runTest(t); err != nil {
 				res.Failed++
 				r.writeFailure(w, t, err)
+				opts.Log.write(w)
 			} else {
 				res.Passed++
 			}

@@ -15,18 +15,33 @@ import (
 	"github.com/luaai/luaai/luatest"
 )
 
-const testUsage = `Usage: luaai test [PATH...]
+const testUsage = `Usage: luaai test [flags] [PATH...]
 
-Runs every *_test.lua file below each PATH (default .), sorted, each in a
-fresh host whose require and ai.spawn resolve against the test file's folder.
-A PATH may also name one test file. Below a PATH, folders named testdata
-or starting with "." or "_" are skipped (name them to run them). Test files use a busted-style subset:
-describe/context, it, pending, before_each, after_each, setup, teardown,
-finally and assert.*. The summary counts pending tests when there are any.
+Runs every *_test.lua and busted *_spec.lua file below each PATH (default
+.), sorted, each in a fresh host. require and ai.spawn resolve against the
+test file's folder, then, as busted's default paths do, the folder the run
+started in and its src folder (./?.lua, ./src/?.lua, ?/init.lua), so a
+library's spec folder runs unmodified. A PATH may also name one test file.
+Below a PATH, folders named testdata or starting with "." or "_" are skipped
+(name them to run them).
 
-Prints each failure with file:line, expected and actual, then
-"N passed, N failed". Exit codes: 0 all passed; 1 a failure, or no test
-file found; 2 a usage error.
+Test files use busted's globals: describe/context, it, pending, before_each,
+after_each, setup/teardown, finally; assert with luassert's words
+(assert.are.same, assert.is_not.equal, assert.has_no.errors, ...); spy,
+stub, mock and match. Spies made in a test are reverted when it ends.
+
+Flags:
+  --filter PATTERN      run only the tests whose full name (describe names
+                        and the it name) matches the Lua pattern
+  --filter-out PATTERN  skip the tests whose full name matches
+  --tags a,b            run only the tests tagged #a or #b (in their name or
+                        a describe's); repeatable
+  --exclude-tags a,b    skip the tests tagged #a or #b
+
+Prints each failure with file:line, expected and actual, and the ai.log
+lines the test's agents wrote; then "N passed, N failed" (and ", N pending").
+Exit codes: 0 all passed; 1 a failure, or no test file found; 2 a usage
+error.
 `
 
 // testBudget is how long one it/before_each/after_each body may run.
@@ -35,9 +50,17 @@ var testBudget = 10 * time.Second
 func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("luaai test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	var opts luatest.Options
+	fs.StringVar(&opts.Filter, "filter", "", "")
+	fs.StringVar(&opts.FilterOut, "filter-out", "", "")
+	tagsFlag(fs, "tags", &opts.Tags)
+	tagsFlag(fs, "exclude-tags", &opts.ExcludeTags)
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, testUsage)
+	}
+	if err := opts.Check(); err != nil {
+		return usageError(stderr, "test", testUsage, "--%v", err)
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -54,7 +77,7 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var total luatest.Result
 	for _, f := range files {
-		r, err := runTestFile(f, stdout)
+		r, err := runTestFile(f, stdout, opts)
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: %v\n", f, err)
 			r.Failed++
@@ -69,15 +92,29 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // runTestFile runs one test file in a fresh host rooted at its folder.
-func runTestFile(path string, w io.Writer) (luatest.Result, error) {
+func runTestFile(path string, w io.Writer, opts luatest.Options) (luatest.Result, error) {
 	// A test body may tick agents for a long while: it gets a generous
-	// budget, which still stops a test that loops forever.
-	h, err := host.New(host.Options{Roots: testRoots(path), Budget: testBudget})
+	// budget, which still stops a test that loops forever (the agents it
+	// ticks count against it).
+	opts.Log = &luatest.Log{}
+	h, err := host.New(host.Options{Roots: testRoots(path), Budget: testBudget, OnLog: opts.Log.Add})
 	if err != nil {
 		return luatest.Result{}, err
 	}
 	defer h.Close()
-	return luatest.RunFile(h, path, w), nil
+	return luatest.RunFile(h, path, w, opts), nil
+}
+
+// tagsFlag is a repeatable flag of comma-separated tags.
+func tagsFlag(fs *flag.FlagSet, name string, tags *[]string) {
+	fs.Func(name, "", func(s string) error {
+		for _, t := range strings.Split(s, ",") {
+			if t = strings.TrimPrefix(strings.TrimSpace(t), "#"); t != "" {
+				*tags = append(*tags, t)
+			}
+		}
+		return nil
+	})
 }
 
 // testRoots are where a test file's require and ai.spawn look: its own

@@ -217,3 +217,48 @@ func TestRealLibrarySpecs(t *testing.T) {
 		})
 	}
 }
+
+// --filter, --filter-out, --tags and --exclude-tags choose tests as
+// busted's do; a failing test shows the ai.log lines its agents wrote.
+func TestTestFilterTagsAndLog(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "talk.lua"), []byte(`local ai = require("luaai")
+return ai.fsm { initial = "idle", context = { n = 0 }, states = {
+  idle = { update = function(ctx) ctx.n = ctx.n + 1; ai.log("n is " .. ctx.n) end },
+} }`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "talk_spec.lua"), []byte(`local ai = require("luaai")
+describe("talk #slow", function()
+  it("counts #unit", function()
+    local a = ai.spawn("talk.lua")
+    a:tick(0.1) a:tick(0.1)
+    assert.are.equal(3, a.ctx.n)
+  end)
+  it("passes", function() end)
+end)
+describe("quick", function()
+  it("passes #unit", function() end)
+end)`), 0o644))
+	for _, tc := range []struct {
+		args   []string
+		result string
+	}{
+		{nil, "2 passed, 1 failed"},
+		{[]string{"--filter", "^quick"}, "1 passed, 0 failed"},
+		{[]string{"--filter-out", "count"}, "2 passed, 0 failed"},
+		{[]string{"--tags", "unit"}, "1 passed, 1 failed"},
+		{[]string{"--tags", "#slow,nothing"}, "1 passed, 1 failed"},
+		{[]string{"--exclude-tags", "slow"}, "1 passed, 0 failed"},
+		{[]string{"--tags", "unit", "--exclude-tags", "slow"}, "1 passed, 0 failed"},
+	} {
+		code, stdout, stderr := cli(append(append([]string{"test"}, tc.args...), dir)...)
+		require.Empty(t, stderr, tc.args)
+		require.Contains(t, stdout, tc.result+"\n", tc.args)
+		require.Equal(t, strings.Contains(tc.result, "1 failed"), code == 1, tc.args)
+	}
+	_, stdout, _ := cli("test", dir)
+	require.Contains(t, stdout, "FAIL "+filepath.Join(dir, "talk_spec.lua")+":6: talk #slow counts #unit\n  expected: 3\n  actual:   2\n  ai.log:\n    agent 1 tick 1 idle: n is 1\n    agent 1 tick 2 idle: n is 2\n")
+
+	code, _, stderr := cli("test", "--filter", "[a", dir)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, `luaai test: --filter "[a": `)
+}
