@@ -2,3 +2,4 @@
 std = "lua51"
 max_line_length = 120
 files["**/*_test.lua"] = { std = "+busted" }
+files["**/*_spec.lua"] = { std = "+busted" }
