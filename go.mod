@@ -5,13 +5,11 @@ go 1.23.0
 require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/term v0.33.0
 	layeh.com/gopher-luar v1.0.11
 )
 
-require (
-	golang.org/x/sys v0.34.0 // indirect
-	golang.org/x/term v0.33.0 // indirect
-)
+require golang.org/x/sys v0.34.0 // indirect
 
 require (
 	github.com/stretchr/testify v1.12.1

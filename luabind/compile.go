@@ -12,6 +12,7 @@ import (
 
 	"github.com/luaai/luaai/luabind/internal/astpass"
 	"github.com/luaai/luaai/luabind/internal/dialect"
+	"github.com/luaai/luaai/luabind/internal/syntax"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -59,12 +60,20 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		if pe, ok := err.(*parse.Error); ok {
 			line := pe.Pos.Line
-			if line <= 0 { // at EOF: the last line
-				line = bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
-			}
 			msg := strings.TrimSpace(pe.Message)
 			if pe.Token != "" {
 				msg = fmt.Sprintf("%s near '%s'", msg, pe.Token)
+			}
+			if strings.HasPrefix(msg, "syntax error") {
+				// What was expected, and what it would close, as PUC says.
+				if l, m, ok := syntax.Explain(src, max(line, 0)); ok {
+					line, msg = l, m
+				} else {
+					msg = "unexpected symbol" + strings.TrimPrefix(msg, "syntax error")
+				}
+			}
+			if line <= 0 { // at EOF: the last line
+				line = bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
 			}
 			return nil, ErrorList{{Pos: Pos{File: name, Line: line}, Msg: msg}}
 		}

@@ -68,7 +68,7 @@ testdata/check/errors.lua:8: state "b": transition to "nowhere": no such state i
 			name:   "syntax error",
 			args:   []string{"check", "testdata/syntax.lua"},
 			code:   1,
-			stdout: "testdata/syntax.lua:5: syntax error near 'states'\n",
+			stdout: "testdata/syntax.lua:5: ',' or '}' expected near 'states' (a comma missing after line 4?)\n",
 		},
 		{
 			name:   "missing file",

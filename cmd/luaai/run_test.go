@@ -339,7 +339,7 @@ func TestRunLoadErrors(t *testing.T) {
 		script string
 		stderr string
 	}{
-		{"syntax error", "testdata/syntax.lua", "testdata/syntax.lua:5: syntax error near 'states'"},
+		{"syntax error", "testdata/syntax.lua", "testdata/syntax.lua:5: ',' or '}' expected near 'states' (a comma missing after line 4?)"},
 		{"invalid definition", "testdata/invalid.lua", `testdata/invalid.lua:6: state "a": transition to "nowhere"`},
 		{"missing file", "testdata/nope.lua", "testdata/nope.lua: no such file or directory"},
 	}
