@@ -77,6 +77,7 @@ type request struct {
 	pending bool
 	kind    luabind.TransitionKind // Push, Pop or Replace
 	target  int                    // child index; -1 for Pop
+	where   string                 // "file:line: " of the ai.* call, for an error when it is applied
 }
 
 type event struct {
@@ -428,7 +429,7 @@ func (r runner) Request(kind luabind.TransitionKind, name string) error {
 	if m == nil {
 		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
 	}
-	req := request{pending: true, kind: kind, target: -1}
+	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1)}
 	if kind != luabind.Pop {
 		req.target = m.def.Child(name)
 		if req.target < 0 {

@@ -961,3 +961,25 @@ end } } }`)
 	_, err := f.h.Spawn(nil, nil)
 	require.ErrorIs(t, err, host.ErrNilBehaviour)
 }
+
+// A refused ai.pop/ai.push is reported at the line that asked for it, not
+// at the state's definition: it is applied a tick later, but the modder's
+// mistake is the call.
+func TestRefusedRequestPointsAtTheCall(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm { initial = "a", states = {
+  a = {
+    update = function(ctx)
+      ai.pop()
+    end,
+  },
+} }`)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	f.tick(a, 0.1)
+	require.Len(t, f.se, 1)
+	require.ErrorIs(t, f.se[0], host.ErrEmptyStack)
+	call := strings.Count(prelude, "\n") + 5 // the line of ai.pop() in the source above
+	require.Equal(t, call, f.se[0].Line)
+	require.Contains(t, f.se[0].Msg, `ai.pop: pop "a": cannot pop the last state of a machine`)
+}

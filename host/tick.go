@@ -150,7 +150,8 @@ func (a *Agent) applyRequests() {
 			err = a.replace(n, req.target, TransitionReplace)
 		}
 		if err != nil {
-			a.report(a.top(n), CallbackTransition, err)
+			// Said where the modder asked for it, not where the state is.
+			a.report(a.top(n), CallbackTransition, fmt.Errorf("%sai.%s: %w", req.where, req.kind, err))
 			continue
 		}
 		m.blocked = a.ticks
