@@ -114,8 +114,15 @@ type chain struct {
 func (r *runner) read(L *lua.LState, c chain, key string) chain {
 	c.path += "." + key
 	words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' })
+	longest := 3 // words in the longest name: called_at_least
+	for name := range r.custom {
+		longest = max(longest, strings.Count(name, "_")+1)
+	}
+	for name := range r.customMatchers {
+		longest = max(longest, strings.Count(name, "_")+1)
+	}
 	for i := 0; i < len(words); {
-		j := len(words)
+		j := min(len(words), i+longest)
 		for ; j > i; j-- {
 			name := strings.Join(words[i:j], "_")
 			def, ok := assertions[name]

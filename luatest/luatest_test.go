@@ -280,3 +280,10 @@ func TestLuassert(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 }
+
+// Cyclic arguments, a spy called 20,000 times, a key of 100,000 words,
+// recursion through a spy: each handled.
+func TestBustedHostile(t *testing.T) {
+	res, out := runBusted(t, "testdata/busted/hostile_test.lua")
+	require.Equal(t, Result{Passed: 4}, res, out)
+}
