@@ -54,12 +54,15 @@ Flags (before or after SCRIPT):
                 --json also {"tick":N,"reload":"ok"|"<errors>"} on stdout). A
                 failed reload keeps the old behaviour running and does not by
                 itself change the exit code. A SCRIPT that does not load at
-                start is reported and watched until a version loads
+                start is reported and watched until a version loads. In a
+                terminal it takes commands as it runs (help lists them):
+                send A EVENT [json], set A key=value, pause, step [N],
+                resume; the arrows recall earlier lines
   --input FILE  drive the run: JSON lines {"tick":N,"agent":A,"send":E,
                 "payload":P} or {"tick":N,"agent":A,"set":{...}} ("agent":"*"
                 for every agent), each applied before tick N; "-" reads them
                 from stdin as they come ("tick" may then be left out: the
-                next tick)
+                next tick), and the commands of --watch too
   --strict      treat the warnings every load prints (luaai check's:
                 unknown fields, unreachable states, ...) as errors: the run
                 does not start, a --watch reload keeps the old version
