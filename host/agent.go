@@ -78,6 +78,7 @@ type request struct {
 	kind    luabind.TransitionKind // Push, Pop or Replace
 	target  int                    // child index; -1 for Pop
 	where   string                 // "file:line: " of the ai.* call, for an error when it is applied
+	payload lua.LValue             // for the entered state's enter, or (Pop) the resumed state's resume
 }
 
 type event struct {
@@ -178,7 +179,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	a.rng = rand.New(a.pcg)
 	a.incoming = append(a.incoming, events...)
 	old := w.vm.SetRunner(runner{a})
-	a.enter(t.root)
+	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
 	a.emit(TransitionSpawn, nil, a.deepest())
 	return a
@@ -420,7 +421,7 @@ func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payl
 
 // Request asks for a push, pop or replace on the nearest fsm holding the
 // running state, applied at the start of the next tick.
-func (r runner) Request(kind luabind.TransitionKind, name string) error {
+func (r runner) Request(kind luabind.TransitionKind, name string, payload lua.LValue) error {
 	a := r.a
 	if !a.curKind.isHook() {
 		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
@@ -429,7 +430,7 @@ func (r runner) Request(kind luabind.TransitionKind, name string) error {
 	if m == nil {
 		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
 	}
-	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1)}
+	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1), payload: payload}
 	if kind != luabind.Pop {
 		req.target = m.def.Child(name)
 		if req.target < 0 {

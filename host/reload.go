@@ -348,7 +348,7 @@ func (a *Agent) remap(p *remapPlan) {
 				break // a utility machine without initial decides next tick
 			}
 			m.stack = append(m.stack, idx)
-			a.enter(n.children[idx])
+			a.enter(n.children[idx], lua.LNil)
 			a.emitReload(oldPath)
 			break
 		}

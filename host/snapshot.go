@@ -63,8 +63,9 @@ type machineSnapshot struct {
 }
 
 type requestSnapshot struct {
-	Kind   string `json:"kind"` // push, pop, replace
-	Target string `json:"target,omitempty"`
+	Kind    string          `json:"kind"` // push, pop, replace
+	Target  string          `json:"target,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"` // absent: nil
 }
 
 type eventSnapshot struct {
@@ -164,6 +165,13 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 		}
 	}
+	for _, n := range a.t.nodes {
+		if n.isMachine() && a.ms[n.mid].req.pending {
+			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
+				return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+			}
+		}
+	}
 	if s.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
@@ -190,6 +198,11 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			r := &requestSnapshot{Kind: m.req.kind.String()}
 			if m.req.target >= 0 {
 				r.Target = n.children[m.req.target].name
+			}
+			if m.req.payload != nil && m.req.payload != lua.LNil {
+				if r.Payload, err = enc.encode(m.req.payload, requestWhere(n)); err != nil {
+					return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+				}
 			}
 			ms.Request = r
 		}
@@ -417,15 +430,21 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
+			var payload lua.LValue = lua.LNil
+			if len(r.Payload) > 0 {
+				if payload, err = d.decode(r.Payload); err != nil {
+					return nil, nil, bad("machine %q: request payload: %v", path, err)
+				}
+			}
 			switch kind, _ := luabind.ParseTransitionKind(r.Kind); kind {
 			case luabind.Push, luabind.Replace:
 				i, err := child(r.Target)
 				if err != nil {
 					return nil, nil, err
 				}
-				m.req = request{pending: true, kind: kind, target: i}
+				m.req = request{pending: true, kind: kind, target: i, payload: payload}
 			case luabind.Pop:
-				m.req = request{pending: true, kind: kind, target: -1}
+				m.req = request{pending: true, kind: kind, target: -1, payload: payload}
 			default:
 				return nil, nil, bad("machine %q: request kind %q", path, r.Kind)
 			}
@@ -450,4 +469,13 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		a.incoming = append(a.incoming, event{name: ev.Name, payload: p})
 	}
 	return a, ctxSlots, nil
+}
+
+// requestWhere names a machine's pending request's payload in errors.
+func requestWhere(n *node) string {
+	where := n.path
+	if where == "" {
+		where = "root"
+	}
+	return "machine " + where + " request payload"
 }

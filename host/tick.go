@@ -143,11 +143,11 @@ func (a *Agent) applyRequests() {
 		var err error
 		switch req.kind {
 		case luabind.Push:
-			err = a.push(n, req.target)
+			err = a.push(n, req.target, req.payload)
 		case luabind.Pop:
-			err = a.pop(n)
+			err = a.pop(n, req.payload)
 		case luabind.Replace:
-			err = a.replace(n, req.target, TransitionReplace)
+			err = a.replace(n, req.target, TransitionReplace, req.payload)
 		}
 		if err != nil {
 			// Said where the modder asked for it, not where the state is.
@@ -177,7 +177,7 @@ func (a *Agent) onStack(n *node, idx int) bool {
 
 // replace exits the top state of fsm n and enters child idx. Naming the
 // active state changes nothing; naming a paused one is refused.
-func (a *Agent) replace(n *node, idx int, kind TransitionKind) error {
+func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValue) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
@@ -191,12 +191,12 @@ func (a *Agent) replace(n *node, idx int, kind TransitionKind) error {
 	m.stack[len(m.stack)-1] = idx
 	to := n.children[idx]
 	a.emit(kind, from, to)
-	a.enter(to)
+	a.enter(to, payload)
 	return nil
 }
 
 // push pauses the top state of fsm n and enters child idx above it.
-func (a *Agent) push(n *node, idx int) error {
+func (a *Agent) push(n *node, idx int, payload lua.LValue) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
@@ -213,12 +213,12 @@ func (a *Agent) push(n *node, idx int) error {
 	m.stack = append(m.stack, idx)
 	to := n.children[idx]
 	a.emit(TransitionPush, covered, to)
-	a.enter(to)
+	a.enter(to, payload)
 	return nil
 }
 
 // pop exits the top state of fsm n and resumes the one below.
-func (a *Agent) pop(n *node) error {
+func (a *Agent) pop(n *node, payload lua.LValue) error {
 	m := &a.ms[n.mid]
 	if len(m.stack) < 2 {
 		return fmt.Errorf("pop %q: %w", n.children[m.stack[len(m.stack)-1]].name, ErrEmptyStack)
@@ -228,15 +228,16 @@ func (a *Agent) pop(n *node) error {
 	m.stack = m.stack[:len(m.stack)-1]
 	to := n.children[m.stack[len(m.stack)-1]]
 	a.emit(TransitionPop, from, to)
-	a.hook(to, to.def.Resume, cbResume)
+	a.hookArg(to, to.def.Resume, cbResume, payload)
 	return nil
 }
 
-// enter makes n active: its hook first, then (for a machine) its initial
-// state, or with history the state that was on top when it was left.
-func (a *Agent) enter(n *node) {
+// enter makes n active: its hook first (given payload), then (for a
+// machine) its initial state, or with history the state that was on top
+// when it was left (given nil).
+func (a *Agent) enter(n *node, payload lua.LValue) {
 	a.nodes[n.id] = nodeRT{}
-	a.hook(n, n.def.Enter, cbEnter)
+	a.hookArg(n, n.def.Enter, cbEnter, payload)
 	if !n.isMachine() {
 		return
 	}
@@ -252,7 +253,7 @@ func (a *Agent) enter(n *node) {
 		return
 	}
 	m.stack = append(m.stack, idx)
-	a.enter(n.children[idx])
+	a.enter(n.children[idx], lua.LNil)
 }
 
 // exit leaves n: for a machine, every state on its stack top first (each
@@ -330,7 +331,7 @@ func (a *Agent) tryTransitions(n, s *node) bool {
 			if t.When != nil && !a.test(s, t.When, lua.LNil, cbWhen) {
 				continue
 			}
-			if a.fire(n, s, t) {
+			if a.fire(n, s, t, lua.LNil) {
 				return true
 			}
 			continue
@@ -343,7 +344,7 @@ func (a *Agent) tryTransitions(n, s *node) bool {
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
 				continue
 			}
-			if a.fire(n, s, t) {
+			if a.fire(n, s, t, ev.payload) {
 				ev.consumed = true
 				return true
 			}
@@ -353,17 +354,19 @@ func (a *Agent) tryTransitions(n, s *node) bool {
 	return false
 }
 
-// fire applies a transition whose conditions passed; false when the stack
-// rules refuse it (reported), so the next transition is tried.
-func (a *Agent) fire(n, s *node, t *transition) bool {
+// fire applies a transition whose conditions passed, passing payload (the
+// firing event's, nil without one) to the state it enters or resumes;
+// false when the stack rules refuse it (reported), so the next transition
+// is tried.
+func (a *Agent) fire(n, s *node, t *transition, payload lua.LValue) bool {
 	var err error
 	switch t.Kind {
 	case luabind.To:
-		err = a.replace(n, t.target, TransitionTo)
+		err = a.replace(n, t.target, TransitionTo, payload)
 	case luabind.Push:
-		err = a.push(n, t.target)
+		err = a.push(n, t.target, payload)
 	case luabind.Pop:
-		err = a.pop(n)
+		err = a.pop(n, payload)
 	}
 	if err != nil {
 		a.report(s, CallbackTransition, err)
@@ -410,7 +413,7 @@ func (a *Agent) decideUtility(n *node) {
 	m.stack = append(m.stack, winner)
 	to := n.children[winner]
 	a.emit(TransitionSelect, from, to)
-	a.enter(to)
+	a.enter(to, lua.LNil)
 }
 
 // best is the highest score; the active child keeps a tie, else the first
@@ -522,6 +525,19 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 	}
 	pn, pk, ps := a.setCur(n, k)
 	err := a.w.vm.CallHook(fn, a.ctx, false, 0)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err != nil {
+		a.report(n, Callback(k.String()), err)
+	}
+}
+
+// hookArg runs enter or resume with its payload: fn(ctx, payload).
+func (a *Agent) hookArg(n *node, fn *lua.LFunction, k callback, payload lua.LValue) {
+	if fn == nil {
+		return
+	}
+	pn, pk, ps := a.setCur(n, k)
+	err := a.w.vm.CallUpdate(fn, a.ctx, payload)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, Callback(k.String()), err)

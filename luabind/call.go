@@ -32,8 +32,9 @@ var ErrNotANumber = errors.New("score is not a number")
 // on: the agent whose callback is running. host implements it.
 type Runner interface {
 	// Request asks for a Push, Pop or Replace on the nearest fsm holding
-	// the running state (name is "" for Pop).
-	Request(kind TransitionKind, name string) error
+	// the running state (name is "" for Pop), with the payload the entered
+	// state's enter (or, for Pop, the resumed state's resume) receives.
+	Request(kind TransitionKind, name string, payload lua.LValue) error
 	Send(event string, payload lua.LValue)
 	// State is the active path; ok is false while nothing is active.
 	State() (path string, ok bool)
@@ -105,7 +106,8 @@ func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float6
 }
 
 // CallUpdate runs an update hook fn(ctx, dt) with dt already a Lua value,
-// so a tick that passes the same dt to many agents boxes it once.
+// so a tick that passes the same dt to many agents boxes it once; it also
+// runs enter(ctx, payload) and resume(ctx, payload).
 func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) error {
 	L := vm.L
 	top := L.GetTop()

@@ -104,11 +104,11 @@ func (vm *VM) mustRunner(L *lua.LState, fn string) Runner {
 
 func (vm *VM) luaRequest(L *lua.LState, kind TransitionKind) int {
 	r := vm.mustRunner(L, kind.String())
-	name := ""
+	name, payload := "", L.Get(1) // ai.pop(payload)
 	if kind != Pop {
-		name = L.CheckString(1)
+		name, payload = L.CheckString(1), L.Get(2) // ai.push(name, payload)
 	}
-	if err := r.Request(kind, name); err != nil {
+	if err := r.Request(kind, name, payload); err != nil {
 		L.RaiseError("ai.%s: %v", kind, err)
 	}
 	return 0

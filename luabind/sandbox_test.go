@@ -405,7 +405,7 @@ func compileFn(t testing.TB, vm *VM, name, src string) *lua.LFunction {
 // fakeRunner is a Runner with a generator and nothing else.
 type fakeRunner struct{ rng *rand.Rand }
 
-func (r *fakeRunner) Request(TransitionKind, string) error { return errors.New("no") }
+func (r *fakeRunner) Request(TransitionKind, string, lua.LValue) error { return errors.New("no") }
 func (r *fakeRunner) Send(string, lua.LValue)              {}
 func (r *fakeRunner) State() (string, bool)                { return "", false }
 func (r *fakeRunner) Active(string) bool                   { return false }

@@ -10,8 +10,11 @@
 ---adds its own keys (and bound Go values, called as `ctx.body:MoveTo(x, y)`).
 ---@alias luaai.Context table<string, any>
 
----A state hook: `enter`, `exit`, `pause`, `resume`, `on_reload`.
----@alias luaai.Hook fun(ctx: luaai.Context)
+---A state hook: `enter`, `exit`, `pause`, `resume`, `on_reload`. `enter`
+---gets the payload of the event whose transition entered the state (or of
+---ai.push/ai.replace; nil otherwise), `resume` that of ai.pop or of the
+---event of a `pop` transition.
+---@alias luaai.Hook fun(ctx: luaai.Context, payload?: any)
 
 ---The `update` hook: `dt` is the tick's dt, or with `every` the time
 ---accumulated since the last update.
@@ -139,16 +142,19 @@ function luaai.utility(def) end
 ---Requests a push on the nearest fsm holding the running state, applied at
 ---the start of the next tick. Hooks only (an error in when, lock, score).
 ---@param name string a sibling state of that machine
-function luaai.push(name) end
+---@param payload? any what the pushed state's enter receives
+function luaai.push(name, payload) end
 
 ---Requests a pop on the nearest fsm holding the running state, applied at
 ---the start of the next tick. Hooks only.
-function luaai.pop() end
+---@param payload? any what the resumed state's resume receives
+function luaai.pop(payload) end
 
 ---Requests a replace (like a `to` transition) on the nearest fsm holding the
 ---running state, applied at the start of the next tick. Hooks only.
 ---@param name string
-function luaai.replace(name) end
+---@param payload? any what the entered state's enter receives
+function luaai.replace(name, payload) end
 
 ---Queues an event for this agent's next decide phase.
 ---@param event string

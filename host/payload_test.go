@@ -1,0 +1,96 @@
+package host_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// SPEC §15: enter gets the payload of the event that fired its transition
+// (nil without one), or of ai.push/ai.replace; initial states below get nil;
+// ai.pop(payload) and a pop transition's event pass theirs to resume.
+const payloadSrc = `
+local function show(p)
+  if type(p) == "table" then return "{" .. tostring(p.n) .. "}" end
+  return tostring(p)
+end
+local function mark(name)
+  return function(ctx, p) log(ctx, name .. " " .. show(p)) end
+end
+return ai.fsm { initial = "idle", states = {
+  idle = {
+    enter = mark("enter idle"), resume = mark("resume idle"),
+    transitions = {
+      { to = "walk", on = "go" },
+      { push = "look", on = "look" },
+      { to = "talk", when = function(ctx) return ctx.talk end },
+    },
+    update = function(ctx)
+      if ctx.ask == "push" then ctx.ask = nil; ai.push("look", { n = 7 }) end
+      if ctx.ask == "replace" then ctx.ask = nil; ai.replace("walk", "by replace") end
+    end,
+  },
+  walk = ai.fsm { initial = "step", enter = mark("enter walk"),
+    states = { step = { enter = mark("enter step") } },
+    transitions = { { to = "idle", on = "stop" } } },
+  look = {
+    enter = mark("enter look"),
+    update = function(ctx) if ctx.ask == "pop" then ctx.ask = nil; ai.pop({ n = 9 }) end end,
+    transitions = { { pop = true, on = "back" } },
+  },
+  talk = { enter = mark("enter talk"), transitions = { { to = "idle", on = "bye" } } },
+} }`
+
+func TestPayloads(t *testing.T) {
+	f := newFixture(t, payloadSrc)
+	a := f.spawn(nil)
+	require.Equal(t, []string{"enter idle nil"}, takeLog(a))
+	step := func(set func()) []string {
+		t.Helper()
+		if set != nil {
+			set()
+		}
+		f.tick(a, 0.1)
+		return takeLog(a)
+	}
+	require.NoError(t, a.Send("go", map[string]any{"n": 1}))
+	require.Equal(t, []string{"enter walk {1}", "enter step nil"}, step(nil), "the event's payload to the state named; nil to its initial state")
+	require.NoError(t, a.Send("stop", "halt"))
+	require.Equal(t, []string{"enter idle halt"}, step(nil))
+
+	require.NoError(t, a.Send("look", 3.0))
+	require.Equal(t, []string{"enter look 3"}, step(nil), "a push transition passes the payload")
+	require.NoError(t, a.Send("back", "from back"))
+	require.Equal(t, []string{"resume idle from back"}, step(nil), "a pop transition passes its event's payload to resume")
+
+	require.Equal(t, []string{}, append([]string{}, step(func() { require.NoError(t, a.Set("ask", "push")) })...))
+	require.Equal(t, []string{"enter look {7}"}, step(nil), "ai.push(name, payload), applied at the next tick")
+	step(func() { require.NoError(t, a.Set("ask", "pop")) })
+	require.Equal(t, []string{"resume idle {9}"}, step(nil), "ai.pop(payload) to resume")
+
+	step(func() { require.NoError(t, a.Set("ask", "replace")) })
+	require.Equal(t, []string{"enter walk by replace", "enter step nil"}, step(nil))
+	require.NoError(t, a.Send("stop", nil))
+	require.Equal(t, []string{"enter idle nil"}, step(nil))
+	require.Equal(t, []string{"enter talk nil"}, step(func() { require.NoError(t, a.Set("talk", true)) }), "a transition without on: nil")
+}
+
+// A pending request keeps its payload through a snapshot.
+func TestPayloadOfPendingRequestSnapshot(t *testing.T) {
+	f := newFixture(t, payloadSrc)
+	a := f.spawn(nil)
+	takeLog(a)
+	require.NoError(t, a.Set("ask", "push"))
+	f.tick(a, 0.1) // ai.push("look", {n = 7}) is pending
+	snap, err := f.h.Snapshot()
+	require.NoError(t, err)
+	require.Contains(t, string(snap), `"request":{"kind":"push","target":"look","payload":{"n":7}}`)
+
+	g := newFixture(t, payloadSrc)
+	agents, err := g.h.Restore(snap, g.b)
+	require.NoError(t, err)
+	b := agents[0]
+	takeLog(b)
+	g.tick(b, 0.1)
+	require.Equal(t, []string{"enter look {7}"}, takeLog(b))
+}
