@@ -406,12 +406,12 @@ func compileFn(t testing.TB, vm *VM, name, src string) *lua.LFunction {
 type fakeRunner struct{ rng *rand.Rand }
 
 func (r *fakeRunner) Request(TransitionKind, string, lua.LValue) error { return errors.New("no") }
-func (r *fakeRunner) Send(string, lua.LValue)              {}
-func (r *fakeRunner) State() (string, bool)                { return "", false }
-func (r *fakeRunner) Active(string) bool                   { return false }
-func (r *fakeRunner) Time() float64                        { return 0 }
-func (r *fakeRunner) Rand() *rand.Rand                     { return r.rng }
-func (r *fakeRunner) Log(string)                           {}
+func (r *fakeRunner) Send(string, lua.LValue)                          {}
+func (r *fakeRunner) State() (string, bool)                            { return "", false }
+func (r *fakeRunner) Active(string) bool                               { return false }
+func (r *fakeRunner) Time() float64                                    { return 0 }
+func (r *fakeRunner) Rand() *rand.Rand                                 { return r.rng }
+func (r *fakeRunner) Log(string)                                       {}
 
 func TestCompileSyntaxDepth(t *testing.T) {
 	// Without the bound, the first overflows the Go stack (fatal, no
