@@ -316,7 +316,8 @@ func (a *Agent) remap(p *remapPlan) {
 		case om.req.kind == luabind.Pop:
 			nm.req = om.req
 		case idx[om.req.target] >= 0:
-			nm.req = request{pending: true, kind: om.req.kind, target: idx[om.req.target]}
+			nm.req = om.req // its payload and where it was asked for too
+			nm.req.target = idx[om.req.target]
 		}
 	}
 	oldPath := a.Path()
