@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,4 +94,18 @@ func TestPayloadOfPendingRequestSnapshot(t *testing.T) {
 	takeLog(b)
 	g.tick(b, 0.1)
 	require.Equal(t, []string{"enter look {7}"}, takeLog(b))
+}
+
+// A reload that renumbers the states keeps a pending request's payload.
+func TestPayloadOfPendingRequestReload(t *testing.T) {
+	f := newFixture(t, payloadSrc)
+	a := f.spawn(nil)
+	takeLog(a)
+	require.NoError(t, a.Set("ask", "push"))
+	f.tick(a, 0.1) // ai.push("look", {n = 7}) is pending
+	// A new state sorted before "look" renumbers it.
+	src := strings.Replace(payloadSrc, "  look = {", "  aaa = {},\n  look = {", 1)
+	require.NoError(t, f.b.ReloadSource(prelude+src))
+	f.tick(a, 0.1)
+	require.Equal(t, []string{"enter look {7}"}, takeLog(a))
 }
