@@ -97,15 +97,16 @@ const (
 	cbPause
 	cbResume
 	cbReload
+	cbRun
 	cbLock
 	cbWhen
 	cbScore
 )
 
-var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "lock", "when", "score"}
+var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "run", "lock", "when", "score"}
 
 func (c callback) String() string { return callbackNames[c] }
-func (c callback) isHook() bool   { return c >= cbEnter && c <= cbReload }
+func (c callback) isHook() bool   { return c >= cbEnter && c <= cbRun }
 
 // newAgent makes the runtime of agent id running tree t of behaviour b on
 // worker w: a record per placed state and per machine, every slice sized

@@ -54,7 +54,7 @@ type node struct {
 
 type transition struct {
 	luabind.Transition
-	target int // child index in the parent machine, -1 for pop
+	target int // child index in the parent machine, -1 for pop and internal
 }
 
 func (n *node) isMachine() bool { return n.def.Kind != luabind.KindLeaf }
@@ -92,7 +92,7 @@ func newTree(L *lua.LState, name string, def *luabind.State) *tree {
 		if n.parent != nil {
 			for _, t := range n.def.Transitions {
 				tr := transition{Transition: t, target: -1}
-				if t.Kind != luabind.Pop {
+				if t.Kind.HasTarget() {
 					tr.target = n.parent.def.Child(t.Target)
 				}
 				n.trans = append(n.trans, tr)

@@ -223,6 +223,7 @@ const (
 	CallbackPause      Callback = "pause"
 	CallbackResume     Callback = "resume"
 	CallbackReload     Callback = "on_reload"
+	CallbackRun        Callback = "run" // a transition's action
 	CallbackLock       Callback = "lock"
 	CallbackWhen       Callback = "when"
 	CallbackScore      Callback = "score"

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,4 +109,58 @@ func TestPayloadOfPendingRequestReload(t *testing.T) {
 	require.NoError(t, f.b.ReloadSource(prelude+src))
 	f.tick(a, 0.1)
 	require.Equal(t, []string{"enter look {7}"}, takeLog(a))
+}
+
+// SPEC §15: a transition's run(ctx, payload) runs when it fires, after the
+// exits and before the enters; with only run it is an internal transition.
+func TestRunActions(t *testing.T) {
+	f := newFixture(t, `
+local function act(name)
+  return function(ctx, p) log(ctx, "run " .. name .. " " .. tostring(p)) end
+end
+return ai.fsm { initial = "a", states = {
+  a = with(rec("a"), {
+    transitions = {
+      { on = "hit", run = function(ctx, p) ctx.hits = ctx.hits + p; log(ctx, "hit " .. p) end },
+      { on = "hit", to = "b" },  -- never: the internal transition handles hit
+      { to = "b", on = "go", run = act("a>b") },
+      { push = "c", on = "peek", run = act("a>c") },
+      { to = "a", on = "again", run = act("a>a") },
+      { on = "ask", run = function() ai.push("c") end },
+      { on = "bad", run = function() error("bad action") end },
+    },
+  }),
+  b = with(rec("b"), { transitions = { { to = "a", on = "back" } } }),
+  c = with(rec("c"), { transitions = { { pop = true, on = "done", run = act("c>pop") } } }),
+} }`)
+	a := f.spawn(map[string]any{"hits": 0.0})
+	takeLog(a)
+	send := func(ev string, p any) []string {
+		t.Helper()
+		require.NoError(t, a.Send(ev, p))
+		f.tick(a, 0.1)
+		return takeLog(a)
+	}
+	require.Equal(t, []string{"hit 2"}, send("hit", 2.0), "internal: no exit, no enter")
+	hits, _ := a.Number("hits")
+	require.Equal(t, 2.0, hits)
+	require.Equal(t, "a", a.Path())
+	require.Empty(t, f.tr, "an internal transition reports no transition")
+
+	require.Equal(t, []string{"exit a", "run a>b 5", "enter b"}, send("go", 5.0))
+	send("back", nil)
+	require.Equal(t, []string{"pause a", "run a>c x", "enter c"}, send("peek", "x"))
+	require.Equal(t, []string{"exit c", "run c>pop y", "resume a"}, send("done", "y"))
+	require.Equal(t, []string{"run a>a z"}, send("again", "z"), "a transition to the active state runs its action")
+
+	send("ask", nil)
+	f.tick(a, 0.1)
+	require.Equal(t, []string{"pause a", "enter c"}, takeLog(a), "run may call ai.push")
+	send("done", nil)
+
+	require.Empty(t, f.se)
+	send("bad", nil)
+	require.Len(t, f.se, 1)
+	require.Equal(t, host.CallbackRun, f.se[0].Callback)
+	require.Contains(t, f.se[0].Msg, "bad action")
 }

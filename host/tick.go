@@ -143,11 +143,11 @@ func (a *Agent) applyRequests() {
 		var err error
 		switch req.kind {
 		case luabind.Push:
-			err = a.push(n, req.target, req.payload)
+			err = a.push(n, req.target, req.payload, nil)
 		case luabind.Pop:
-			err = a.pop(n, req.payload)
+			err = a.pop(n, req.payload, nil)
 		case luabind.Replace:
-			err = a.replace(n, req.target, TransitionReplace, req.payload)
+			err = a.replace(n, req.target, TransitionReplace, req.payload, nil)
 		}
 		if err != nil {
 			// Said where the modder asked for it, not where the state is.
@@ -177,10 +177,13 @@ func (a *Agent) onStack(n *node, idx int) bool {
 
 // replace exits the top state of fsm n and enters child idx. Naming the
 // active state changes nothing; naming a paused one is refused.
-func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValue) error {
+// run is a transition's action: it runs after the exits and before the
+// enters, and also on a transition to the active state.
+func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
+		a.action(n.children[cur], run, payload)
 		return nil
 	}
 	if a.onStack(n, idx) {
@@ -188,6 +191,7 @@ func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValu
 	}
 	from := n.children[cur]
 	a.exit(from)
+	a.action(from, run, payload)
 	m.stack[len(m.stack)-1] = idx
 	to := n.children[idx]
 	a.emit(kind, from, to)
@@ -196,10 +200,11 @@ func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValu
 }
 
 // push pauses the top state of fsm n and enters child idx above it.
-func (a *Agent) push(n *node, idx int, payload lua.LValue) error {
+func (a *Agent) push(n *node, idx int, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
+		a.action(n.children[cur], run, payload)
 		return nil
 	}
 	if a.onStack(n, idx) {
@@ -210,6 +215,7 @@ func (a *Agent) push(n *node, idx int, payload lua.LValue) error {
 	}
 	covered := n.children[cur]
 	a.hook(covered, covered.def.Pause, cbPause)
+	a.action(covered, run, payload)
 	m.stack = append(m.stack, idx)
 	to := n.children[idx]
 	a.emit(TransitionPush, covered, to)
@@ -218,13 +224,14 @@ func (a *Agent) push(n *node, idx int, payload lua.LValue) error {
 }
 
 // pop exits the top state of fsm n and resumes the one below.
-func (a *Agent) pop(n *node, payload lua.LValue) error {
+func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	if len(m.stack) < 2 {
 		return fmt.Errorf("pop %q: %w", n.children[m.stack[len(m.stack)-1]].name, ErrEmptyStack)
 	}
 	from := n.children[m.stack[len(m.stack)-1]]
 	a.exit(from)
+	a.action(from, run, payload)
 	m.stack = m.stack[:len(m.stack)-1]
 	to := n.children[m.stack[len(m.stack)-1]]
 	a.emit(TransitionPop, from, to)
@@ -362,11 +369,13 @@ func (a *Agent) fire(n, s *node, t *transition, payload lua.LValue) bool {
 	var err error
 	switch t.Kind {
 	case luabind.To:
-		err = a.replace(n, t.target, TransitionTo, payload)
+		err = a.replace(n, t.target, TransitionTo, payload, t.Run)
 	case luabind.Push:
-		err = a.push(n, t.target, payload)
+		err = a.push(n, t.target, payload, t.Run)
 	case luabind.Pop:
-		err = a.pop(n, payload)
+		err = a.pop(n, payload, t.Run)
+	case luabind.Internal:
+		a.action(s, t.Run, payload) // no state changes; the event is handled
 	}
 	if err != nil {
 		a.report(s, CallbackTransition, err)
@@ -529,6 +538,12 @@ func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
 	if err != nil {
 		a.report(n, Callback(k.String()), err)
 	}
+}
+
+// action runs a transition's run(ctx, payload), as the callback "run" of
+// the state the transition leaves (or stays in).
+func (a *Agent) action(n *node, fn *lua.LFunction, payload lua.LValue) {
+	a.hookArg(n, fn, cbRun, payload)
 }
 
 // hookArg runs enter or resume with its payload: fn(ctx, payload).

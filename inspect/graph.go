@@ -160,8 +160,9 @@ func stateNotes(n *gnode) []string {
 	return out
 }
 
-// transitionLabel lists what a transition waits for: its kind (push, pop),
-// its event, timer and condition.
+// transitionLabel lists what a transition waits for: its kind (push, pop,
+// internal), its event, timer and condition, and "run" when it has an
+// action. An internal transition is drawn as a loop on its state.
 func transitionLabel(tr luabind.Transition) []string {
 	var out []string
 	if tr.Kind != luabind.To {
@@ -177,6 +178,9 @@ func transitionLabel(tr luabind.Transition) []string {
 		if c, ok := tr.When.(luabind.ConstCond); !ok || !bool(c) {
 			out = append(out, "when "+luabind.Describe(tr.When))
 		}
+	}
+	if tr.Run != nil {
+		out = append(out, "run")
 	}
 	return out
 }
@@ -296,6 +300,11 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 			var to, lhead string
 			if tr.Kind == luabind.Pop {
 				to = dotPrevious(n)
+			} else if tr.Kind == luabind.Internal {
+				to, lhead = dotEnd(c, "lhead")
+				if c.def.IsMachine() {
+					ltail, lhead = "", ""
+				}
 			} else if t := n.child(tr.Target); t != nil {
 				to, lhead = dotEnd(t, "lhead")
 			} else {
@@ -377,7 +386,9 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 	for _, c := range n.children {
 		for _, tr := range c.def.Transitions {
 			to := prev
-			if tr.Kind != luabind.Pop {
+			if tr.Kind == luabind.Internal {
+				to = c.id
+			} else if tr.Kind != luabind.Pop {
 				t := n.child(tr.Target)
 				if t == nil {
 					continue

@@ -123,10 +123,11 @@ func alwaysFires(tr luabind.Transition) bool {
 	return ok && bool(c)
 }
 
-// transitionSummary is "to combat", "push investigate" or "pop".
+// transitionSummary is "to combat", "push investigate", "pop" or
+// "internal".
 func transitionSummary(tr luabind.Transition) string {
-	if tr.Kind == luabind.Pop {
-		return "pop"
+	if !tr.Kind.HasTarget() {
+		return tr.Kind.String()
 	}
 	return tr.Kind.String() + " " + tr.Target
 }
@@ -158,7 +159,7 @@ func (l *linter) unreachable(m *luabind.State, path string, kids map[string]luab
 		name := queue[0]
 		queue = queue[1:]
 		for _, tr := range m.Children[m.Child(name)].Def.Transitions {
-			if tr.Kind == luabind.Pop || reached[tr.Target] || m.Child(tr.Target) < 0 {
+			if !tr.Kind.HasTarget() || reached[tr.Target] || m.Child(tr.Target) < 0 {
 				continue
 			}
 			reached[tr.Target] = true
@@ -175,7 +176,7 @@ func (l *linter) unreachable(m *luabind.State, path string, kids map[string]luab
 				continue
 			}
 			for _, tr := range o.Def.Transitions {
-				if tr.Kind != luabind.Pop && tr.Target == c.Name {
+				if tr.Kind.HasTarget() && tr.Target == c.Name {
 					from = append(from, o.Name)
 					break
 				}

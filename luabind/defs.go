@@ -22,7 +22,7 @@ var machineFields = map[string]bool{
 	"momentum": true, "select": true, "on_reload": true, "renamed": true,
 }
 
-var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "when": true, "on": true, "after": true}
+var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "when": true, "on": true, "after": true, "run": true}
 
 // decoder builds definitions from Lua tables, collecting every problem.
 type decoder struct {
@@ -191,7 +191,7 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 	// Transitions of the children are checked here, where the siblings are known.
 	for _, c := range m.Children {
 		for i, tr := range c.Def.Transitions {
-			if tr.Kind == Pop {
+			if !tr.Kind.HasTarget() {
 				continue
 			}
 			if m.Child(tr.Target) < 0 {
@@ -364,8 +364,19 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 			ok = false
 		}
 	}
+	if v := e.RawGetString("run"); v != lua.LNil {
+		fn, isFn := v.(*lua.LFunction)
+		if !isFn {
+			d.errorf(tr.Pos, "%s: run must be a function, got %s", what, v.Type())
+			ok = false
+		}
+		tr.Run = fn
+		if kinds == 0 {
+			kinds, tr.Kind = 1, Internal // handles its event without leaving the state
+		}
+	}
 	if kinds != 1 {
-		d.errorf(tr.Pos, "%s: needs exactly one of to, push, pop", what)
+		d.errorf(tr.Pos, "%s: needs exactly one of to, push, pop (or only run, for an internal transition)", what)
 		ok = false
 	}
 	if v := e.RawGetString("when"); v != lua.LNil {

@@ -94,8 +94,13 @@ const (
 	To TransitionKind = iota
 	Push
 	Pop
-	Replace // ai.replace only: a definition's transitions are To, Push or Pop
+	Replace  // ai.replace only: a definition's transitions are To, Push, Pop or Internal
+	Internal // a transition with only run: it fires and changes no state
 )
+
+// HasTarget reports whether the kind names a state to enter (to, push,
+// replace); pop and internal transitions name none.
+func (k TransitionKind) HasTarget() bool { return k == To || k == Push || k == Replace }
 
 func (k TransitionKind) String() string {
 	switch k {
@@ -105,6 +110,8 @@ func (k TransitionKind) String() string {
 		return "pop"
 	case Replace:
 		return "replace"
+	case Internal:
+		return "internal"
 	}
 	return "to"
 }
@@ -122,10 +129,11 @@ func ParseTransitionKind(s string) (TransitionKind, bool) {
 // Transition is one entry of a state's transitions.
 type Transition struct {
 	Kind   TransitionKind
-	Target string // "" for pop
+	Target string // "" for pop and internal
 	When   Cond   // nil: always
 	On     string // event name, "" for none
 	After  float64
+	Run    *lua.LFunction // the action, run(ctx, payload) when it fires; nil: none
 	Pos    Pos
 }
 

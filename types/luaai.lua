@@ -44,7 +44,9 @@
 ---a behaviour script returns.
 ---@class luaai.Machine: userdata
 
----One entry of a state's `transitions`: exactly one of `to`, `push`, `pop`.
+---One entry of a state's `transitions`: exactly one of `to`, `push`, `pop`;
+---or only `run` (with `on`, `when`, `after`): an internal transition, which
+---handles its event and changes no state.
 ---@class luaai.Transition
 ---@field to? string replace: exit the current state, enter this sibling
 ---@field push? string pause the current state, enter this sibling on top of it
@@ -52,6 +54,7 @@
 ---@field when? luaai.Condition fires only when true; missing = always
 ---@field on? string fires only while this event is pending; `when` gets its payload
 ---@field after? number fires only once the state has been active this many seconds (game time)
+---@field run? fun(ctx: luaai.Context, payload: any) the action: runs when it fires, after the exits and before the enters (also on a transition to the active state); may call ai.push/pop/replace
 
 ---A state: a plain table (a leaf). Every field is optional.
 ---@class luaai.State
