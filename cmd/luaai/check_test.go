@@ -48,7 +48,7 @@ testdata/check/warnings.lua:30: warning: state "camp.rest": score reads ctx.fati
 			code: 1,
 			stdout: `testdata/check/errors.lua:4: ai.fsm: initial state "missing" is not one of its states (a, b)
 testdata/check/errors.lua:7: state "a": hook enter must be a function, got number
-testdata/check/errors.lua:7: state "a": transition 1: needs exactly one of to, push, pop
+testdata/check/errors.lua:7: state "a": transition 1: needs exactly one of to, push, pop (or only run, for an internal transition)
 testdata/check/errors.lua:8: state "b": transition to "nowhere": no such state in this machine (a, b)
 `,
 		},
