@@ -27,6 +27,7 @@ type Agent struct {
 	ticks    int
 	visible  []event // events this decide phase sees
 	incoming []event // events sent since, for the next tick
+	inbox    []event // ai.send_to messages from other agents, after incoming
 	path     []*node // scratch: machines on the active path
 	// The running callback, for the functions usable inside callbacks.
 	cur       *node
@@ -52,6 +53,7 @@ type Agent struct {
 	user      any                 // SetUserData
 	removed   bool                // by Remove or Despawn
 	spawnSeq  int                 // ai.spawn calls queued by this agent's callbacks
+	msgSeq    int                 // ai.send_to calls made by this agent's callbacks
 	// memStopped: suspended by the memory limit (Options.MemoryLimit)
 	memStopped bool
 	bound      []uintptr // Go values this agent binds (Host.boundBy)
@@ -419,6 +421,29 @@ func (r runner) State() (string, bool)                 { return r.a.State() }
 func (r runner) Active(name string) bool               { return r.a.Active(name) }
 func (r runner) Rand() *rand.Rand                      { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payload) }
+func (r runner) ID() int                               { return r.a.id }
+
+// SendTo is ai.send_to: during Host.Tick the message waits for the end of
+// the tick (Host.deliverMessages orders them the same whatever the
+// workers); otherwise it is delivered at once, for the receiver's next
+// tick.
+func (r runner) SendTo(id int, name string, payload any) (bool, error) {
+	a := r.a
+	to, ok := a.h.Agent(id)
+	if !ok || to.removed {
+		return false, nil
+	}
+	if a.w.busy {
+		if len(a.w.msgQ) >= maxQueuedMessages {
+			return false, errMessageQueueFull
+		}
+		a.msgSeq++
+		a.w.msgQ = append(a.w.msgQ, pendingMsg{from: a.id, seq: a.msgSeq, to: to, name: name, payload: payload})
+		return true, nil
+	}
+	to.inbox = append(to.inbox, event{name: name, payload: luabind.FromPlain(to.w.vm.L, payload)})
+	return true, nil
+}
 
 // Request asks for a push, pop or replace on the nearest fsm holding the
 // running state, applied at the start of the next tick.

@@ -64,6 +64,7 @@ type worker struct {
 	agents   []*Agent
 	records  []record        // hook calls waiting for dispatch
 	spawnQ   []*pendingSpawn // ai.spawn calls made while busy
+	msgQ     []pendingMsg    // ai.send_to calls made while busy
 	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
 	spawnSeq int             // spawns queued with no running agent
 	nums     numberBlock     // Lua numbers for Agent.Sync
@@ -446,6 +447,7 @@ func (h *Host) eachWorker(fn func(*worker)) {
 		}
 		h.running = false
 		h.applySpawns()
+		h.deliverMessages()
 	}()
 	if len(h.workers) == 1 {
 		fn(h.workers[0])

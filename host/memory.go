@@ -51,6 +51,9 @@ func (h *Host) checkMemory() {
 		for _, ev := range a.incoming {
 			n += m.sizer.size(ev.payload, 0)
 		}
+		for _, ev := range a.inbox {
+			n += m.sizer.size(ev.payload, 0)
+		}
 		used += n
 		m.sizes = append(m.sizes, agentSize{a, n})
 	}

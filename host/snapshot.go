@@ -48,6 +48,7 @@ type agentSnapshot struct {
 	States    map[string]stateSnapshot   `json:"states"`
 	Machines  map[string]machineSnapshot `json:"machines"`
 	Events    []eventSnapshot            `json:"events,omitempty"`
+	Messages  []eventSnapshot            `json:"messages,omitempty"` // ai.send_to from other agents, seen after events
 }
 
 type stateSnapshot struct {
@@ -165,6 +166,11 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 		}
 	}
+	for i, ev := range a.inbox {
+		if err := enc.count(ev.payload, fmt.Sprintf("message %d (%s) payload", i+1, ev.name), 0); err != nil {
+			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	}
 	for _, n := range a.t.nodes {
 		if n.isMachine() && a.ms[n.mid].req.pending {
 			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
@@ -214,6 +220,13 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 		}
 		s.Events = append(s.Events, eventSnapshot{Name: ev.name, Payload: p})
+	}
+	for i, ev := range a.inbox {
+		p, err := enc.encode(ev.payload, fmt.Sprintf("message %d (%s) payload", i+1, ev.name))
+		if err != nil {
+			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+		}
+		s.Messages = append(s.Messages, eventSnapshot{Name: ev.name, Payload: p})
 	}
 	return s, nil
 }
@@ -467,6 +480,13 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			return nil, nil, bad("event %q payload: %v", ev.Name, err)
 		}
 		a.incoming = append(a.incoming, event{name: ev.Name, payload: p})
+	}
+	for _, ev := range s.Messages {
+		p, err := d.decode(ev.Payload)
+		if err != nil {
+			return nil, nil, bad("message %q payload: %v", ev.Name, err)
+		}
+		a.inbox = append(a.inbox, event{name: ev.Name, payload: p})
 	}
 	return a, ctxSlots, nil
 }

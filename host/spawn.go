@@ -102,3 +102,46 @@ func (h *Host) applySpawns() {
 	clear(all)
 	h.spawns = all[:0]
 }
+
+// pendingMsg is an ai.send_to made while the workers ran.
+type pendingMsg struct {
+	from, seq int // the sender's id, and its count of sends
+	to        *Agent
+	name      string
+	payload   any // luabind.CopyPlain's copy
+}
+
+// maxQueuedMessages bounds the messages one worker's scripts may send in
+// one tick.
+const maxQueuedMessages = 1 << 16
+
+// errMessageQueueFull: a worker's scripts sent more than maxQueuedMessages
+// messages in one tick.
+var errMessageQueueFull = fmt.Errorf("more than %d messages sent in one tick", maxQueuedMessages)
+
+// deliverMessages puts the messages sent during a tick into their
+// receivers' inboxes, ordered by sender id, then send order: the same
+// whatever the worker count.
+func (h *Host) deliverMessages() {
+	var all []pendingMsg
+	for _, w := range h.workers {
+		all = append(all, w.msgQ...)
+		clear(w.msgQ)
+		w.msgQ = w.msgQ[:0]
+	}
+	if len(all) == 0 {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].from != all[j].from {
+			return all[i].from < all[j].from
+		}
+		return all[i].seq < all[j].seq
+	})
+	for _, m := range all {
+		if m.to.removed {
+			continue
+		}
+		m.to.inbox = append(m.to.inbox, event{name: m.name, payload: luabind.FromPlain(m.to.w.vm.L, m.payload)})
+	}
+}

@@ -78,6 +78,11 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 
 	// Events sent before this tick are what this decide phase sees.
 	a.visible, a.incoming = a.incoming, a.visible[:0]
+	if len(a.inbox) > 0 { // other agents' messages after its own events
+		a.visible = append(a.visible, a.inbox...)
+		clear(a.inbox)
+		a.inbox = a.inbox[:0]
+	}
 
 	a.applyRequests()
 	a.decide()

@@ -36,6 +36,11 @@ type Runner interface {
 	// state's enter (or, for Pop, the resumed state's resume) receives.
 	Request(kind TransitionKind, name string, payload lua.LValue) error
 	Send(event string, payload lua.LValue)
+	// ID is the agent's id.
+	ID() int
+	// SendTo queues event for agent id, with a payload CopyPlain made;
+	// false when there is no such agent.
+	SendTo(id int, event string, payload any) (bool, error)
 	// State is the active path; ok is false while nothing is active.
 	State() (path string, ok bool)
 	Active(name string) bool

@@ -60,6 +60,8 @@ func (vm *VM) newModule() *lua.LTable {
 		"pop":     func(L *lua.LState) int { return vm.luaRequest(L, Pop) },
 		"replace": func(L *lua.LState) int { return vm.luaRequest(L, Replace) },
 		"send":    vm.luaSend,
+		"send_to": vm.luaSendTo,
+		"id":      vm.luaID,
 		"state":   vm.luaState,
 		"active":  vm.luaActive,
 		"time":    vm.luaTime,
@@ -118,6 +120,36 @@ func (vm *VM) luaSend(L *lua.LState) int {
 	r := vm.mustRunner(L, "send")
 	r.Send(L.CheckString(1), L.Get(2))
 	return 0
+}
+
+// luaID is ai.id(): the running agent's id.
+func (vm *VM) luaID(L *lua.LState) int {
+	L.Push(lua.LNumber(vm.mustRunner(L, "id").ID()))
+	return 1
+}
+
+// luaSendTo is ai.send_to(id, event [, payload]): the payload is checked
+// to be plain data and copied before the id is looked up; true when the
+// event is queued, false for an unknown id.
+func (vm *VM) luaSendTo(L *lua.LState) int {
+	r := vm.mustRunner(L, "send_to")
+	id := L.CheckNumber(1)
+	event := L.CheckString(2)
+	if event == "" {
+		L.ArgError(2, "an event name expected")
+	}
+	payload, err := CopyPlain(L.Get(3))
+	if err != nil {
+		L.RaiseError("ai.send_to: the payload must be plain data (nil, booleans, numbers, strings and tables of those): %v", err)
+	}
+	ok := false
+	if float64(id) == float64(int64(id)) && id >= 1 && id <= 1<<52 {
+		if ok, err = r.SendTo(int(id), event, payload); err != nil {
+			L.RaiseError("ai.send_to: %v", err)
+		}
+	}
+	L.Push(lua.LBool(ok))
+	return 1
 }
 
 func (vm *VM) luaState(L *lua.LState) int {

@@ -406,6 +406,8 @@ func compileFn(t testing.TB, vm *VM, name, src string) *lua.LFunction {
 type fakeRunner struct{ rng *rand.Rand }
 
 func (r *fakeRunner) Request(TransitionKind, string, lua.LValue) error { return errors.New("no") }
+func (r *fakeRunner) ID() int                                          { return 0 }
+func (r *fakeRunner) SendTo(int, string, any) (bool, error)            { return false, nil }
 func (r *fakeRunner) Send(string, lua.LValue)                          {}
 func (r *fakeRunner) State() (string, bool)                            { return "", false }
 func (r *fakeRunner) Active(string) bool                               { return false }

@@ -164,6 +164,22 @@ function luaai.replace(name, payload) end
 ---@param payload? any
 function luaai.send(event, payload) end
 
+---The running agent's id (its spawn number, from 1; Go's Agent.ID).
+---@return integer
+function luaai.id() end
+
+---Queues an event for another agent, seen in its first decide phase after
+---the current tick, after its own events. Deliveries into one agent are
+---ordered by sender id, then send order, whatever the worker count. The
+---payload must be plain data (nil, booleans, numbers, strings and tables of
+---those, without metatables or cycles) and is copied; anything else is an
+---error, checked before the id is looked up.
+---@param id integer
+---@param event string
+---@param payload? any
+---@return boolean queued false when there is no agent with that id
+function luaai.send_to(id, event, payload) end
+
 ---The agent's active path, e.g. "combat.attack_player"; nil while nothing is active.
 ---@return string?
 function luaai.state() end
