@@ -441,8 +441,14 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 		a.w.msgQ = append(a.w.msgQ, pendingMsg{from: a.id, seq: a.msgSeq, to: to, name: name, payload: payload})
 		return true, nil
 	}
-	to.inbox = append(to.inbox, event{name: name, payload: luabind.FromPlain(to.w.vm.L, payload)})
+	to.deliver(name, payload)
 	return true, nil
+}
+
+// deliver puts a message into the agent's inbox, its payload rebuilt in the
+// agent's own Lua state.
+func (a *Agent) deliver(name string, payload any) {
+	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload)})
 }
 
 // Request asks for a push, pop or replace on the nearest fsm holding the

@@ -161,14 +161,14 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 	if err := enc.count(a.ctx, "ctx", 0); err != nil {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
-	for i, ev := range a.incoming {
-		if err := enc.count(ev.payload, fmt.Sprintf("event %d (%s) payload", i+1, ev.name), 0); err != nil {
-			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-		}
-	}
-	for i, ev := range a.inbox {
-		if err := enc.count(ev.payload, fmt.Sprintf("message %d (%s) payload", i+1, ev.name), 0); err != nil {
-			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+	for _, list := range []struct {
+		what   string
+		events []event
+	}{{"event", a.incoming}, {"message", a.inbox}} {
+		for i, ev := range list.events {
+			if err := enc.count(ev.payload, fmt.Sprintf("%s %d (%s) payload", list.what, i+1, ev.name), 0); err != nil {
+				return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
+			}
 		}
 	}
 	for _, n := range a.t.nodes {
@@ -214,19 +214,11 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		}
 		s.Machines[n.path] = ms
 	}
-	for i, ev := range a.incoming {
-		p, err := enc.encode(ev.payload, fmt.Sprintf("event %d (%s) payload", i+1, ev.name))
-		if err != nil {
-			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-		}
-		s.Events = append(s.Events, eventSnapshot{Name: ev.name, Payload: p})
+	if s.Events, err = encodeEvents(enc, "event", a.incoming); err != nil {
+		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
-	for i, ev := range a.inbox {
-		p, err := enc.encode(ev.payload, fmt.Sprintf("message %d (%s) payload", i+1, ev.name))
-		if err != nil {
-			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-		}
-		s.Messages = append(s.Messages, eventSnapshot{Name: ev.name, Payload: p})
+	if s.Messages, err = encodeEvents(enc, "message", a.inbox); err != nil {
+		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	return s, nil
 }
@@ -474,19 +466,11 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 		n = n.children[st[len(st)-1]]
 	}
-	for _, ev := range s.Events {
-		p, err := d.decode(ev.Payload)
-		if err != nil {
-			return nil, nil, bad("event %q payload: %v", ev.Name, err)
-		}
-		a.incoming = append(a.incoming, event{name: ev.Name, payload: p})
+	if a.incoming, err = decodeEvents(d, "event", s.Events, a.incoming); err != nil {
+		return nil, nil, bad("%v", err)
 	}
-	for _, ev := range s.Messages {
-		p, err := d.decode(ev.Payload)
-		if err != nil {
-			return nil, nil, bad("message %q payload: %v", ev.Name, err)
-		}
-		a.inbox = append(a.inbox, event{name: ev.Name, payload: p})
+	if a.inbox, err = decodeEvents(d, "message", s.Messages, a.inbox); err != nil {
+		return nil, nil, bad("%v", err)
 	}
 	return a, ctxSlots, nil
 }
@@ -498,4 +482,30 @@ func requestWhere(n *node) string {
 		where = "root"
 	}
 	return "machine " + where + " request payload"
+}
+
+// encodeEvents writes queued events (what: "event" or "message") for a
+// snapshot.
+func encodeEvents(enc *encoder, what string, events []event) ([]eventSnapshot, error) {
+	var out []eventSnapshot
+	for i, ev := range events {
+		p, err := enc.encode(ev.payload, fmt.Sprintf("%s %d (%s) payload", what, i+1, ev.name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, eventSnapshot{Name: ev.name, Payload: p})
+	}
+	return out, nil
+}
+
+// decodeEvents reads them back, appending to into.
+func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event) ([]event, error) {
+	for _, ev := range saved {
+		p, err := d.decode(ev.Payload)
+		if err != nil {
+			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
+		}
+		into = append(into, event{name: ev.Name, payload: p})
+	}
+	return into, nil
 }

@@ -142,6 +142,6 @@ func (h *Host) deliverMessages() {
 		if m.to.removed {
 			continue
 		}
-		m.to.inbox = append(m.to.inbox, event{name: m.name, payload: luabind.FromPlain(m.to.w.vm.L, m.payload)})
+		m.to.deliver(m.name, m.payload)
 	}
 }

@@ -533,17 +533,8 @@ func (a *Agent) setCur(n *node, k callback) (*node, callback, bool) {
 	return pn, pk, ps
 }
 
-func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) {
-	if fn == nil {
-		return
-	}
-	pn, pk, ps := a.setCur(n, k)
-	err := a.w.vm.CallHook(fn, a.ctx, false, 0)
-	a.cur, a.curKind, a.curScore = pn, pk, ps
-	if err != nil {
-		a.report(n, Callback(k.String()), err)
-	}
-}
+// hook runs a hook that takes only the context: fn(ctx).
+func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) { a.hookArg(n, fn, k, nil) }
 
 // action runs a transition's run(ctx, payload), as the callback "run" of
 // the state the transition leaves (or stays in).
@@ -551,13 +542,19 @@ func (a *Agent) action(n *node, fn *lua.LFunction, payload lua.LValue) {
 	a.hookArg(n, fn, cbRun, payload)
 }
 
-// hookArg runs enter or resume with its payload: fn(ctx, payload).
+// hookArg runs a hook: fn(ctx, payload) for enter, resume and run, or
+// fn(ctx) when payload is Go nil.
 func (a *Agent) hookArg(n *node, fn *lua.LFunction, k callback, payload lua.LValue) {
 	if fn == nil {
 		return
 	}
 	pn, pk, ps := a.setCur(n, k)
-	err := a.w.vm.CallUpdate(fn, a.ctx, payload)
+	var err error
+	if payload == nil {
+		err = a.w.vm.CallHook(fn, a.ctx, false, 0)
+	} else {
+		err = a.w.vm.CallUpdate(fn, a.ctx, payload)
+	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, Callback(k.String()), err)
