@@ -251,11 +251,7 @@ func overrides(settings []setting, defaults map[string]any) (map[string]any, err
 				if i == 0 {
 					names = keysOf(defaults)
 				}
-				msg := fmt.Sprintf("--set %s: %q is not a key of the context", key, strings.Join(s.path[:i+1], "."))
-				if best := suggest.Closest(name, names); best != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), s.path[:i]...), best), "."))
-				}
-				return nil, errors.New(msg)
+				return nil, unknownKey("--set "+key, "key", s.path, i, names)
 			}
 			if i == len(s.path)-1 {
 				v, err := setValue(s.raw, cur)
@@ -311,3 +307,14 @@ func kindOf(v any) string {
 
 // maxAgents bounds --agents: a million guards take about 2 GB.
 const maxAgents = 1_000_000
+
+// unknownKey is the error for path[i], which is not among names (the keys
+// of the table it was looked up in): "WHAT: "a.b" is not a NOUN of the
+// context (did you mean "a.c"?)".
+func unknownKey(what, noun string, path []string, i int, names []string) error {
+	msg := fmt.Sprintf("%s: %q is not a %s of the context", what, strings.Join(path[:i+1], "."), noun)
+	if best := suggest.Closest(path[i], names); best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), path[:i]...), best), "."))
+	}
+	return errors.New(msg)
+}

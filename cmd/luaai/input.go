@@ -337,18 +337,19 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 // and the value is read as --set reads one against the field's value.
 func (as assignment) applyTo(a *host.Agent) error {
 	key := strings.Join(as.path, ".")
-	var cur any = a.Context()
-	for i, name := range as.path {
+	// Only the field's own top-level value is converted to Go, not the
+	// whole context; the context's keys only for a did-you-mean.
+	cur := a.Get(as.path[0])
+	if cur == nil {
+		return unknownKey("set "+key, "field", as.path, 0, keysOf(a.Context()))
+	}
+	for i, name := range as.path[1:] {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			return fmt.Errorf("set %s: %q is %s, not a table", key, strings.Join(as.path[:i], "."), kindOf(cur))
+			return fmt.Errorf("set %s: %q is %s, not a table", key, strings.Join(as.path[:i+1], "."), kindOf(cur))
 		}
 		if cur, ok = m[name]; !ok {
-			msg := fmt.Sprintf("set %s: %q is not a field of the context", key, strings.Join(as.path[:i+1], "."))
-			if best := suggest.Closest(name, keysOf(m)); best != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), as.path[:i]...), best), "."))
-			}
-			return errors.New(msg)
+			return unknownKey("set "+key, "field", as.path, i+1, keysOf(m))
 		}
 	}
 	v, err := setValue(as.raw, cur)
