@@ -573,15 +573,11 @@ func checkErrorMatches(r *runner, L *lua.LState, a args, neg bool, _ *chain) *fa
 }
 
 // protect calls fn under the budget and returns the error value it raised.
-func (r *runner) protect(L *lua.LState, fn lua.LValue) (lua.LValue, bool) {
-	top := L.GetTop()
-	L.Push(fn)
-	err := r.vm.PCall(0, 0)
-	L.SetTop(top)
-	if err == nil {
-		return nil, false
+func (r *runner) protect(_ *lua.LState, fn lua.LValue) (lua.LValue, bool) {
+	if err := r.call(fn.(*lua.LFunction)); err != nil {
+		return errorObject(err), true
 	}
-	return errorObject(err), true
+	return nil, false
 }
 
 func errorActual(obj lua.LValue, errored bool) string {
