@@ -58,6 +58,9 @@ type Agent struct {
 	memStopped bool
 	bound      []uintptr // Go values this agent binds (Host.boundBy)
 	overruns   int       // callbacks stopped by the time budget since spawn or Resume
+	// inspected: an inspector follows the agent in full (its decisions,
+	// transitions and log lines are kept for it whatever the hooks).
+	inspected bool
 }
 
 type nodeRT struct {
@@ -359,7 +362,7 @@ func (a *Agent) Dropped() int { return a.dropped }
 // of its scores at every decision.
 func (a *Agent) WatchDecisions(on bool) {
 	a.watch = on
-	if !on {
+	if !on && !a.inspected {
 		a.decisions = nil
 	}
 }
@@ -375,7 +378,7 @@ func (a *Agent) LastDecision(machine string) (d Decision, ok bool) {
 // tracesDecisions reports whether decisions of this agent are built: kept
 // for LastDecision or sent to OnDecision.
 func (a *Agent) tracesDecisions() bool {
-	return a.watch || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
+	return a.watch || a.inspected || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
 }
 
 func (a *Agent) report(n *node, cb Callback, err error) {
@@ -385,7 +388,7 @@ func (a *Agent) report(n *node, cb Callback, err error) {
 		a.dropped++
 	}
 	a.errs = append(a.errs, se)
-	if a.h.opts.OnError != nil {
+	if a.h.opts.OnError != nil || len(a.h.insps) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
 	if a.h.opts.Faults == Suspend {
@@ -401,7 +404,7 @@ func (a *Agent) report(n *node, cb Callback, err error) {
 }
 
 func (a *Agent) emit(kind TransitionKind, from, to *node) {
-	if a.h.opts.OnTransition == nil {
+	if a.h.opts.OnTransition == nil && !a.inspected {
 		return
 	}
 	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path}
@@ -489,7 +492,7 @@ func (r runner) Time() float64 {
 // Log passes an ai.log line to Options.OnLog.
 func (r runner) Log(msg string) {
 	a := r.a
-	if a.h.opts.OnLog == nil {
+	if a.h.opts.OnLog == nil && !a.inspected {
 		return
 	}
 	state := ""

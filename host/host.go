@@ -39,6 +39,7 @@ type Host struct {
 	boundBy   map[uintptr]int // with several workers: which agent binds each Go value
 	reloadQ   reloads
 	errCounts map[errKey]int
+	insps     []*inspector // attached by Inspector
 }
 
 type errKey struct {
@@ -341,7 +342,7 @@ func (h *Host) Despawn(a *Agent) error {
 	a.ticking = false
 	a.cur, a.curKind, a.curScore = nil, cbNone, false
 	a.w.vm.SetRunner(old)
-	if h.opts.OnTransition != nil && from != "" {
+	if (h.opts.OnTransition != nil || a.inspected) && from != "" {
 		a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionDespawn, From: from}})
 	}
 	if err := h.Remove(a); err != nil {
@@ -421,12 +422,16 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
+	if len(h.insps) > 0 && !h.inspectBefore() {
+		return nil // paused by an inspector: the agents do not tick
+	}
 	release := h.stopOn(ctx)
 	h.ApplyReloads()
 	h.eachWorker(func(w *worker) { w.tick(dt) })
 	release()
 	h.checkMemory()
 	h.dispatch()
+	h.inspectAfter()
 	if ctx != nil && ctx.Err() != nil {
 		return fmt.Errorf("tick: %w", context.Cause(ctx))
 	}
@@ -525,8 +530,19 @@ func (h *Host) deliver() bool {
 		r := &all[i]
 		switch r.kind {
 		case recTransition:
-			h.opts.OnTransition(r.tr)
+			for _, in := range h.insps {
+				in.transition(r.tr)
+			}
+			if h.opts.OnTransition != nil {
+				h.opts.OnTransition(r.tr)
+			}
 		case recError:
+			for _, in := range h.insps {
+				in.scriptError(r.err)
+			}
+			if h.opts.OnError == nil {
+				break
+			}
 			if h.errCounts == nil {
 				h.errCounts = map[errKey]int{}
 			}
@@ -537,7 +553,12 @@ func (h *Host) deliver() bool {
 				h.opts.OnError(r.err)
 			}
 		case recLog:
-			h.opts.OnLog(r.log)
+			for _, in := range h.insps {
+				in.log(r.log)
+			}
+			if h.opts.OnLog != nil {
+				h.opts.OnLog(r.log)
+			}
 		case recDecision:
 			h.opts.OnDecision(r.dec)
 		case recDropped:

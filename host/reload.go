@@ -370,7 +370,7 @@ type leftStates struct {
 // emitReload reports, as a Transition of kind "reload", that the agent's
 // active state vanished and it was moved.
 func (a *Agent) emitReload(from string) {
-	if a.h.opts.OnTransition == nil {
+	if a.h.opts.OnTransition == nil && !a.inspected {
 		return
 	}
 	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionReload, From: from, To: a.Path()}})

@@ -489,7 +489,7 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	if winner >= 0 {
 		d.Winner = n.children[winner].path
 	}
-	if a.watch {
+	if a.watch || a.inspected {
 		if a.decisions == nil {
 			a.decisions = map[string]Decision{}
 		}

@@ -179,3 +179,63 @@ func (c Curve) String() string {
 	c.cv.describe(&b, false)
 	return b.String()
 }
+
+// CurveUse is a response curve inside a scorer, with the scorer that feeds
+// it: what an inspector plots, the current input marked.
+type CurveUse struct {
+	Curve Curve
+	Input Scorer
+	// Native reports that Input runs no Lua (fields, numbers and native
+	// combinators of them), so a tool may score it outside a tick without
+	// running script code.
+	Native bool
+}
+
+// CurvesIn lists the curves of s and of its sub-scorers, outermost first.
+func CurvesIn(s Scorer) []CurveUse {
+	var out []CurveUse
+	var walk func(s Scorer)
+	walk = func(s Scorer) {
+		if c, ok := s.(*curveScore); ok {
+			out = append(out, CurveUse{Curve: Curve{c.cv}, Input: c.s, Native: runsNoLua(c.s)})
+		}
+		for _, sub := range subScorers(s) {
+			walk(sub)
+		}
+	}
+	walk(s)
+	return out
+}
+
+// subScorers are the scorers a native scorer combines.
+func subScorers(s Scorer) []Scorer {
+	switch s := s.(type) {
+	case *inverseScore:
+		return []Scorer{s.s}
+	case *listScore:
+		return s.ss
+	case *weightScore:
+		return []Scorer{s.s}
+	case *normalizeScore:
+		return []Scorer{s.s}
+	case *curveScore:
+		return []Scorer{s.s}
+	}
+	return nil
+}
+
+// runsNoLua: s is made of numbers, fields and native combinators only.
+func runsNoLua(s Scorer) bool {
+	switch s.(type) {
+	case *constScore, *fieldScore:
+		return true
+	case *inverseScore, *listScore, *weightScore, *normalizeScore, *curveScore:
+		for _, sub := range subScorers(s) {
+			if !runsNoLua(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

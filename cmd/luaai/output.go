@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
 )
 
 // runOutput prints what a run reports: text or JSON lines on stdout,
@@ -255,13 +255,13 @@ func (o *runOutput) decision(d host.Decision) {
 		scores := make(map[string]any, len(d.Candidates))
 		var parts map[string][]partJSON
 		for _, c := range d.Candidates {
-			scores[c.State] = jsonNumber(c.Score)
+			scores[c.State] = luabind.JSONNumber(c.Score)
 			if len(c.Parts) > 0 {
 				if parts == nil {
 					parts = map[string][]partJSON{}
 				}
 				for _, p := range c.Parts {
-					parts[c.State] = append(parts[c.State], partJSON{p.Name, jsonNumber(p.Value)})
+					parts[c.State] = append(parts[c.State], partJSON{p.Name, luabind.JSONNumber(p.Value)})
 				}
 			}
 		}
@@ -305,7 +305,7 @@ type traceLine struct {
 // "tick 3 agent 1 state patrol.walk ctx {"n":3}".
 func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	state, _ := a.State()
-	ctx := jsonSafe(a.Context())
+	ctx := luabind.JSONSafe(a.Context())
 	paused := a.Paused()
 	if o.json {
 		o.line(traceLine{tick, a.ID(), optString(state), paused, ctx})
@@ -324,39 +324,3 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
 }
 
-// jsonSafe makes plain Go data (Agent.Context's) printable by
-// encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, and a
-// bound Go value prints as its %v string.
-func jsonSafe(v any) any {
-	switch v := v.(type) {
-	case nil, bool, string:
-		return v
-	case float64:
-		return jsonNumber(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = jsonSafe(x)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = jsonSafe(x)
-		}
-		return out
-	}
-	return fmt.Sprintf("%v", v)
-}
-
-func jsonNumber(f float64) any {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return f
-}

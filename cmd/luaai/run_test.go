@@ -461,7 +461,7 @@ func TestJSONValue(t *testing.T) {
 	ctx.RawSetString("shared1", holes) // shared, not a cycle: printed twice
 	ctx.RawSetString("html", lua.LString("<a & b>"))
 
-	got := jsonSafe(luabind.ToGo(ctx))
+	got := luabind.JSONSafe(luabind.ToGo(ctx))
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, `{

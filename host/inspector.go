@@ -1,0 +1,497 @@
+package host
+
+// The web inspector: what the game goroutine does. It publishes a frame at
+// the end of each Tick and applies the page's commands at the start of the
+// next; the HTTP side (inspector_http.go) reads only what was published and
+// never touches a Lua state.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// InspectorOptions configure Inspector. The zero value works.
+type InspectorOptions struct {
+	// History is how many of an agent's ticks the page's slider goes back.
+	// The default (zero) value is 600.
+	History int
+	// Token, if set, must come with every request: as ?token=… in the URL
+	// (the page passes on the one it was opened with) or as an
+	// "Authorization: Bearer …" header. Without one the inspector answers
+	// only requests from the same machine (loopback address and Host).
+	// The default (zero) value is none.
+	Token string
+	// AutoWatch is how many agents a host may have for the inspector to
+	// follow all of them in full from the start (each with its history);
+	// with more, it follows the agents a page picked, from when it picked
+	// them. The default (zero) value is 16; a negative value follows only
+	// picked agents.
+	AutoWatch int
+	// OnCommand, if set, receives every command the page sends instead of
+	// the inspector applying it, for a game loop that paces its ticks or
+	// records its inputs (luaai run does). It is called on an HTTP
+	// goroutine: hand the command over to the game loop, and report pause
+	// and rate with SetStatus. The default (zero) value is none: sends and
+	// sets are applied at the start of the next Tick, and pause makes Tick
+	// do nothing (the agents keep their state) until step or resume.
+	OnCommand func(Command)
+	// RateControl says the page may change the tick rate: OnCommand then
+	// receives "rate" commands. The default (zero) value is false.
+	RateControl bool
+}
+
+// The defaults and limits of the inspector.
+const (
+	DefaultInspectorHistory = 600
+	defaultAutoWatch        = 16
+	maxPicked               = 64        // agents followed at once, whatever asks
+	maxStreams              = 32        // pages open at once
+	maxFrameBytes           = 256 << 10 // an agent's frame; a bigger context is summarised
+	maxRecentErrors         = 10        // kept per agent
+	maxCommandBytes         = 64 << 10
+)
+
+// Command is what the page asks of the game: send an event, set a context
+// value, pause, step, resume or change the tick rate. Agents lists the
+// agents a send or set is for; All means every agent.
+type Command struct {
+	Op      string   // "send", "set", "pause", "step", "resume" or "rate"
+	All     bool     // send, set: every agent
+	Agents  []int    // send, set: the agents' ids
+	Event   string   // send
+	Payload any      // send: plain data decoded from JSON
+	Path    []string // set: the context key, or a path into a table of it
+	Value   any      // set: plain data decoded from JSON
+	Steps   int      // step: ticks to run, at least 1
+	Hz      float64  // rate: ticks per second
+}
+
+// Errors of the inspector's commands.
+var (
+	// ErrBadCommand is a command the inspector does not take: an unknown op,
+	// a missing event name or path, a step count or rate out of range.
+	ErrBadCommand = errors.New("bad inspector command")
+	// ErrUnknownAgent is a command for an agent the host does not have.
+	ErrUnknownAgent = errors.New("no such agent")
+)
+
+// InspectorHandler is the web inspector of a host: an http.Handler serving
+// the page, its event stream and its commands. Inspector makes one.
+type InspectorHandler struct {
+	in *inspector
+}
+
+// Inspector attaches a web inspector to h and returns its handler, for the
+// game to mount on its own server (under a prefix with http.StripPrefix;
+// the page uses relative URLs):
+//
+//	mux.Handle("/ai/", http.StripPrefix("/ai", host.Inspector(h)))
+//
+// The page lists every agent (filter, sort, pick several), and for the
+// picked ones shows the machine with its active path and stacks, the
+// context, every utility decision's scores, timers, pending events and
+// requests, errors and ai.log lines, with a slider over their last ticks;
+// it can pause, step and resume, send events and set context values. It
+// can never run Lua.
+//
+// Call Inspector, Close and Refresh on the goroutine that owns h. The
+// handler serves on any goroutines: it reads what the last Tick
+// published and queues commands for the next, never touching a Lua state.
+// A host ticked without an open page pays for one check a tick.
+func Inspector(h *Host, opts ...InspectorOptions) *InspectorHandler {
+	var o InspectorOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.History <= 0 {
+		o.History = DefaultInspectorHistory
+	}
+	if o.AutoWatch == 0 {
+		o.AutoWatch = defaultAutoWatch
+	}
+	in := &inspector{
+		h:       h,
+		opts:    o,
+		shared:  newShared(o),
+		watched: map[int]*Agent{},
+		errs:    map[int]*agentErrs{},
+		notes:   map[int]*tickNotes{},
+		trees:   map[*tree]int{},
+	}
+	h.insps = append(h.insps, in)
+	in.publish(true)
+	return &InspectorHandler{in}
+}
+
+// ServeHTTP serves the page (GET /), its stream (GET api/stream), an
+// agent's history (GET api/history) and commands (POST api/command).
+func (i *InspectorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i.in.shared.serve(w, r)
+}
+
+// Refresh publishes the agents as they are now, for a game that changed
+// them between ticks (spawned, removed, sent events) and wants the page
+// to show it before the next Tick. Call it on the goroutine that owns the
+// host.
+func (i *InspectorHandler) Refresh() {
+	if !i.in.closed {
+		i.in.publish(true)
+	}
+}
+
+// SetStatus tells the page whether the game loop is paused and at what
+// rate it ticks (0: as fast as it can), for a loop that handles commands
+// itself (InspectorOptions.OnCommand). Any goroutine may call it.
+func (i *InspectorHandler) SetStatus(paused bool, hz float64) {
+	s := i.in.shared
+	s.mu.Lock()
+	s.status.Paused, s.status.Hz = paused, hz
+	s.mu.Unlock()
+	s.notify()
+}
+
+// Close detaches the inspector from its host and ends the open streams;
+// the host stops paying for it. Call it on the goroutine that owns the host.
+func (i *InspectorHandler) Close() {
+	in := i.in
+	if in.closed {
+		return
+	}
+	in.closed = true
+	for id, a := range in.watched {
+		in.unwatch(a)
+		delete(in.watched, id)
+	}
+	h := in.h
+	for k, x := range h.insps {
+		if x == in {
+			h.insps = append(h.insps[:k:k], h.insps[k+1:]...)
+			break
+		}
+	}
+	in.shared.close()
+}
+
+// inspector is the game goroutine's side of an InspectorHandler.
+type inspector struct {
+	h      *Host
+	opts   InspectorOptions
+	shared *shared
+	closed bool
+
+	watched map[int]*Agent     // followed in full: picked, or every agent (AutoWatch)
+	picked  []int              // the agents the open pages picked
+	errs    map[int]*agentErrs // errors by agent id, counted for the list
+	notes   map[int]*tickNotes // this tick's transitions and logs of watched agents
+	trees   map[*tree]int      // structures published, by tree
+	treeSeq int                // last structure id
+	listAt  time.Time          // when the list was last built
+	paused  bool               // without OnCommand: Tick does nothing
+	steps   int                // ticks a step has left to run
+	ids     []int              // the agents' ids at the last publish
+	lastN   int                // number of agents when ids were built
+	lastSeq int                // h.spawned when ids were built
+}
+
+type agentErrs struct {
+	count  int
+	recent []errorJSON
+}
+
+type tickNotes struct {
+	transitions []transitionJSON
+	logs        []logJSON
+}
+
+// transition, scriptError and log receive what the host's dispatch
+// delivers, on the game goroutine.
+func (in *inspector) transition(t Transition) {
+	if _, ok := in.watched[t.Agent]; !ok {
+		return
+	}
+	n := in.note(t.Agent)
+	n.transitions = append(n.transitions, transitionJSON{Tick: t.Tick, Kind: string(t.Kind), From: t.From, To: t.To})
+}
+
+func (in *inspector) scriptError(e *ScriptError) {
+	ae := in.errs[e.Agent]
+	if ae == nil {
+		ae = &agentErrs{}
+		in.errs[e.Agent] = ae
+	}
+	ae.count++
+	if len(ae.recent) == maxRecentErrors {
+		ae.recent = append(ae.recent[:0], ae.recent[1:]...)
+	}
+	ae.recent = append(ae.recent, errorJSON{Tick: e.Tick, Callback: string(e.Callback), State: e.State, File: e.Script, Line: e.Line, Msg: clip(e.Msg, 1024)})
+}
+
+func (in *inspector) log(l Log) {
+	if _, ok := in.watched[l.Agent]; !ok {
+		return
+	}
+	n := in.note(l.Agent)
+	if len(n.logs) < 100 {
+		n.logs = append(n.logs, logJSON{Tick: l.Tick, State: l.State, Msg: clip(l.Msg, 1024)})
+	}
+}
+
+func (in *inspector) note(id int) *tickNotes {
+	n := in.notes[id]
+	if n == nil {
+		n = &tickNotes{}
+		in.notes[id] = n
+	}
+	return n
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// inspectBefore applies what the pages asked since the last tick; false
+// when an inspector holds the tick (paused).
+func (h *Host) inspectBefore() bool {
+	run := true
+	for _, in := range h.insps {
+		if !in.before() {
+			run = false
+		}
+	}
+	if !run {
+		for _, in := range h.insps {
+			in.publish(false)
+		}
+	}
+	return run
+}
+
+// inspectAfter publishes a frame to every inspector.
+func (h *Host) inspectAfter() {
+	for _, in := range h.insps {
+		in.publish(false)
+	}
+}
+
+// before applies the queued commands and says whether the tick runs.
+func (in *inspector) before() bool {
+	s := in.shared
+	s.mu.Lock()
+	cmds := s.cmds
+	s.cmds = nil
+	s.mu.Unlock()
+	for _, c := range cmds {
+		err := in.apply(c.cmd)
+		s.result(c.seq, err)
+	}
+	if !in.paused {
+		return true
+	}
+	if in.steps > 0 {
+		in.steps--
+		return true
+	}
+	return false
+}
+
+// apply applies one command, between ticks.
+func (in *inspector) apply(c Command) error {
+	switch c.Op {
+	case "pause":
+		in.paused, in.steps = true, 0
+	case "resume":
+		in.paused, in.steps = false, 0
+	case "step":
+		in.paused, in.steps = true, c.Steps
+	case "send", "set":
+		return ApplyCommand(in.h, c)
+	default:
+		return fmt.Errorf("%w: %q is not handled without OnCommand", ErrBadCommand, c.Op)
+	}
+	in.shared.mu.Lock()
+	in.shared.status.Paused = in.paused
+	in.shared.mu.Unlock()
+	return nil
+}
+
+// ApplyCommand applies a send or set Command to h's agents: what the
+// inspector does between ticks, for a game loop that takes the commands
+// itself (InspectorOptions.OnCommand). Other ops are an error wrapping
+// ErrBadCommand; an agent h does not have, ErrUnknownAgent. A set that
+// fails for one agent (a path through a non-table) is reported, and the
+// others are still set.
+func ApplyCommand(h *Host, c Command) error {
+	if c.Op != "send" && c.Op != "set" {
+		return fmt.Errorf("%w: ApplyCommand takes send and set, not %q", ErrBadCommand, c.Op)
+	}
+	var agents []*Agent
+	if c.All {
+		agents = h.agents
+	} else {
+		for _, id := range c.Agents {
+			a, ok := h.Agent(id)
+			if !ok {
+				return fmt.Errorf("agent %d: %w", id, ErrUnknownAgent)
+			}
+			agents = append(agents, a)
+		}
+	}
+	var errs []error
+	for _, a := range agents {
+		var err error
+		switch c.Op {
+		case "send":
+			err = a.Send(c.Event, c.Payload)
+		case "set":
+			err = a.SetPath(c.Path, c.Value)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent %d: %w", a.id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// publish builds this tick's frames and hands them to the HTTP side. list
+// forces the agent list to be rebuilt (it is otherwise rebuilt at most
+// ten times a second, and only while a page is open).
+func (in *inspector) publish(list bool) {
+	s := in.shared
+	s.mu.Lock()
+	wants := s.wantsChanged
+	var picked []int
+	if wants {
+		for id := range s.wants {
+			picked = append(picked, id)
+		}
+		s.wantsChanged = false
+	}
+	streams := s.streams
+	s.mu.Unlock()
+
+	h := in.h
+	if wants || len(h.agents) != in.lastN || h.spawned != in.lastSeq {
+		in.follow(picked, wants)
+	}
+	frames := make(map[int]agentFrame, len(in.watched))
+	for id, a := range in.watched {
+		if a.removed {
+			in.unwatch(a)
+			delete(in.watched, id)
+			continue
+		}
+		frames[id] = in.frame(a)
+	}
+	clear(in.notes)
+
+	var rows []rowJSON
+	now := time.Now()
+	if streams > 0 && (list || wants || now.Sub(in.listAt) >= 100*time.Millisecond || len(h.agents) != in.lastN || h.spawned != in.lastSeq) {
+		rows = in.rows()
+		in.listAt = now
+	}
+	var ids []int // nil: unchanged
+	if len(h.agents) != in.lastN || h.spawned != in.lastSeq || in.ids == nil {
+		// A new slice: the HTTP side keeps the one it was given.
+		ids = make([]int, len(h.agents))
+		for i, a := range h.agents {
+			ids[i] = a.id
+		}
+		sort.Ints(ids)
+		in.ids = ids
+		in.lastN, in.lastSeq = len(h.agents), h.spawned
+		for id := range in.errs {
+			if _, ok := h.Agent(id); !ok {
+				delete(in.errs, id)
+			}
+		}
+	}
+	tick := 0
+	for _, a := range h.agents {
+		tick = max(tick, a.ticks)
+	}
+	s.install(tick, ids, rows, frames, in.paused && in.opts.OnCommand == nil)
+}
+
+// follow recomputes the agents followed in full: the picked ones, or every
+// agent while there are at most AutoWatch. picked is nil when unchanged.
+func (in *inspector) follow(picked []int, changed bool) {
+	h := in.h
+	want := map[int]bool{}
+	if in.opts.AutoWatch > 0 && len(h.agents) <= in.opts.AutoWatch {
+		for _, a := range h.agents {
+			want[a.id] = true
+		}
+	}
+	if changed {
+		in.picked = picked
+	}
+	for _, id := range in.picked {
+		want[id] = true
+	}
+	for id, a := range in.watched {
+		if !want[id] || a.removed {
+			in.unwatch(a)
+			delete(in.watched, id)
+		}
+	}
+	ids := make([]int, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		if len(in.watched) >= maxPicked {
+			break
+		}
+		if _, ok := in.watched[id]; ok {
+			continue
+		}
+		if a, ok := h.Agent(id); ok {
+			a.inspected = true
+			in.watched[id] = a
+		}
+	}
+}
+
+// unwatch stops following a: its decisions are no longer kept unless the
+// game watches them itself (Agent.WatchDecisions) or another inspector does.
+func (in *inspector) unwatch(a *Agent) {
+	for _, other := range in.h.insps {
+		if other != in {
+			if _, ok := other.watched[a.id]; ok {
+				return
+			}
+		}
+	}
+	a.inspected = false
+	if !a.watch {
+		a.decisions = nil
+	}
+}
+
+// marshalFrame encodes an agent's frame; a context too big to show is
+// replaced by a note saying how big it is.
+func marshalFrame(f *frameJSON) []byte {
+	data, err := json.Marshal(f)
+	if err == nil && len(data) <= maxFrameBytes {
+		return data
+	}
+	if err == nil {
+		f.Context = map[string]any{"(too large to show)": fmt.Sprintf("%d bytes", len(data))}
+	} else {
+		f.Context = map[string]any{"(cannot show)": err.Error()}
+	}
+	data, err = json.Marshal(f)
+	if err != nil {
+		data, _ = json.Marshal(map[string]any{"id": f.ID, "tick": f.Tick, "error": err.Error()})
+	}
+	return data
+}
