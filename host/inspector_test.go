@@ -177,12 +177,15 @@ func TestInspectorStreamsFrames(t *testing.T) {
 	var a struct {
 		First, Last int
 		Frame       struct {
-			ID        int            `json:"id"`
-			Tick      int            `json:"tick"`
-			Path      string         `json:"path"`
-			Context   map[string]any `json:"context"`
-			Logs      []struct{ Msg string }
-			Timers    []struct{ State string; Every, Acc float64 }
+			ID      int            `json:"id"`
+			Tick    int            `json:"tick"`
+			Path    string         `json:"path"`
+			Context map[string]any `json:"context"`
+			Logs    []struct{ Msg string }
+			Timers  []struct {
+				State      string
+				Every, Acc float64
+			}
 			Structure int `json:"structure"`
 		} `json:"frame"`
 	}
@@ -251,7 +254,9 @@ func TestInspectorCommands(t *testing.T) {
 	require.Equal(t, 202, code)
 	s := r.stream("")
 	r.tick(1)
-	s.wait(t, "status", nil, func(d string) bool { return strings.Contains(d, `hunger: not a table`) || strings.Contains(d, `"op":"set","error"`) })
+	s.wait(t, "status", nil, func(d string) bool {
+		return strings.Contains(d, `hunger: not a table`) || strings.Contains(d, `"op":"set","error"`)
+	})
 	assert.Equal(t, 6, r.as[0].Ticks())
 }
 

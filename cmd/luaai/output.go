@@ -323,4 +323,3 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
 }
-
