@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/suggest"
 )
 
@@ -38,8 +40,12 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.StringVar(&cfg.input, "input", "", "")
 	fs.StringVar(&cfg.save, "save", "", "")
 	fs.StringVar(&cfg.load, "load", "", "")
+	fs.Var(&inspectFlag{&cfg.inspect}, "inspect", "")
+	fs.StringVar(&cfg.inspectToken, "inspect-token", "", "")
+	fs.IntVar(&cfg.inspectHistory, "inspect-history", host.DefaultInspectorHistory, "")
+	fs.StringVar(&cfg.record, "record", "", "")
 
-	pos, err := parseArgs(fs, args)
+	pos, err := parseArgs(fs, joinInspectAddr(args))
 	if err != nil {
 		return nil, parseFailed(err, stdout, stderr, runUsage)
 	}
@@ -76,6 +82,22 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--agents cannot be used with --load: the agents come from the snapshot")
 	case cfg.load != "" && given["set"]:
 		return bad("--set cannot be used with --load: the contexts come from the snapshot")
+	case given["record"] && cfg.record == "":
+		return bad("--record needs a file name")
+	}
+	if msg := checkInspect(cfg, given); msg != "" {
+		return bad("%s", msg)
+	}
+	if cfg.inspect != "" {
+		// The page drives the run: it goes on until interrupted, and
+		// pauses after --ticks when they are given.
+		cfg.forever = true
+		if given["ticks"] {
+			cfg.pauseAt = cfg.ticks
+		}
+		if !given["hz"] {
+			cfg.hz = defaultWatchHz
+		}
 	}
 	if cfg.watch && !given["ticks"] {
 		cfg.forever = true
@@ -317,4 +339,102 @@ func unknownKey(what, noun string, path []string, i int, names []string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), path[:i]...), best), "."))
 	}
 	return errors.New(msg)
+}
+
+// defaultInspectAddr is where --inspect listens without an address.
+const defaultInspectAddr = "127.0.0.1:7070"
+
+// inspectFlag is --inspect: alone, the default address; --inspect=ADDR or
+// (joinInspectAddr) --inspect ADDR, that address.
+type inspectFlag struct{ addr *string }
+
+func (f *inspectFlag) String() string {
+	if f.addr == nil {
+		return ""
+	}
+	return *f.addr
+}
+
+func (f *inspectFlag) Set(s string) error {
+	switch s {
+	case "true":
+		*f.addr = defaultInspectAddr
+	case "false":
+		*f.addr = ""
+	default:
+		*f.addr = s
+	}
+	return nil
+}
+
+func (f *inspectFlag) IsBoolFlag() bool { return true }
+
+// joinInspectAddr turns "--inspect ADDR" into "--inspect=ADDR" when the
+// word after it is an address (host:port or :port), so that the address
+// may follow the flag as other values do while --inspect alone still works
+// before SCRIPT.
+func joinInspectAddr(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if (a == "--inspect" || a == "-inspect") && i+1 < len(args) && looksLikeAddr(args[i+1]) {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func looksLikeAddr(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || strings.ContainsAny(host, "/\\") {
+		return false
+	}
+	_, err = strconv.ParseUint(port, 10, 16)
+	return err == nil
+}
+
+// checkInspect checks the --inspect flags: an address to listen on, and a
+// token for any address beyond this machine. It returns what is wrong, or "".
+func checkInspect(cfg *runConfig, given map[string]bool) string {
+	if cfg.inspect == "" {
+		switch {
+		case given["inspect-token"]:
+			return "--inspect-token goes with --inspect"
+		case given["inspect-history"]:
+			return "--inspect-history goes with --inspect"
+		}
+		return ""
+	}
+	host, port, err := net.SplitHostPort(cfg.inspect)
+	if err != nil {
+		return fmt.Sprintf("--inspect %q: want an address like 127.0.0.1:7070 or :7070", cfg.inspect)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Sprintf("--inspect %q: %q is not a port number", cfg.inspect, port)
+	}
+	if given["inspect-token"] && len(cfg.inspectToken) < 8 {
+		return "--inspect-token must be at least 8 characters"
+	}
+	if !isLoopbackHost(host) && cfg.inspectToken == "" {
+		return fmt.Sprintf("--inspect %s would let other machines drive this run: give --inspect-token too (or listen on 127.0.0.1)", cfg.inspect)
+	}
+	if cfg.inspectHistory < 1 || cfg.inspectHistory > 1_000_000 {
+		return fmt.Sprintf("--inspect-history must be from 1 to 1000000 ticks, got %d", cfg.inspectHistory)
+	}
+	return ""
+}
+
+// isLoopbackHost: host names this machine only ("" listens everywhere).
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -282,7 +282,7 @@ func readInput(next func() (string, error)) *runInput {
 // loop takes the lines from stdin into pending as they come); what
 // cannot be applied (an unknown agent, a context value Lua cannot take) is
 // reported on stderr and the run goes on.
-func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer) {
+func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer, rec *recorder) {
 	if in == nil {
 		return
 	}
@@ -290,6 +290,7 @@ func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer) {
 	n := 0
 	for n < len(in.pending) && in.pending[n].tick <= tick {
 		in.pending[n].applyTo(h, stderr)
+		rec.input(tick, in.pending[n])
 		n++
 	}
 	in.pending = in.pending[n:]
@@ -326,7 +327,9 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 			continue
 		}
 		for _, k := range keys {
-			if err := a.Set(k, l.set[k]); err != nil {
+			// A key with dots is a path into a table of the context, as
+			// for --set.
+			if err := a.SetPath(strings.Split(k, "."), l.set[k]); err != nil {
 				fmt.Fprintf(stderr, "%s: set %s: %v\n", l.where, k, err)
 			}
 		}

@@ -24,44 +24,52 @@ type runLoop struct {
 	w    *watcher  // nil without --watch
 	prog *progress // nil unless stderr is a terminal
 
-	// pause, step and resume (commands on --input - or the terminal).
+	// pause, step and resume (commands on --input -, the terminal or the
+	// inspector).
 	paused  bool
 	steps   int  // ticks left to run while paused
 	stepped bool // the tick about to run is the last of a step
+
+	hz   float64 // the pace: cfg.hz, or what the inspector set
+	insp *host.InspectorHandler
+	cmds <-chan host.Command // from the inspector's page
+	url  string              // the inspector's address, for messages
+	rec  *recorder           // --record, nil without
 }
 
 // run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
 // done is the number of ticks the agents had before.
 func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error {
-	var timer *time.Timer
-	var period time.Duration
-	if l.cfg.hz > 0 {
-		period = time.Duration(float64(time.Second) / l.cfg.hz)
-		timer = time.NewTimer(0)
-		defer timer.Stop()
-	}
+	l.hz = l.cfg.hz
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	next := time.Now()
 	defer l.prog.clear()
+	l.syncStatus()
 	for i := 1; l.cfg.forever || i <= l.cfg.ticks; i++ {
 		var due <-chan time.Time
-		if timer != nil {
-			next = next.Add(period)
+		if l.hz > 0 {
+			next = next.Add(l.period())
 			timer.Reset(time.Until(next))
 			due = timer.C
 		}
 		if !l.between(ctx, done, due) {
 			return nil // interrupted
 		}
-		if now := time.Now(); now.Sub(next) > period {
-			// Late by more than a tick (a pause, a slow tick): the pace
-			// starts again from now rather than catching up in a burst.
+		if now := time.Now(); l.hz > 0 && now.Sub(next) > l.period() {
+			// Late by more than a tick (a pause, a slow tick, a new
+			// rate): the pace starts again from now rather than catching
+			// up in a burst.
 			next = now
 		}
-		l.in.apply(l.h, done+1, l.out.stderr)
+		l.in.apply(l.h, done+1, l.out.stderr, l.rec)
 		if err := l.h.Tick(l.cfg.dt); err != nil {
 			return err
 		}
 		done++
+		if err := l.rec.tick(done, l.h); err != nil {
+			return fmt.Errorf("--record %s: %w", l.cfg.record, err)
+		}
 		if l.cfg.trace {
 			for _, a := range agents {
 				l.out.traceAgent(a.Ticks(), a)
@@ -72,9 +80,58 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		if l.stepped {
 			l.stepped = false
 			fmt.Fprintf(l.out.stderr, "paused at tick %d\n", done)
+			l.syncStatus()
+		}
+		if l.cfg.pauseAt > 0 && done == l.cfg.pauseAt && !l.paused {
+			l.paused = true
+			fmt.Fprintf(l.out.stderr, "luaai run: paused after %d ticks (--ticks); %s steps and resumes, Ctrl-C ends the run\n", done, l.url)
+			l.syncStatus()
 		}
 	}
 	return nil
+}
+
+// period is the time between two ticks at the current pace.
+func (l *runLoop) period() time.Duration { return time.Duration(float64(time.Second) / l.hz) }
+
+// syncStatus tells the inspector's page whether the run is paused and at
+// what pace it runs.
+func (l *runLoop) syncStatus() {
+	if l.insp != nil {
+		l.insp.SetStatus(l.paused && l.steps == 0, l.hz)
+	}
+}
+
+// command takes a command from the inspector's page, between ticks.
+func (l *runLoop) command(c host.Command, done int) {
+	switch c.Op {
+	case "pause", "resume", "step":
+		l.take(inputLine{control: c.Op, steps: c.Steps}, done)
+	case "rate":
+		l.hz = c.Hz
+		fmt.Fprintf(l.out.stderr, "luaai run: %g ticks a second (from the inspector)\n", c.Hz)
+	case "send", "set":
+		targets := []inputLine{{all: true}}
+		if !c.All {
+			targets = targets[:0]
+			for _, id := range c.Agents {
+				targets = append(targets, inputLine{agent: id})
+			}
+		}
+		for _, in := range targets {
+			in.where = "inspector"
+			if c.Op == "send" {
+				in.send, in.payload = c.Event, c.Payload
+			} else {
+				in.set = map[string]any{strings.Join(c.Path, "."): c.Value}
+			}
+			l.take(in, done)
+		}
+	}
+	l.syncStatus()
+	if l.paused {
+		l.insp.Refresh() // the page sees what it changed before the next tick
+	}
 }
 
 // between serves what comes in before the next tick — reloads, watcher
@@ -90,6 +147,14 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 	var bad <-chan error
 	if l.in != nil {
 		live, bad = l.in.live, l.in.errs
+	}
+	var refresh <-chan time.Time
+	if l.insp != nil {
+		// A page that picks an agent while the run is paused gets its
+		// frame at the next refresh.
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		refresh = t.C
 	}
 	for {
 		if l.paused && l.steps > 0 {
@@ -118,6 +183,12 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 		case err := <-bad:
 			fmt.Fprintln(l.out.stderr, err)
 			continue
+		case c := <-l.cmds:
+			l.command(c, done)
+			if c.Op == "rate" && due != nil {
+				due = time.After(l.period())
+			}
+			continue
 		default:
 		}
 		if l.paused {
@@ -136,6 +207,13 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 			l.take(in, done)
 		case err := <-bad:
 			fmt.Fprintln(l.out.stderr, err)
+		case c := <-l.cmds:
+			l.command(c, done)
+			if c.Op == "rate" && due != nil {
+				due = time.After(l.period())
+			}
+		case <-refresh:
+			l.insp.Refresh()
 		case <-due:
 			return true
 		}
@@ -153,6 +231,7 @@ func (l *runLoop) take(in inputLine, done int) {
 			// Due before the next tick: applied now, which is between
 			// ticks too, so that a paused run reports a bad set at once.
 			in.applyTo(l.h, l.out.stderr)
+			l.rec.input(done+1, in)
 			return
 		}
 		l.in.pending = append(l.in.pending, in)
@@ -171,6 +250,7 @@ func (l *runLoop) take(in inputLine, done int) {
 	case "help":
 		say("%s", commandHelp)
 	}
+	l.syncStatus()
 }
 
 // reload reloads the behaviour from its file and watches what it now
@@ -203,6 +283,7 @@ func (l *runLoop) reload(done int) {
 			fmt.Fprintln(l.out.stderr, formatWarning(w))
 		}
 	}
+	l.rec.reload(done+1, err)
 	files := l.b.Files()
 	if err != nil {
 		// A module that broke the reload is not among b.Files() when it is

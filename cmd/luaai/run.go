@@ -115,6 +115,12 @@ type runConfig struct {
 	watch   bool
 	save    string
 	load    string
+
+	inspect        string // --inspect: the address, "" without
+	inspectToken   string
+	inspectHistory int
+	pauseAt        int    // with --inspect and --ticks: pause after this tick
+	record         string // --record FILE
 }
 
 // runCmd runs "luaai run": args are the arguments after "run". SIGINT and
@@ -271,8 +277,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 	}
 	var agents []*host.Agent
+	var snapshot []byte // --load's, for --record
 	if cfg.load != "" {
-		if agents, err = restore(h, b, cfg.load); err != nil {
+		if agents, snapshot, err = restore(h, b, cfg.load); err != nil {
 			return fail("%v", err)
 		}
 	} else {
@@ -306,8 +313,30 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 		defer l.w.Close()
 	}
-	if err := l.run(ctx, done, agents); err != nil {
-		return fail("%v", err)
+	if cfg.record != "" {
+		if l.rec, err = newRecorder(cfg, b, h, snapshot); err != nil {
+			return fail("--record %s: %v", cfg.record, err)
+		}
+	}
+	if cfg.inspect != "" {
+		stop, err := l.startInspector(ctx, cfg.inspect, host.InspectorOptions{History: cfg.inspectHistory, Token: cfg.inspectToken})
+		if err != nil {
+			return fail("--inspect %s: %v", cfg.inspect, err)
+		}
+		defer stop()
+	}
+	runErr := l.run(ctx, done, agents)
+	if l.rec != nil {
+		last := 0
+		for _, a := range h.Agents() {
+			last = max(last, a.Ticks())
+		}
+		if err := l.rec.close(last); err != nil && runErr == nil {
+			runErr = fmt.Errorf("--record %s: %w", cfg.record, err)
+		}
+	}
+	if runErr != nil {
+		return fail("%v", runErr)
 	}
 	if cfg.save != "" {
 		if err := save(h, cfg.save); err != nil {
@@ -323,17 +352,18 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 // maxSnapshotFile bounds what --load reads.
 const maxSnapshotFile = 1 << 30
 
-// restore adds the agents of the snapshot file to h, running b.
-func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, error) {
+// restore adds the agents of the snapshot file to h, running b, and
+// returns them with the snapshot.
+func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, []byte, error) {
 	data, err := safefile.ReadRegular(file, maxSnapshotFile)
 	if err != nil {
-		return nil, fmt.Errorf("--load: %w", err) // names the file
+		return nil, nil, fmt.Errorf("--load: %w", err) // names the file
 	}
 	agents, err := h.Restore(data, b)
 	if err != nil {
-		return nil, fmt.Errorf("--load %s: %w", file, err)
+		return nil, nil, fmt.Errorf("--load %s: %w", file, err)
 	}
-	return agents, nil
+	return agents, data, nil
 }
 
 // save writes a snapshot of every agent of h to file, atomically: a
