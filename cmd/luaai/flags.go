@@ -4,12 +4,12 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"

@@ -38,6 +38,8 @@ const usage = `luaai runs game AI behaviours written in Lua.
 Usage:
   luaai run SCRIPT [flags]   spawn agents from a behaviour script and tick them,
                              printing every state change
+  luaai replay FILE [SCRIPT] run a --record recording again against the
+                             current code and say where it first differs
   luaai test [PATH...]       run the *_test.lua files below each PATH (default .)
   luaai bench SCRIPT [flags] measure a behaviour: agent-ticks/s, tick time
                              p50/p99/max, allocations and memory per agent
@@ -82,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return typesCmd(rest, stdout, stderr)
 	case "curve":
 		return curveCmd(rest, stdout, stderr)
+	case "replay":
+		return replayCmd(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
@@ -110,6 +114,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, typesUsage)
 	case "curve":
 		fmt.Fprint(stdout, curveUsage)
+	case "replay":
+		fmt.Fprint(stdout, replayUsage)
 	default:
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage

@@ -28,28 +28,11 @@ var ErrTooLarge = errors.New("larger than the limit")
 // *fs.PathError naming the path; a file that is not regular wraps
 // ErrNotRegular, one over the limit ErrTooLarge.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode()))}
-	}
-	if st.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: sizeError(limit, st.Size())}
-	}
-	// O_NONBLOCK: if the file was swapped for a pipe since Stat, opening it
-	// must not wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := open(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode()))}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
@@ -58,6 +41,40 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: sizeError(limit, -1)}
 	}
 	return data, nil
+}
+
+// Open opens a regular file (symbolic links followed) for reading, as
+// ReadRegular does, for a caller that reads it as a stream and bounds what
+// it reads itself.
+func Open(path string) (*os.File, error) { return open(path, -1) }
+
+// open opens path if it is a regular file of at most limit bytes (limit <
+// 0: any size).
+func open(path string, limit int64) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode()))}
+	}
+	if limit >= 0 && st.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: sizeError(limit, st.Size())}
+	}
+	// O_NONBLOCK: if the file was swapped for a pipe since Stat, opening it
+	// must not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil {
+		f.Close()
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode()))}
+	}
+	return f, nil
 }
 
 // tooLarge is the error of a file over limit; size < 0 when only reading

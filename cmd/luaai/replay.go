@@ -1,0 +1,481 @@
+package main
+
+// luaai replay FILE [SCRIPT]: the recorded inputs run again against the
+// current code, every tick compared with the recorded rows.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"reflect"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/safefile"
+)
+
+const replayUsage = `Usage: luaai replay FILE [SCRIPT] [flags]
+
+Runs the inputs a "luaai run --record FILE" recorded (its seed, agents,
+--set values, events and context writes, at their ticks) against the
+current code of SCRIPT (default: the script the recording names), and
+compares every agent's state and context with the recording after each
+tick. It prints "identical for N ticks", or the first tick, agent and
+field that differ with the recorded and the current value (exit 1): what
+did my edit change?
+
+Flags (before or after FILE):
+  --inspect [ADDR]     after the replay, serve the inspector (default
+                       127.0.0.1:7070) with its history slider over the
+                       whole run; Ctrl-C ends it
+  --inspect-token T    required with an --inspect address beyond this
+                       machine
+
+Exit codes: 0 identical; 1 a difference, or a recording or script that
+cannot be read; 2 a usage error.
+`
+
+// maxRecording bounds what a recording may hold once decompressed.
+const maxRecording = 1 << 30
+
+// recording is a recording read whole.
+type recording struct {
+	file     string
+	header   recHeader
+	inputs   map[int][]recInput
+	rows     map[int][]recLine
+	reloadAt int // the first tick a reload came before; 0: none
+	last     int // the last tick seen
+	end      int // the end line's tick; -1 when missing (truncated)
+}
+
+// readRecording reads a recording, gzipped or not; errors name the file
+// and the line.
+func readRecording(file string) (*recording, error) {
+	f, err := safefile.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		r = gz
+	}
+	rec := &recording{file: file, inputs: map[int][]recInput{}, rows: map[int][]recLine{}, end: -1}
+	sc := bufio.NewScanner(io.LimitReader(r, maxRecording))
+	sc.Buffer(make([]byte, 64<<10), maxSnapshotFile+1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if n == 1 {
+			if err := rec.readHeader(line); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if rec.end >= 0 {
+			return nil, fmt.Errorf("%s:%d: a line after the end line", file, n)
+		}
+		var l recLine
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a recording line (%v)", file, n, err)
+		}
+		if l.End == nil {
+			if l.Tick < rec.last {
+				return nil, fmt.Errorf("%s:%d: tick %d comes after tick %d", file, n, l.Tick, rec.last)
+			}
+			rec.last = l.Tick
+		}
+		switch {
+		case l.End != nil:
+			rec.end = *l.End
+		case l.Input != nil:
+			rec.inputs[l.Tick] = append(rec.inputs[l.Tick], *l.Input)
+		case l.Reload != "":
+			if rec.reloadAt == 0 {
+				rec.reloadAt = l.Tick
+			}
+		case l.Agent > 0:
+			rec.rows[l.Tick] = append(rec.rows[l.Tick], l)
+		default:
+			return nil, fmt.Errorf("%s:%d: a line that is neither an input, a row, a reload nor the end", file, n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return rec, fmt.Errorf("%s: truncated after tick %d (%v)", file, rec.last, err)
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s: empty: not a luaai recording", file)
+	}
+	if rec.end < 0 {
+		return rec, fmt.Errorf("%s: truncated after tick %d: it has no end line (was the run that wrote it killed?)", file, rec.last)
+	}
+	return rec, nil
+}
+
+func (rec *recording) readHeader(line []byte) error {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(line, &probe); err != nil || probe["luaai_recording"] == nil {
+		return fmt.Errorf("%s:1: not a luaai recording (luaai run --record writes them)", rec.file)
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec.header); err != nil {
+		return fmt.Errorf("%s:1: a recording header this luaai cannot read (%v)", rec.file, err)
+	}
+	h := rec.header
+	switch {
+	case h.Format != recordingFormat:
+		return fmt.Errorf("%s:1: a recording of format %d; this luaai reads format %d", rec.file, h.Format, recordingFormat)
+	case h.Script == "":
+		return fmt.Errorf("%s:1: the header names no script", rec.file)
+	case h.Workers < 1 || h.Workers > 1024:
+		return fmt.Errorf("%s:1: workers %d is out of range", rec.file, h.Workers)
+	case h.Agents < 1 || h.Agents > maxAgents:
+		return fmt.Errorf("%s:1: agents %d is out of range", rec.file, h.Agents)
+	case checkDt(h.Dt) != nil:
+		return fmt.Errorf("%s:1: dt %v is out of range", rec.file, h.Dt)
+	}
+	return nil
+}
+
+func checkDt(dt float64) error {
+	if !(dt >= 0 && dt <= 1e6) {
+		return errors.New("out of range")
+	}
+	return nil
+}
+
+func replayCmd(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return replayContext(ctx, args, stdout, stderr)
+}
+
+func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var inspect, token string
+	fs := flag.NewFlagSet("luaai replay", flag.ContinueOnError)
+	fs.Var(&inspectFlag{&inspect}, "inspect", "")
+	fs.StringVar(&token, "inspect-token", "", "")
+	pos, err := parseArgs(fs, joinInspectAddr(args))
+	if err != nil {
+		return parseFailed(err, stdout, stderr, replayUsage)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if len(pos) == 0 || len(pos) > 2 {
+		return usageError(stderr, "replay", replayUsage, "want FILE [SCRIPT], got %d arguments", len(pos))
+	}
+	icfg := &runConfig{inspect: inspect, inspectToken: token, inspectHistory: 1}
+	if msg := checkInspect(icfg, given); msg != "" {
+		return usageError(stderr, "replay", replayUsage, "%s", msg)
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "luaai replay: "+format+"\n", args...)
+		return exitFail
+	}
+	rec, readErr := readRecording(pos[0])
+	if rec == nil {
+		return fail("%v", readErr)
+	}
+	hd := rec.header
+	script := hd.Script
+	if len(pos) == 2 {
+		script = pos[1]
+	}
+	h, err := host.New(host.Options{Seed: hd.Seed, Workers: hd.Workers, Roots: scriptRoots(script), Stdout: io.Discard})
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer h.Close()
+	b, err := h.LoadFile(script)
+	if err != nil {
+		printLoadError(stderr, err)
+		return exitFail
+	}
+	if sum, err := scriptHash(b.Files()); err == nil && sum != hd.SHA256 {
+		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", script)
+	}
+	var inspector *runLoop
+	var stopInspect func()
+	if inspect != "" {
+		// Attached before the first tick, so the slider covers the run.
+		inspector = &runLoop{cfg: &runConfig{forever: true, dt: hd.Dt, script: script}, out: newRunOutput(stdout, stderr, false), h: h, b: b}
+		n := hd.Agents
+		stopInspect, err = inspector.startInspector(ctx, inspect, host.InspectorOptions{History: max(rec.last+1, 1), Token: token, AutoWatch: min(max(n, 16), 64)})
+		if err != nil {
+			return fail("--inspect %s: %v", inspect, err)
+		}
+		defer stopInspect()
+	}
+
+	start, err := rec.spawn(h, b)
+	if err != nil {
+		return fail("%v", err)
+	}
+	want := map[int]agentRow{}
+	compared := 0 // ticks run and compared
+	_, diff := rec.compare(h, start, want)
+	last := rec.last
+	if rec.end >= 0 {
+		last = rec.end
+	} else {
+		last-- // the last tick seen may be cut short
+	}
+	if rec.reloadAt > 0 {
+		last = min(last, rec.reloadAt-1)
+	}
+	for tick := start + 1; diff == "" && tick <= last; tick++ {
+		for i, in := range rec.inputs[tick] {
+			l := in.line(fmt.Sprintf("%s: input %d of tick %d", rec.file, i+1, tick))
+			l.applyTo(h, stderr)
+		}
+		if err := h.TickContext(ctx, hd.Dt); err != nil {
+			return fail("tick %d: %v", tick, err)
+		}
+		compared++
+		_, diff = rec.compare(h, tick, want)
+	}
+	code := exitOK
+	switch {
+	case diff != "":
+		fmt.Fprintf(stdout, "differs at %s\n", diff)
+		code = exitFail
+	default:
+		fmt.Fprintf(stdout, "identical for %d ticks\n", compared)
+		if rec.reloadAt > 0 {
+			fmt.Fprintf(stdout, "(the recorded run reloaded its script before tick %d: the replay stops there)\n", rec.reloadAt)
+		}
+	}
+	if readErr != nil {
+		fmt.Fprintf(stderr, "luaai replay: %v\n", readErr)
+		code = exitFail
+	}
+	if inspector != nil {
+		inspector.paused = true
+		fmt.Fprintf(stderr, "luaai replay: the inspector at %s shows the run; Ctrl-C ends\n", inspector.url)
+		inspector.insp.Refresh()
+		inspector.run(ctx, last, h.Agents())
+	}
+	return code
+}
+
+// spawn starts the recorded agents: from the snapshot, or spawned with the
+// recorded --set values. It returns the tick they start from.
+func (rec *recording) spawn(h *host.Host, b *host.Behaviour) (int, error) {
+	hd := rec.header
+	if len(hd.Snapshot) > 0 {
+		agents, err := h.Restore(hd.Snapshot, b)
+		if err != nil {
+			return 0, fmt.Errorf("%s: the recorded snapshot: %w", rec.file, err)
+		}
+		start := 0
+		for _, a := range agents {
+			start = max(start, a.Ticks())
+		}
+		return start, nil
+	}
+	var set []setting
+	for _, s := range hd.Set {
+		set = append(set, setting{path: strings.Split(s.Path, "."), raw: s.Raw})
+	}
+	over, err := overrides(set, b.Defaults())
+	if err != nil {
+		return 0, fmt.Errorf("%s: the recorded --set: %w", rec.file, err)
+	}
+	for range hd.Agents {
+		if _, err := h.Spawn(b, over); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// compare brings want (the recorded agents) to tick and compares them with
+// h's; it returns 1 and "" when they are the same, else the difference.
+func (rec *recording) compare(h *host.Host, tick int, want map[int]agentRow) (int, string) {
+	for _, l := range rec.rows[tick] {
+		if l.Removed {
+			delete(want, l.Agent)
+			continue
+		}
+		w, ok := want[l.Agent]
+		if !ok {
+			w = agentRow{ctx: map[string]string{}}
+		} else {
+			w.ctx = cloneMap(w.ctx)
+		}
+		if l.State != nil {
+			w.state = *l.State
+		}
+		if l.Paused != nil {
+			w.paused = *l.Paused
+		}
+		if len(l.Ctx) > 0 {
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal(l.Ctx, &keys); err == nil {
+				for k, v := range keys {
+					w.ctx[k] = string(v)
+				}
+			}
+		}
+		for _, k := range l.Gone {
+			delete(w.ctx, k)
+		}
+		want[l.Agent] = w
+	}
+	got := map[int]agentRow{}
+	for _, a := range h.Agents() {
+		got[a.ID()] = rowOf(a)
+	}
+	ids := make([]int, 0, len(want)+len(got))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		w, inRec := want[id]
+		g, now := got[id]
+		switch {
+		case !inRec:
+			return 1, fmt.Sprintf("tick %d agent %d: recorded no such agent, now one in %s", tick, id, orNone(g.state))
+		case !now:
+			return 1, fmt.Sprintf("tick %d agent %d: recorded in %s, now no such agent", tick, id, orNone(w.state))
+		case w.state != g.state:
+			return 1, fmt.Sprintf("tick %d agent %d state: recorded %s, now %s", tick, id, orNone(w.state), orNone(g.state))
+		case strings.Join(w.paused, ",") != strings.Join(g.paused, ","):
+			return 1, fmt.Sprintf("tick %d agent %d paused: recorded [%s], now [%s]", tick, id, strings.Join(w.paused, ", "), strings.Join(g.paused, ", "))
+		}
+		if d := ctxDiff(w.ctx, g.ctx); d != "" {
+			return 1, fmt.Sprintf("tick %d agent %d %s", tick, id, d)
+		}
+	}
+	return 1, ""
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ctxDiff names the first context field (in key order, down into tables)
+// whose value differs: "ctx.target.x: recorded 1, now 2".
+func ctxDiff(want, got map[string]string) string {
+	keys := make([]string, 0, len(want)+len(got))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w, wok := want[k]
+		g, gok := got[k]
+		if wok && gok && w == g {
+			continue
+		}
+		var wv, gv any = absent{}, absent{}
+		if wok {
+			json.Unmarshal([]byte(w), &wv)
+		}
+		if gok {
+			json.Unmarshal([]byte(g), &gv)
+		}
+		path, a, b := firstDiff("ctx."+k, wv, gv)
+		return fmt.Sprintf("%s: recorded %s, now %s", path, show(a), show(b))
+	}
+	return ""
+}
+
+// absent is a field one side does not have.
+type absent struct{}
+
+func firstDiff(path string, a, b any) (string, any, any) {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		keys := make([]string, 0, len(am)+len(bm))
+		for k := range am {
+			keys = append(keys, k)
+		}
+		for k := range bm {
+			if _, ok := am[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			x, xok := am[k]
+			y, yok := bm[k]
+			if !xok {
+				x = absent{}
+			}
+			if !yok {
+				y = absent{}
+			}
+			if !reflect.DeepEqual(x, y) {
+				return firstDiff(path+"."+k, x, y)
+			}
+		}
+	}
+	as, aok := a.([]any)
+	bs, bok := b.([]any)
+	if aok && bok && len(as) == len(bs) {
+		for i := range as {
+			if !reflect.DeepEqual(as[i], bs[i]) {
+				return firstDiff(fmt.Sprintf("%s[%d]", path, i+1), as[i], bs[i])
+			}
+		}
+	}
+	return path, a, b
+}
+
+func show(v any) string {
+	if _, ok := v.(absent); ok {
+		return "(absent)"
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return clipText(string(data), 200)
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
