@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shippedScripts lists the behaviours in scripts/.
+func shippedScripts(t *testing.T) []string {
+	t.Helper()
+	all, err := filepath.Glob("../../scripts/*.lua")
+	require.NoError(t, err)
+	var out []string
+	for _, f := range all {
+		if !strings.HasSuffix(f, "_test.lua") {
+			out = append(out, f)
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// TestRecordReplayShippedScripts records every shipped script with inputs
+// (a send and a set) and replays it unchanged: identical.
+func TestRecordReplayShippedScripts(t *testing.T) {
+	for i, script := range shippedScripts(t) {
+		name := strings.TrimSuffix(filepath.Base(script), ".lua")
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			input := filepath.Join(dir, "input.jsonl")
+			require.NoError(t, os.WriteFile(input, []byte(`{"tick":5,"agent":2,"send":"noise","payload":1}
+{"tick":9,"agent":"*","set":{"zzz_marker":3}}
+`), 0o644))
+			rec := filepath.Join(dir, name+".rec")
+			if i%2 == 0 {
+				rec += ".gz"
+			}
+			code, _, stderr := cli("run", script, "--agents", "3", "--ticks", "40", "--input", input, "--record", rec, "--workers", strconv.Itoa(1+i%2))
+			require.Contains(t, []int{exitOK, exitFail}, code, stderr) // a script may report errors on purpose
+			code, stdout, stderr := cli("replay", rec, script)
+			assert.Equal(t, exitOK, code, stderr)
+			assert.Equal(t, "identical for 40 ticks\n", stdout)
+			assert.NotContains(t, stderr, "differs from the recorded version")
+		})
+	}
+}
+
+// recordedTicks reads a recording's rows: for each tick, agent and
+// top-level context key, the value written there.
+func firstTickWith(t *testing.T, file string, agent int, key string, value any) int {
+	t.Helper()
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l struct {
+			Tick  int            `json:"tick"`
+			Agent int            `json:"agent"`
+			Ctx   map[string]any `json:"ctx"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+		if l.Agent == agent && l.Ctx[key] == value {
+			return l.Tick
+		}
+	}
+	t.Fatalf("%s never holds %s = %v for agent %d", file, key, value, agent)
+	return 0
+}
+
+// TestReplayReportsAnEdit changes one line of a script after recording:
+// the replay names the first tick, agent and field it changed.
+func TestReplayReportsAnEdit(t *testing.T) {
+	src, err := os.ReadFile("../../scripts/sentry.lua")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name, from, to string
+		want           func(t *testing.T, rec string) string
+	}{
+		{"an update's arithmetic", "ctx.patrol_updates = ctx.patrol_updates + 1", "ctx.patrol_updates = ctx.patrol_updates + 2", func(t *testing.T, rec string) string {
+			tick := firstTickWith(t, rec, 1, "patrol_updates", 1.0)
+			return fmt.Sprintf("differs at tick %d agent 1 ctx.patrol_updates: recorded 1, now 2\n", tick)
+		}},
+		{"a transition's target", `transitions = { { pop = true, after = 2 } }`, `transitions = { { pop = true, after = 1 } }`, func(t *testing.T, rec string) string {
+			return `^differs at tick \d+ agent 2 state: recorded go_see_disturbance, now patrolling\n$`
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script := filepath.Join(dir, "sentry.lua")
+			require.NoError(t, os.WriteFile(script, src, 0o644))
+			input := filepath.Join(dir, "input.jsonl")
+			require.NoError(t, os.WriteFile(input, []byte(`{"tick":3,"agent":2,"send":"noise","payload":2}`+"\n"), 0o644))
+			rec := filepath.Join(dir, "run.rec")
+			code, _, stderr := cli("run", script, "--agents", "2", "--ticks", "60", "--input", input, "--record", rec)
+			require.Equal(t, exitOK, code, stderr)
+			edited := strings.Replace(string(src), c.from, c.to, 1)
+			require.NotEqual(t, string(src), edited, "the edit applies")
+			require.NoError(t, os.WriteFile(script, []byte(edited), 0o644))
+			code, stdout, stderr := cli("replay", rec)
+			assert.Equal(t, exitFail, code)
+			assert.Contains(t, stderr, "differs from the recorded version: comparing")
+			want := c.want(t, rec)
+			if strings.HasPrefix(want, "^") {
+				assert.Regexp(t, regexp.MustCompile(want), stdout)
+			} else {
+				assert.Equal(t, want, stdout)
+			}
+		})
+	}
+}
+
+func TestReplayBadRecordings(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.rec")
+	code, _, stderr := cli("run", "../../scripts/guard.lua", "--ticks", "5", "--record", good)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	gz := filepath.Join(dir, "cut.rec.gz")
+	{
+		f, err := os.Create(gz)
+		require.NoError(t, err)
+		w := gzip.NewWriter(f)
+		w.Write(data)
+		w.Close()
+		f.Close()
+		whole, _ := os.ReadFile(gz)
+		require.NoError(t, os.WriteFile(gz, whole[:len(whole)-12], 0o644))
+	}
+	for _, c := range []struct {
+		name, file, want string
+		stdout           string
+	}{
+		{"a script, not a recording", "../../scripts/guard.lua", "guard.lua:1: not a luaai recording", ""},
+		{"another format", write("v2.rec", strings.Replace(string(data), `"luaai_recording":1`, `"luaai_recording":2`, 1)), "v2.rec:1: a recording of format 2; this luaai reads format 1", ""},
+		{"no end line", write("noend.rec", strings.Join(lines[:len(lines)-1], "")), "noend.rec: truncated after tick 5: it has no end line", "identical for 4 ticks\n"},
+		{"a cut gzip", gz, "cut.rec.gz: truncated after tick", "identical for 5 ticks\n"},
+		{"a garbled line", write("garbled.rec", lines[0]+lines[1]+"{\"tick\":oops}\n"), "garbled.rec:3: not a recording line", ""},
+		{"an unknown field", write("field.rec", lines[0]+`{"tick":1,"lua":"os.exit()"}`+"\n"), `field.rec:2: not a recording line (json: unknown field "lua")`, ""},
+		{"ticks out of order", write("order.rec", lines[0]+`{"tick":3,"agent":1,"state":"x"}`+"\n"+`{"tick":2,"agent":1,"state":"x"}`+"\n"), "order.rec:3: tick 2 comes after tick 3", ""},
+		{"empty", write("empty.rec", ""), "empty.rec: empty: not a luaai recording", ""},
+		{"missing", filepath.Join(dir, "nope.rec"), "nope.rec: no such file", ""},
+		{"a folder", dir, "not a regular file", ""},
+		{"absurd agents", write("agents.rec", strings.Replace(string(data), `"agents":1`, `"agents":-4`, 1)), "agents -4 is out of range", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := cli("replay", c.file, "../../scripts/guard.lua")
+			assert.Equal(t, exitFail, code, stdout+stderr)
+			assert.Contains(t, stderr, c.want)
+			assert.Equal(t, c.stdout, stdout)
+		})
+	}
+	// A script that does not load is its load error.
+	broken := write("broken.lua", "return ai.fsm {")
+	code, _, stderr = cli("replay", good, broken)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "broken.lua:1:")
+}
+
+func TestInspectFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--inspect-token", "abcdefgh"}, "--inspect-token goes with --inspect"},
+		{[]string{"--inspect-history", "5"}, "--inspect-history goes with --inspect"},
+		{[]string{"--inspect=0.0.0.0:7070"}, "would let other machines drive this run: give --inspect-token"},
+		{[]string{"--inspect", ":7070"}, "would let other machines drive this run"},
+		{[]string{"--inspect=:7070", "--inspect-token", "short"}, "at least 8 characters"},
+		{[]string{"--inspect=nonsense"}, `--inspect "nonsense": want an address`},
+		{[]string{"--inspect=127.0.0.1:99999"}, `is not a port number`},
+		{[]string{"--inspect", "--inspect-history", "0"}, "--inspect-history must be from 1"},
+		{[]string{"--record", ""}, "--record needs a file name"},
+	} {
+		code, _, stderr := cli(append([]string{"run", "../../scripts/guard.lua"}, c.args...)...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Contains(t, stderr, c.want, c.args)
+	}
+	cfg, code := parseRun([]string{"--inspect", "s.lua", "--ticks", "4"}, nil, nil)
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, "s.lua", cfg.script)
+	assert.Equal(t, defaultInspectAddr, cfg.inspect)
+	assert.Equal(t, 4, cfg.pauseAt)
+	assert.True(t, cfg.forever)
+	cfg, _ = parseRun([]string{"s.lua", "--inspect", "localhost:0"}, nil, nil)
+	assert.Equal(t, "localhost:0", cfg.inspect)
+}
