@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// browser starts headless Chromium for a test, or skips it when there is
+// none (LUAAI_REQUIRE_BROWSER=1, which .ci/run sets, makes that a failure).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("LUAAI_REQUIRE_BROWSER") != "" {
+			t.Fatal("no Chromium found, and LUAAI_REQUIRE_BROWSER is set (apt-get install chromium)")
+		}
+		t.Skip("no Chromium found: the inspector's browser tests need it (apt-get install chromium; .ci/run installs it)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.WindowSize(1400, 1000))
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var inspectorAt = regexp.MustCompile(`inspector at (http://\S+)`)
+
+// startInspected starts "luaai run … --inspect 127.0.0.1:0" and returns its
+// page's address.
+func startInspected(t *testing.T, args ...string) (*bgRun, string) {
+	t.Helper()
+	r := startRun(t, append(args, "--inspect", "127.0.0.1:0")...)
+	r.waitFor(t, "the inspector's address", func(_, stderr string) bool { return inspectorAt.MatchString(stderr) })
+	return r, inspectorAt.FindStringSubmatch(r.stderr.String())[1]
+}
+
+// poll waits until the JavaScript expression is true in the page.
+func poll(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+	require.NoError(t, err, "waiting for %s: %s", what, expr)
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	require.NoError(t, err, expr)
+	return v
+}
+
+// TestInspectorInBrowser drives the page in headless Chromium against a
+// real run: pick an agent, see its path, pause, step, send an event and
+// see the transition, slide back to an earlier tick, read a score table.
+func TestInspectorInBrowser(t *testing.T) {
+	ctx := browser(t)
+	r, url := startInspected(t, "../../scripts/sentry.lua", "--agents", "3", "--hz", "20")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	poll(t, ctx, "the list", `document.querySelectorAll('#agents tbody tr').length === 3`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#agents tr[data-id="2"] input.pick`))))
+	poll(t, ctx, "agent 2's view", `(document.querySelector('.agent-view[data-id="2"] .path')||{}).textContent === 'patrolling'`)
+	poll(t, ctx, "its diagram with the active state", `!!document.querySelector('.agent-view[data-id="2"] .state.active[data-path="patrolling"]')`)
+	poll(t, ctx, "its context", `!!document.querySelector('.agent-view[data-id="2"] .ctx [data-key="hearing"]')`)
+
+	// Pause: the tick stops moving.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pause"))))
+	poll(t, ctx, "paused", `document.querySelector('#status').dataset.paused === 'true'`)
+	tick := eval[string](t, ctx, `document.querySelector('#status').dataset.tick`)
+	paused, err := strconv.Atoi(tick)
+	require.NoError(t, err)
+	time.Sleep(300 * time.Millisecond)
+	assert.Equal(t, tick, eval[string](t, ctx, `document.querySelector('#status').dataset.tick`), "no tick while paused")
+
+	// Send the noise to the picked agent, then step three ticks: the
+	// event is taken at the first and pushes go_see_disturbance.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#send-event"), "noise"),
+		chromedp.SendKeys(chromedp.CSS("#send-payload"), "2"),
+		chromedp.Click(chromedp.CSS("#send-btn")),
+	))
+	poll(t, ctx, "the send queued", `/send: (queued|done)/.test(document.querySelector('#messages').textContent)`)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#step-n"), "3"),
+		chromedp.Click(chromedp.CSS("#step")),
+	))
+	poll(t, ctx, "three ticks stepped", `document.querySelector('#status').dataset.tick === '`+strconv.Itoa(paused+3)+`'`)
+	poll(t, ctx, "the transition", `document.querySelector('.agent-view[data-id="2"] .path').textContent === 'go_see_disturbance'`)
+	poll(t, ctx, "the paused state on the stack", `!!document.querySelector('.agent-view[data-id="2"] .state.on-stack[data-path="patrolling"]')`)
+	r.waitFor(t, "the transition on stdout", func(stdout, _ string) bool {
+		return regexp.MustCompile(`agent 2 patrolling -> go_see_disturbance`).MatchString(stdout)
+	})
+
+	// The slider back to the tick before the send: the agent patrols there.
+	back := paused - 1
+	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('#slider'); s.value = `+strconv.Itoa(back)+`; s.dispatchEvent(new Event('input')); })()`)))
+	poll(t, ctx, "the earlier tick", `(() => { const v = document.querySelector('.agent-view.past[data-id="2"]'); return v && v.dataset.tick === '`+strconv.Itoa(back)+`' && v.querySelector('.path').textContent === 'patrolling'; })()`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#live"))))
+	poll(t, ctx, "live again", `!document.querySelector('.agent-view.past') && document.querySelector('.agent-view[data-id="2"] .path').textContent === 'go_see_disturbance'`)
+
+	// Set a context value on every agent.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#set-target"), "*"),
+		chromedp.SendKeys(chromedp.CSS("#set-path"), "hearing"),
+		chromedp.SendKeys(chromedp.CSS("#set-value"), "42"),
+		chromedp.Click(chromedp.CSS("#set-btn")),
+	))
+	poll(t, ctx, "the set", `/= 42$/.test(document.querySelector('.agent-view[data-id="2"] .ctx [data-key="hearing"]').textContent)`)
+
+	// Resume.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#resume"))))
+	poll(t, ctx, "running", `document.querySelector('#status').dataset.paused === 'false' && +document.querySelector('#status').dataset.tick > `+strconv.Itoa(paused+4))
+	assert.Equal(t, exitOK, r.stop(t))
+}
+
+// TestInspectorScoresInBrowser reads a utility decision's score table and
+// filters the list, and makes the README's screenshot when
+// LUAAI_SCREENSHOT names a file.
+func TestInspectorScoresInBrowser(t *testing.T) {
+	ctx := browser(t)
+	r, url := startInspected(t, "../../scripts/gatherer.lua", "--agents", "40", "--hz", "20", "--set", "hunger=0.8", "--set", "distance_to_food=0.4", "--set", "wood_needed=3", "--set", "distance_to_trees=0.5", "--set", "opponent_strength=0.3")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1,2")))
+	poll(t, ctx, "the list of 40", `/of 40 agents/.test(document.querySelector('#list-count').textContent)`)
+	poll(t, ctx, "a score table", `document.querySelectorAll('.agent-view[data-id="1"] table.scores tr').length === 4`)
+	names := eval[[]string](t, ctx, `[...document.querySelectorAll('.agent-view[data-id="1"] table.scores tr')].map(r => r.children[0].textContent)`)
+	assert.ElementsMatch(t, []string{"idle", "gather_food", "gather_wood", "attack_opponent"}, names)
+	winner := eval[string](t, ctx, `document.querySelector('.agent-view[data-id="1"] table.scores tr.winner').dataset.state`)
+	path := eval[string](t, ctx, `document.querySelector('.agent-view[data-id="1"] .path').textContent`)
+	assert.Contains(t, []string{path, ""}, winner, "the winner is the state it is in (or the decision is a tick ahead)")
+	score := eval[string](t, ctx, `document.querySelector('.agent-view[data-id="1"] table.scores tr.winner td.score').textContent`)
+	_, err := strconv.ParseFloat(score, 64)
+	assert.NoError(t, err, "a score is a number: %q", score)
+	poll(t, ctx, "two agents side by side", `document.querySelectorAll('.agent-view').length === 2`)
+
+	// The filter narrows the list to the agents in one state.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#filter"), "zzz_no_such_state")))
+	poll(t, ctx, "an empty match", `/^0 of 40 agents/.test(document.querySelector('#list-count').textContent)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector('#filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()`)))
+	poll(t, ctx, "the list back", `/^40 of 40 agents/.test(document.querySelector('#list-count').textContent)`)
+
+	if out := os.Getenv("LUAAI_SCREENSHOT"); out != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		if !filepath.IsAbs(out) {
+			out = filepath.Join("..", "..", out)
+		}
+		require.NoError(t, os.WriteFile(out, png, 0o644))
+	}
+	assert.Equal(t, exitOK, r.stop(t))
+}
