@@ -1,0 +1,75 @@
+package host_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// BenchmarkInspector measures what the web inspector costs a tick of
+// 10,000 guards: attached with no page open, and with a page open that
+// shows the list (built ten times a second) and two picked agents in
+// full. page_open_vs_none ticks a host with the page open and one without
+// in turn, in the same run, and reports the ratio of their tick times.
+func BenchmarkInspector(b *testing.B) {
+	open := func(b *testing.B, h *host.Host) func() {
+		ih := host.Inspector(h)
+		srv := httptest.NewServer(ih)
+		res, err := http.Get(srv.URL + "/api/stream?agents=1,2&limit=100")
+		if err != nil {
+			b.Fatal(err)
+		}
+		go io.Copy(io.Discard, res.Body)
+		return func() {
+			res.Body.Close()
+			srv.Close()
+			ih.Close()
+		}
+	}
+	b.Run("none", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
+	b.Run("attached", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false)
+		host.Inspector(h)
+		tickGuards(b, h, benchAgents)
+	})
+	b.Run("page_open", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false)
+		defer open(b, h)()
+		tickGuards(b, h, benchAgents)
+	})
+	b.Run("page_open_vs_none", func(b *testing.B) {
+		// One host, ticked with its inspector (page open) and without it
+		// in turn: the same agents in the same memory, so the ratio is
+		// the inspector's cost, not the layout of two hosts.
+		h := newGuards(b, benchAgents, 1, false)
+		defer h.Close()
+		defer open(b, h)()
+		var tNone, tPage time.Duration
+		ratios := make([]float64, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			reattach := host.DetachInspectors(h)
+			t0 := time.Now()
+			_ = h.Tick(0.016)
+			d0 := time.Since(t0)
+			reattach()
+			t1 := time.Now()
+			_ = h.Tick(0.016)
+			d1 := time.Since(t1)
+			tNone += d0
+			tPage += d1
+			ratios = append(ratios, float64(d1)/float64(d0))
+		}
+		// The median of the per-pair ratios: a tick that the machine
+		// slowed for other reasons moves it little.
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "ratio")
+		b.ReportMetric(float64(tNone.Nanoseconds())/float64(b.N)/benchAgents, "ns/agent-tick-none")
+		b.ReportMetric(float64(tPage.Nanoseconds())/float64(b.N)/benchAgents, "ns/agent-tick-page")
+	})
+}
