@@ -311,7 +311,8 @@ func copyModule(t *testing.T, root string) string {
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" {
+		embedded := strings.Contains(rel, "inspector_page"+string(filepath.Separator)) // the inspector's page, embedded in host
+		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" && !embedded {
 			return nil
 		}
 		data, err := os.ReadFile(path)

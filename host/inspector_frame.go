@@ -121,6 +121,9 @@ type inputJSON struct {
 	X     float64 `json:"x"`
 }
 
+// maxShownEvents bounds the pending events and messages a frame lists.
+const maxShownEvents = 100
+
 // rows lists every agent for the page's list.
 func (in *inspector) rows() []rowJSON {
 	rows := make([]rowJSON, len(in.h.agents))
@@ -178,11 +181,12 @@ func (in *inspector) frame(a *Agent) agentFrame {
 		}
 		n = n.children[st[len(st)-1]]
 	}
-	for _, e := range a.incoming {
-		f.Events = append(f.Events, eventJSON{Name: e.name, Payload: payloadJSON(e.payload)})
+	// At most maxShownEvents of them: a script may queue thousands.
+	for _, e := range a.incoming[:min(len(a.incoming), maxShownEvents)] {
+		f.Events = append(f.Events, eventJSON{Name: clip(e.name, 200), Payload: payloadJSON(e.payload)})
 	}
-	for _, e := range a.inbox {
-		f.Events = append(f.Events, eventJSON{Name: e.name, Payload: payloadJSON(e.payload), From: "message"})
+	for _, e := range a.inbox[:min(len(a.inbox), maxShownEvents)] {
+		f.Events = append(f.Events, eventJSON{Name: clip(e.name, 200), Payload: payloadJSON(e.payload), From: "message"})
 	}
 	for _, m := range a.t.machines {
 		r := a.ms[m.mid].req

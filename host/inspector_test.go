@@ -450,3 +450,50 @@ func TestParseCommand(t *testing.T) {
 	_, err = host.ParseCommand([]byte(`{"op":""}`))
 	assert.True(t, errors.Is(err, host.ErrBadCommand))
 }
+
+// TestInspectorHostileAgent: an agent whose context is shared a billion
+// ways, which queues thousands of events with huge names and logs without
+// end, still gets a bounded frame, and the game goes on.
+func TestInspectorHostileAgent(t *testing.T) {
+	h, err := host.New(host.Options{Budget: -1, MemoryLimit: -1, BudgetSteps: 1e8})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("hostile.lua", `
+local ai = require("luaai")
+return ai.fsm {
+  initial = "a",
+  states = { a = { update = function(ctx)
+    local t = { x = 1 }
+    for _ = 1, 40 do t = { l = t, r = t } end
+    ctx.shared = t
+    local name = string.rep("n", 100000)
+    for _ = 1, 5000 do ai.send(name) end
+    for i = 1, 1000 do ai.log("line " .. i) end
+  end } },
+}`)
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	ih := host.Inspector(h)
+	defer ih.Close()
+	srv := httptest.NewServer(ih)
+	defer srv.Close()
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	res, err := http.Get(srv.URL + "/api/history?agent=1&tick=2")
+	require.NoError(t, err)
+	data, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	assert.Less(t, len(data), 2*(256<<10)+100<<10, "two frames of at most 256 KiB each, with bounded events")
+	assert.Contains(t, string(data), "too large to show")
+	var out struct {
+		Frame struct {
+			Events []struct{ Name string }
+			Logs   []struct{ Msg string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &out))
+	assert.LessOrEqual(t, len(out.Frame.Events), 100)
+	assert.LessOrEqual(t, len(out.Frame.Logs), 100)
+}

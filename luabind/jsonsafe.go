@@ -5,10 +5,29 @@ import (
 	"math"
 )
 
+// MaxJSONValues bounds the values JSONSafe writes: JSON has no sharing,
+// so a table held a million ways (which ToGo converts once) would print a
+// million copies, and a few levels of t = {a = t, b = t} billions.
+const MaxJSONValues = 1 << 18
+
+// JSONTooLarge is what JSONSafe writes in place of the values past
+// MaxJSONValues.
+const JSONTooLarge = "<too large to show>"
+
 // JSONSafe makes plain Go data (what ToGo returns) printable by
-// encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, and a
-// bound Go value prints as its %v string.
+// encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, a
+// bound Go value prints as its %v string, and past MaxJSONValues values
+// every further table or value is JSONTooLarge.
 func JSONSafe(v any) any {
+	left := MaxJSONValues
+	return jsonSafe(v, &left)
+}
+
+func jsonSafe(v any, left *int) any {
+	if *left <= 0 {
+		return JSONTooLarge
+	}
+	*left--
 	switch v := v.(type) {
 	case nil, bool, string:
 		return v
@@ -17,13 +36,13 @@ func JSONSafe(v any) any {
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = JSONSafe(x)
+			out[i] = jsonSafe(x, left)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[k] = JSONSafe(x)
+			out[k] = jsonSafe(x, left)
 		}
 		return out
 	}
