@@ -234,6 +234,9 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
+	if inspector != nil {
+		inspector.insp.Refresh() // the agents as spawned: the slider starts at their first tick
+	}
 	want := map[int]agentRow{}
 	compared := 0 // ticks run and compared
 	_, diff := rec.compare(h, start, want)

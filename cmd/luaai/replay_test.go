@@ -3,14 +3,18 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -202,4 +206,38 @@ func TestInspectFlags(t *testing.T) {
 	assert.True(t, cfg.forever)
 	cfg, _ = parseRun([]string{"s.lua", "--inspect", "localhost:0"}, nil, nil)
 	assert.Equal(t, "localhost:0", cfg.inspect)
+}
+
+// TestReplayInspect replays a recording with the inspector attached: its
+// history covers the whole run, from tick 0.
+func TestReplayInspect(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "run.rec")
+	code, _, stderr := cli("run", "../../scripts/guard.lua", "--ticks", "30", "--agents", "2", "--record", rec)
+	require.Equal(t, exitOK, code, stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, errs syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- replayContext(ctx, []string{rec, "--inspect", "127.0.0.1:0"}, &stdout, &errs) }()
+	deadline := time.Now().Add(waitTimeout)
+	for !inspectorAt.MatchString(errs.String()) || !strings.Contains(errs.String(), "shows the run") {
+		require.True(t, time.Now().Before(deadline), "no inspector: %s", errs.String())
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, "identical for 30 ticks\n", stdout.String())
+	url := inspectorAt.FindStringSubmatch(errs.String())[1]
+	res, err := http.Get(url + "api/history?agent=2&tick=12")
+	require.NoError(t, err)
+	data, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode, string(data))
+	assert.Contains(t, string(data), `"first":0,"last":30,"frame":{"id":2,"tick":12,`)
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(waitTimeout):
+		t.Fatal("replay --inspect did not end when interrupted")
+	}
 }
