@@ -35,6 +35,14 @@
 // callback, file:line, traceback), kept for Agent.Errors, and counts as
 // false, score 0 or no-op.
 //
+// # Inspecting
+//
+// Inspector returns an http.Handler serving a web page that shows every
+// agent live (state, stacks, context, utility scores, timers, errors, a
+// history slider) and can pause, step, send events and set context values
+// between ticks. Tick publishes what it shows; its handlers never touch a
+// Lua state.
+//
 // # Concurrency
 //
 // A Lua state is not goroutine-safe. A Host owns one, and a Host and

@@ -70,6 +70,21 @@ Flags (before or after SCRIPT):
                 (also when interrupted)
   --load FILE   restore the agents from a snapshot FILE instead of spawning
                 them (not with --agents or --set); tick numbers continue from it
+  --inspect [ADDR]
+                serve the inspector, a web page showing every agent (state,
+                stack, context, scores, timers, errors, a history slider)
+                that can pause, step, resume, send events and set context, on
+                ADDR (default 127.0.0.1:7070; :0 picks a free port). The run
+                goes on until Ctrl-C; with --ticks N it pauses after tick N
+  --inspect-token T
+                a secret every request to the inspector must carry (the
+                printed address has it); required to listen beyond this
+                machine
+  --inspect-history N
+                ticks of history the slider keeps per agent (default 600)
+  --record FILE write the seed, the script's content hash, every input and
+                every agent's state and context changes to FILE (gzip when it
+                ends in .gz), for luaai replay
 
 Ctrl-C (SIGINT or SIGTERM) stops the run cleanly after the current tick: the
 output is flushed, --save is written, and the exit code is as if it had ended.
