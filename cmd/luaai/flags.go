@@ -172,15 +172,13 @@ func parseSize(s string) (int64, error) {
 	return int64(f * mul), nil
 }
 
-// parseValue reads a --set value: a number (decimal, or hex with 0x), true or
-// false where it can, else the string itself.
-// setFlag defines the repeatable --set k=v flag, collecting into set.
 // setting is one --set k=v, as given.
 type setting struct {
 	path []string // k split at dots
 	raw  string   // v
 }
 
+// setFlag defines the repeatable --set k=v flag, collecting into set.
 func setFlag(fs *flag.FlagSet, set *[]setting) {
 	fs.Func("set", "", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
