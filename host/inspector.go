@@ -377,7 +377,9 @@ func (in *inspector) publish(list bool) {
 	s.mu.Unlock()
 
 	h := in.h
-	if wants || len(h.agents) != in.lastN || h.spawned != in.lastSeq {
+	// Agents spawned or removed since the last publish.
+	changed := len(h.agents) != in.lastN || h.spawned != in.lastSeq || in.ids == nil
+	if wants || changed {
 		in.follow(picked, wants)
 	}
 	frames := make(map[int]agentFrame, len(in.watched))
@@ -393,12 +395,12 @@ func (in *inspector) publish(list bool) {
 
 	var rows []rowJSON
 	now := time.Now()
-	if streams > 0 && (list || wants || now.Sub(in.listAt) >= 100*time.Millisecond || len(h.agents) != in.lastN || h.spawned != in.lastSeq) {
+	if streams > 0 && (list || wants || changed || now.Sub(in.listAt) >= 100*time.Millisecond) {
 		rows = in.rows()
 		in.listAt = now
 	}
 	var ids []int // nil: unchanged
-	if len(h.agents) != in.lastN || h.spawned != in.lastSeq || in.ids == nil {
+	if changed {
 		// A new slice: the HTTP side keeps the one it was given.
 		ids = make([]int, len(h.agents))
 		for i, a := range h.agents {

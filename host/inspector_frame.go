@@ -205,7 +205,7 @@ func (in *inspector) frame(a *Agent) agentFrame {
 	if n := in.notes[a.id]; n != nil {
 		f.Logs, f.Transitions = n.logs, n.transitions
 	}
-	return agentFrame{tick: a.ticks, data: marshalFrame(&f)}
+	return agentFrame{tick: a.ticks, structure: f.Structure, data: marshalFrame(&f)}
 }
 
 // plain converts an event's or request's payload for the page.

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,8 +29,9 @@ var inspectorPage embed.FS
 
 // agentFrame is a followed agent's frame at one of its ticks.
 type agentFrame struct {
-	tick int
-	data []byte
+	tick      int
+	structure int // the id of its behaviour's structure
+	data      []byte
 }
 
 // frameRing is an agent's last frames, oldest first from start.
@@ -340,7 +342,7 @@ func parseStreamQuery(q url.Values) (streamQuery, error) {
 			if err != nil {
 				return sq, fmt.Errorf("agents=%q: %q is not an agent id", a, f)
 			}
-			if !containsInt(sq.agents, id) {
+			if !slices.Contains(sq.agents, id) {
 				sq.agents = append(sq.agents, id)
 			}
 		}
@@ -370,15 +372,6 @@ func parseStreamQuery(q url.Values) (streamQuery, error) {
 		return sq, errors.New("filter: at most 200 characters")
 	}
 	return sq, nil
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // listJSON is a page of the agent list.
@@ -552,14 +545,11 @@ func (s *shared) collect(st *streamState, buf *bytes.Buffer) {
 	}
 	var structs [][]byte
 	for _, p := range frames {
-		var sid struct {
-			Structure int `json:"structure"`
-		}
-		json.Unmarshal(p.frame.data, &sid)
-		if !st.sentStructures[sid.Structure] {
-			if data, ok := s.structures[sid.Structure]; ok {
-				st.sentStructures[sid.Structure] = true
-				structs = append(structs, fmt.Appendf(nil, `{"id":%d,"structure":%s}`, sid.Structure, data))
+		id := p.frame.structure
+		if !st.sentStructures[id] {
+			if data, ok := s.structures[id]; ok {
+				st.sentStructures[id] = true
+				structs = append(structs, fmt.Appendf(nil, `{"id":%d,"structure":%s}`, id, data))
 			}
 		}
 	}

@@ -154,15 +154,8 @@ func (rec *recording) readHeader(line []byte) error {
 		return fmt.Errorf("%s:1: workers %d is out of range", rec.file, h.Workers)
 	case h.Agents < 1 || h.Agents > maxAgents:
 		return fmt.Errorf("%s:1: agents %d is out of range", rec.file, h.Agents)
-	case checkDt(h.Dt) != nil:
+	case !(h.Dt >= 0 && h.Dt <= 1e6):
 		return fmt.Errorf("%s:1: dt %v is out of range", rec.file, h.Dt)
-	}
-	return nil
-}
-
-func checkDt(dt float64) error {
-	if !(dt >= 0 && dt <= 1e6) {
-		return errors.New("out of range")
 	}
 	return nil
 }
@@ -326,8 +319,6 @@ func (rec *recording) compare(h *host.Host, tick int, want map[int]agentRow) (in
 		w, ok := want[l.Agent]
 		if !ok {
 			w = agentRow{ctx: map[string]string{}}
-		} else {
-			w.ctx = cloneMap(w.ctx)
 		}
 		if l.State != nil {
 			w.state = *l.State
@@ -380,14 +371,6 @@ func (rec *recording) compare(h *host.Host, tick int, want map[int]agentRow) (in
 		}
 	}
 	return 1, ""
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // ctxDiff names the first context field (in key order, down into tables)
