@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -23,6 +24,7 @@ type Agent struct {
 	ctx      *lua.LTable
 	nodes    []nodeRT    // by node id
 	ms       []machineRT // by machine index
+	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
 	clock    float64
 	ticks    int
 	visible  []event // events this decide phase sees
@@ -64,8 +66,11 @@ type Agent struct {
 }
 
 type nodeRT struct {
-	time  float64 // seconds active (frozen while paused)
-	every float64 // seconds since the last timed update
+	time     float64 // seconds active (frozen while paused)
+	every    float64 // seconds since the last timed update
+	stepTime float64 // steps: seconds in the current item
+	step     int     // steps: the current item, from 0 (len(steps): done)
+	stepSeen bool    // steps: the current item ran in an earlier update
 }
 
 type machineRT struct {
@@ -103,15 +108,21 @@ const (
 	cbResume
 	cbReload
 	cbRun
+	cbSteps
+	cbAction
 	cbLock
 	cbWhen
 	cbScore
+	cbCheck
 )
 
-var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "run", "lock", "when", "score"}
+var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "run", "steps", "action", "lock", "when", "score", "check"}
 
 func (c callback) String() string { return callbackNames[c] }
-func (c callback) isHook() bool   { return c >= cbEnter && c <= cbRun }
+
+// isHook: the callback may ask for push, pop and replace (hooks, actions,
+// steps and behaviour-tree actions).
+func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 
 // newAgent makes the runtime of agent id running tree t of behaviour b on
 // worker w: a record per placed state and per machine, every slice sized
@@ -119,7 +130,7 @@ func (c callback) isHook() bool   { return c >= cbEnter && c <= cbRun }
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *tree) *Agent {
 	a := &Agent{h: w.h, w: w, id: id, b: b, t: t}
-	a.nodes, a.ms, a.path, a.scores = t.pool.take(t)
+	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	return a
 }
 
@@ -134,6 +145,7 @@ type runPool struct {
 	stacks []int
 	paths  []*node
 	scores []float64
+	bts    []btRT
 }
 
 // runBlock is how many agents' records a block holds when spawning.
@@ -150,16 +162,18 @@ func (p *runPool) reserve(t *tree, n int) {
 	p.stacks = make([]int, n*stackCap)
 	p.paths = make([]*node, n*(t.maxDepth+1))
 	p.scores = make([]float64, n*t.maxKids)
+	p.bts = make([]btRT, n*t.btCount)
 }
 
 // take returns one agent's records: fresh state records, machines with
 // empty stacks of their full capacity, an empty path and scratch scores.
-func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, path []*node, scores []float64) {
-	nn, nm, depth, nk := len(t.nodes), len(t.machines), t.maxDepth+1, t.maxKids
-	if len(p.nodes) < nn || len(p.ms) < nm || len(p.paths) < depth || len(p.scores) < nk {
+func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, bt []btRT, path []*node, scores []float64) {
+	nn, nm, depth, nk, nb := len(t.nodes), len(t.machines), t.maxDepth+1, t.maxKids, t.btCount
+	if len(p.nodes) < nn || len(p.ms) < nm || len(p.paths) < depth || len(p.scores) < nk || len(p.bts) < nb {
 		p.reserve(t, runBlock)
 	}
 	nodes, p.nodes = p.nodes[:nn:nn], p.nodes[nn:]
+	bt, p.bts = p.bts[:nb:nb], p.bts[nb:]
 	ms, p.ms = p.ms[:nm:nm], p.ms[nm:]
 	path, p.paths = p.paths[:0:depth], p.paths[depth:]
 	scores, p.scores = p.scores[:nk:nk], p.scores[nk:]
@@ -171,7 +185,7 @@ func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, path []*node, s
 		ms[i] = machineRT{stack: p.stacks[:0:k], history: -1, blocked: -1}
 		p.stacks = p.stacks[k:]
 	}
-	return nodes, ms, path, scores
+	return nodes, ms, bt, path, scores
 }
 
 // spawn makes an agent on w and runs its enter hooks; events are queued for
@@ -187,7 +201,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
-	a.emit(TransitionSpawn, nil, a.deepest())
+	a.emitState(TransitionSpawn)
 	return a
 }
 
@@ -213,12 +227,66 @@ func (a *Agent) Clock() float64 { return a.clock }
 // State is the active path, e.g. "combat.attack_player"; on a stack, the
 // path through its top state. ok is false while nothing is active (a utility
 // root without initial before its first decision).
+//
+// Behaviour trees and regions show in it (README: Behaviour trees, Parallel
+// regions): a tree state's running node path follows it in brackets
+// ("combat.tree[sequence.attack]"), and the regions of an ai.regions state
+// follow it in braces, in name order ("alive{movement.walk,weapon.reload}").
 func (a *Agent) State() (path string, ok bool) {
+	if a.t.regions {
+		var b strings.Builder
+		a.writeConfig(&b, a.t.root)
+		s := strings.TrimPrefix(b.String(), ".")
+		return s, s != ""
+	}
 	n := a.deepest()
+	if n.bt != nil {
+		if leaf := a.runningLeaf(n); leaf >= 0 {
+			return n.btPaths[leaf], true
+		}
+	}
 	if n == a.t.root {
 		return "", false
 	}
 	return n.path, true
+}
+
+// writeConfig writes what is active below n, relative to it: ".child…"
+// for a machine, "{region…,region…}" for regions, "[node.node]" for a
+// running tree.
+func (a *Agent) writeConfig(b *strings.Builder, n *node) {
+	if n.bt != nil {
+		if leaf := a.runningLeaf(n); leaf >= 0 {
+			b.WriteByte('[')
+			b.WriteString(n.bt.Nodes[leaf].Path)
+			b.WriteByte(']')
+		}
+		return
+	}
+	if !n.isMachine() {
+		return
+	}
+	st := a.ms[n.mid].stack
+	if len(st) == 0 {
+		return
+	}
+	if n.isRegions() {
+		b.WriteByte('{')
+		for k, i := range st {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			c := n.children[i]
+			b.WriteString(c.name)
+			a.writeConfig(b, c)
+		}
+		b.WriteByte('}')
+		return
+	}
+	c := n.children[st[len(st)-1]]
+	b.WriteByte('.')
+	b.WriteString(c.name)
+	a.writeConfig(b, c)
 }
 
 // Path is State without the flag: "" while nothing is active.
@@ -227,10 +295,11 @@ func (a *Agent) Path() string {
 	return p
 }
 
-// deepest is the last node of the active path.
+// deepest is the last node of the active path (an ai.regions state, when
+// the path reaches one: below it the active states branch).
 func (a *Agent) deepest() *node {
 	n := a.t.root
-	for n.isMachine() {
+	for n.isMachine() && !n.isRegions() {
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
 			break
@@ -294,16 +363,14 @@ func (a *Agent) Stack(path string) ([]string, error) {
 // its active state.
 func (a *Agent) Paused() []string {
 	var out []string
-	n := a.t.root
-	for n.isMachine() {
+	for _, n := range a.activeMachines() {
 		st := a.ms[n.mid].stack
-		if len(st) == 0 {
-			break
+		if len(st) == 0 || n.isRegions() {
+			continue
 		}
 		for _, i := range st[:len(st)-1] {
 			out = append(out, n.children[i].path)
 		}
-		n = n.children[st[len(st)-1]]
 	}
 	return out
 }
@@ -412,6 +479,14 @@ func (a *Agent) emit(kind TransitionKind, from, to *node) {
 		t.From = from.path
 	}
 	a.w.records = append(a.w.records, record{kind: recTransition, tr: t})
+}
+
+// emitState reports a spawn or a restore, to the agent's whole state.
+func (a *Agent) emitState(kind TransitionKind) {
+	if a.h.opts.OnTransition == nil && !a.inspected {
+		return
+	}
+	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: a.Path()}})
 }
 
 // --- luabind.Runner: what ai.* functions act on inside callbacks ---

@@ -34,6 +34,8 @@ type tree struct {
 	byPath   map[string]*node
 	maxKids  int
 	maxDepth int
+	btCount  int     // behaviour-tree nodes of every tree state, each placed at its node's btBase
+	regions  bool    // some state is ai.regions: the active states are a tree, not a path
 	pool     runPool // the agents' records (agent.go)
 }
 
@@ -50,6 +52,15 @@ type node struct {
 	initial  int   // child index, -1 for none
 	fsm      *node // nearest fsm ancestor (not itself), nil if none
 	trans    []transition
+	// ai.tree states: the tree, where its nodes' records start in the
+	// agent's bt, and per tree node the state's path with the running path
+	// in brackets ("combat.tree[sequence.attack]").
+	bt      *luabind.Tree
+	btBase  int
+	btPaths []string
+	pathLV  lua.LValue // path as a Lua string: the payload of tree:success and tree:failure
+	// hasBody: an update hook, steps or a tree run in its update phase.
+	hasBody bool
 }
 
 type transition struct {
@@ -57,8 +68,9 @@ type transition struct {
 	target int // child index in the parent machine, -1 for pop and internal
 }
 
-func (n *node) isMachine() bool { return n.def.Kind != luabind.KindLeaf }
+func (n *node) isMachine() bool { return n.def.IsMachine() }
 func (n *node) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
+func (n *node) isRegions() bool { return n.def.Kind == luabind.KindRegions }
 
 // Defaults returns the context an agent of the behaviour starts with (the
 // merged context defaults of every machine), as plain Go data converted as
@@ -123,6 +135,17 @@ func (b *tree) place(def *luabind.State) *node {
 			}
 			b.byName[w.Name] = append(b.byName[w.Name], n)
 		}
+		n.hasBody = w.Def.Update != nil || w.Def.Steps != nil || w.Def.Tree != nil
+		if w.Def.Tree != nil {
+			n.pathLV = lua.LString(w.Path)
+			n.bt, n.btBase = w.Def.Tree, b.btCount
+			b.btCount += len(w.Def.Tree.Nodes)
+			n.btPaths = make([]string, len(w.Def.Tree.Nodes))
+			for i, tn := range w.Def.Tree.Nodes {
+				n.btPaths[i] = w.Path + "[" + tn.Path + "]"
+			}
+		}
+		b.regions = b.regions || n.isRegions()
 		if n.isMachine() {
 			n.mid = len(b.machines)
 			b.machines = append(b.machines, n)

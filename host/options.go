@@ -223,7 +223,10 @@ const (
 	CallbackPause      Callback = "pause"
 	CallbackResume     Callback = "resume"
 	CallbackReload     Callback = "on_reload"
-	CallbackRun        Callback = "run" // a transition's action
+	CallbackRun        Callback = "run"    // a transition's action
+	CallbackSteps      Callback = "steps"  // an item of a state's steps
+	CallbackAction     Callback = "action" // a behaviour-tree ai.action leaf
+	CallbackCheck      Callback = "check"  // a behaviour-tree ai.check or ai.wait_until leaf
 	CallbackLock       Callback = "lock"
 	CallbackWhen       Callback = "when"
 	CallbackScore      Callback = "score"

@@ -277,7 +277,7 @@ func (p *remapPlan) apply(agents []*Agent) {
 
 // remap moves the agent onto the new tree with the given fresh records.
 func (a *Agent) remap(p *remapPlan) {
-	nodes, ms, path, scores := p.nt.pool.take(p.nt)
+	nodes, ms, bt, path, scores := p.nt.pool.take(p.nt)
 	var vanished []*node  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
 	for _, o := range p.ot.nodes {
@@ -321,7 +321,7 @@ func (a *Agent) remap(p *remapPlan) {
 		}
 	}
 	oldPath := a.Path()
-	a.t, a.nodes, a.ms, a.path, a.scores = p.nt, nodes, ms, path, scores
+	a.t, a.nodes, a.ms, a.bt, a.path, a.scores = p.nt, nodes, ms, bt, path, scores
 
 	old := a.w.vm.SetRunner(runner{a})
 	defer a.w.vm.SetRunner(old)

@@ -327,7 +327,7 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 		byID(w.agents)
 	}
 	for _, a := range out {
-		a.emit(TransitionRestore, nil, a.deepest())
+		a.emitState(TransitionRestore)
 	}
 	h.dispatch()
 	return out, nil

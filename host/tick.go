@@ -71,7 +71,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 
 	a.ticks++
 	a.clock += dt
-	a.advance(dt)
+	a.advance(a.t.root, dt)
 	for _, s := range a.syncs {
 		s.in(a.w)
 	}
@@ -85,7 +85,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	}
 
 	a.applyRequests()
-	a.decide()
+	a.decide(a.t.root)
 	for i := range a.visible {
 		if !a.visible[i].consumed && a.h.opts.OnEventDropped != nil {
 			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: a.Path()}})
@@ -93,7 +93,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 		a.visible[i] = event{}
 	}
 	a.visible = a.visible[:0]
-	a.update(dtv)
+	a.update(a.t.root, dtv, dt)
 	for _, s := range a.syncs {
 		s.out()
 	}
@@ -101,8 +101,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 }
 
 // advance is step 0: the clock of every active (not paused) state.
-func (a *Agent) advance(dt float64) {
-	n := a.t.root
+func (a *Agent) advance(n *node, dt float64) {
 	for {
 		rt := &a.nodes[n.id]
 		rt.time += dt
@@ -115,23 +114,40 @@ func (a *Agent) advance(dt float64) {
 		if len(m.stack) == 0 {
 			return
 		}
+		if n.isRegions() {
+			for _, i := range m.stack {
+				a.advance(n.children[i], dt)
+			}
+			return
+		}
 		n = n.children[m.stack[len(m.stack)-1]]
 	}
 }
 
-// activeMachines fills a.path with the machines on the active path, root first.
+// activeMachines fills a.path with the active machines, each before the
+// machines below it (the active path, root first; every region of an
+// ai.regions state, in name order).
 func (a *Agent) activeMachines() []*node {
 	a.path = a.path[:0]
-	n := a.t.root
+	a.addActive(a.t.root)
+	return a.path
+}
+
+func (a *Agent) addActive(n *node) {
 	for n.isMachine() {
 		a.path = append(a.path, n)
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
-			break
+			return
+		}
+		if n.isRegions() {
+			for _, i := range st {
+				a.addActive(n.children[i])
+			}
+			return
 		}
 		n = n.children[st[len(st)-1]]
 	}
-	return a.path
 }
 
 // applyRequests is step 1: pending ai.push/pop/replace, innermost first.
@@ -249,6 +265,9 @@ func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
 // when it was left (given nil).
 func (a *Agent) enter(n *node, payload lua.LValue) {
 	a.nodes[n.id] = nodeRT{}
+	if n.bt != nil {
+		a.resetTree(n)
+	}
 	a.hookArg(n, n.def.Enter, cbEnter, payload)
 	if !n.isMachine() {
 		return
@@ -257,6 +276,13 @@ func (a *Agent) enter(n *node, payload lua.LValue) {
 	m.decideAcc = 0
 	m.req = request{}
 	m.stack = m.stack[:0]
+	if n.isRegions() { // every region, in name order
+		for i, c := range n.children {
+			m.stack = append(m.stack, i)
+			a.enter(c, lua.LNil)
+		}
+		return
+	}
 	idx := n.initial
 	if n.def.History && m.history >= 0 {
 		idx = m.history
@@ -282,12 +308,14 @@ func (a *Agent) exit(n *node) {
 		}
 		m.req = request{}
 	}
+	if n.bt != nil {
+		a.resetTree(n) // halted: no Lua runs
+	}
 	a.hook(n, n.def.Exit, cbExit)
 }
 
 // decide is step 2, root first down the active path.
-func (a *Agent) decide() {
-	n := a.t.root
+func (a *Agent) decide(n *node) {
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		if m.blocked == a.ticks {
@@ -307,11 +335,49 @@ func (a *Agent) decide() {
 			n = top
 			continue
 		}
+		if n.isRegions() {
+			a.decideRegions(n)
+			return
+		}
 		a.decideUtility(n)
 		if len(m.stack) == 0 {
 			return
 		}
 		n = a.top(n)
+	}
+}
+
+// decideRegions lets every region of n decide, in name order. Each is
+// offered every pending event: one consumed in a region stays visible to
+// the others, and is consumed for the tick if any region consumed it.
+func (a *Agent) decideRegions(n *node) {
+	st := a.ms[n.mid].stack
+	if len(a.visible) == 0 {
+		for _, i := range st {
+			a.decide(n.children[i])
+		}
+		return
+	}
+	var buf [32]bool
+	before, used := buf[:0], buf[16:16]
+	if len(a.visible) > 16 {
+		before, used = make([]bool, 0, len(a.visible)), make([]bool, 0, len(a.visible))
+	}
+	for i := range a.visible {
+		before = append(before, a.visible[i].consumed)
+		used = append(used, a.visible[i].consumed)
+	}
+	for _, i := range st {
+		for j := range a.visible {
+			a.visible[j].consumed = before[j]
+		}
+		a.decide(n.children[i])
+		for j := range a.visible {
+			used[j] = used[j] || a.visible[j].consumed
+		}
+	}
+	for j := range a.visible {
+		a.visible[j].consumed = used[j]
 	}
 }
 
@@ -500,18 +566,18 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	}
 }
 
-// update is step 3: root first down the active path, honouring every.
-func (a *Agent) update(dt lua.LValue) {
-	n := a.t.root
+// update is step 3: root first down the active path (every region, in
+// name order), honouring every.
+func (a *Agent) update(n *node, dt lua.LValue, fdt float64) {
 	for {
-		if fn := n.def.Update; fn != nil {
+		if n.hasBody {
 			rt := &a.nodes[n.id]
 			if every := n.def.Every; every <= 0 {
-				a.hookDt(n, fn, dt)
+				a.body(n, dt, fdt)
 			} else if rt.every+eps >= every {
 				acc := rt.every
 				rt.every = 0
-				a.hookDt(n, fn, lua.LNumber(acc))
+				a.body(n, lua.LNumber(acc), acc)
 			}
 		}
 		if !n.isMachine() {
@@ -519,6 +585,12 @@ func (a *Agent) update(dt lua.LValue) {
 		}
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
+			return
+		}
+		if n.isRegions() {
+			for _, i := range st {
+				a.update(n.children[i], dt, fdt)
+			}
 			return
 		}
 		n = n.children[st[len(st)-1]]

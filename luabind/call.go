@@ -124,6 +124,23 @@ func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) erro
 	return err
 }
 
+// CallStatus runs a behaviour-tree action or a step, fn(ctx, dt), and
+// returns its first result.
+func (vm *VM) CallStatus(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) (lua.LValue, error) {
+	L := vm.L
+	top := L.GetTop()
+	L.Push(fn)
+	L.Push(ctx)
+	L.Push(dt)
+	if err := vm.pcall(2, 1, false); err != nil {
+		L.SetTop(top)
+		return lua.LNil, err
+	}
+	v := L.Get(-1)
+	L.SetTop(top)
+	return v, nil
+}
+
 // CallBool runs fn(ctx, payload) and reads Lua truthiness.
 func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (bool, error) {
 	L := vm.L

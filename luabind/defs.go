@@ -14,7 +14,7 @@ const machineTypeName = "luaai.machine"
 
 var leafFields = map[string]bool{
 	"enter": true, "exit": true, "update": true, "pause": true, "resume": true,
-	"lock": true, "every": true, "transitions": true, "score": true,
+	"lock": true, "every": true, "transitions": true, "score": true, "steps": true, "steps_loop": true,
 }
 
 var machineFields = map[string]bool{
@@ -104,7 +104,9 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 	}
 	m.DecideEvery = d.seconds(t, "decide_every", what)
 	if v := t.RawGetString("history"); v != lua.LNil {
-		if b, ok := v.(lua.LBool); ok {
+		if kind == KindRegions {
+			d.errorf(pos, "%s: history is for ai.fsm and ai.utility (regions are never left one by one)", what)
+		} else if b, ok := v.(lua.LBool); ok {
 			m.History = bool(b)
 		} else {
 			d.errorf(pos, "%s: history must be a boolean, got %s", what, v.Type())
@@ -180,6 +182,10 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			d.errorf(pos, "%s: missing initial state", what)
 		}
 	case lua.LString:
+		if kind == KindRegions {
+			d.errorf(pos, "%s: regions are all active at once; initial is for ai.fsm and ai.utility", what)
+			break
+		}
 		m.Initial = string(v)
 		if states != nil && m.Child(m.Initial) < 0 {
 			d.errorf(pos, "%s: initial state %q is not one of its states (%s)", what, m.Initial, m.childNames())
@@ -219,8 +225,21 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 	case *lua.LUserData:
 		m, ok := v.Value.(*State)
 		if !ok {
-			d.errorf(d.pos, "state %q: expected a table, ai.fsm{} or ai.utility{}, got %s", name, v.Type())
+			got := v.Type().String()
+			if n, isNode := v.Value.(*BTNode); isNode {
+				got = "a node (ai." + n.Kind.String() + "); wrap it: ai.tree { root = … }"
+			}
+			d.errorf(d.pos, "state %q: expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got %s", name, got)
 			return nil
+		}
+		if parent == KindRegions {
+			if !m.IsMachine() && m.Kind != KindTree {
+				d.errorf(m.Pos, "region %q: a region must be a machine (ai.fsm, ai.utility, ai.regions or ai.tree)", name)
+			}
+			if len(m.Transitions) > 0 {
+				d.errorf(m.Pos, "region %q: regions take no transitions (they are never left one by one)", name)
+			}
+			return m
 		}
 		if parent == KindUtility {
 			if len(m.Transitions) > 0 {
@@ -234,6 +253,10 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 		}
 		return m
 	case *lua.LTable:
+		if parent == KindRegions {
+			d.errorf(d.pos, "region %q: a region must be a machine (ai.fsm, ai.utility, ai.regions or ai.tree), got a plain table", name)
+			return nil
+		}
 		s := &State{Kind: KindLeaf, Pos: d.pos}
 		what := fmt.Sprintf("state %q", name)
 		if v.RawGetString("states") != lua.LNil || v.RawGetString("initial") != lua.LNil {
@@ -262,7 +285,7 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 		}
 		return s
 	default:
-		d.errorf(d.pos, "state %q: expected a table, ai.fsm{} or ai.utility{}, got %s", name, v.Type())
+		d.errorf(d.pos, "state %q: expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got %s", name, v.Type())
 		return nil
 	}
 }
@@ -292,6 +315,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		}
 	}
 	s.Every = d.seconds(t, "every", what)
+	d.steps(s, t, what)
 	if v := t.RawGetString("score"); v != lua.LNil {
 		if sc, ok := toScorer(v); ok {
 			s.Score = sc

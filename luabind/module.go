@@ -15,6 +15,7 @@ const agentTypeName = "luaai.agent"
 func (vm *VM) newModule() *lua.LTable {
 	L := vm.L
 	registerNativeTypes(L)
+	registerBTType(L)
 	mt := L.NewTypeMetatable(machineTypeName)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		m, _ := MachineValue(L.Get(1))
@@ -56,6 +57,8 @@ func (vm *VM) newModule() *lua.LTable {
 	exports := map[string]lua.LGFunction{
 		"fsm":     func(L *lua.LState) int { return vm.luaMachine(L, KindFSM) },
 		"utility": func(L *lua.LState) int { return vm.luaMachine(L, KindUtility) },
+		"regions": func(L *lua.LState) int { return vm.luaMachine(L, KindRegions) },
+		"tree":    vm.luaTree,
 		"push":    func(L *lua.LState) int { return vm.luaRequest(L, Push) },
 		"pop":     func(L *lua.LState) int { return vm.luaRequest(L, Pop) },
 		"replace": func(L *lua.LState) int { return vm.luaRequest(L, Replace) },
@@ -70,6 +73,9 @@ func (vm *VM) newModule() *lua.LTable {
 		"spawn":   vm.luaSpawn,
 	}
 	for name, fn := range nativeExports() {
+		exports[name] = fn
+	}
+	for name, fn := range btExports() {
 		exports[name] = fn
 	}
 	return L.SetFuncs(L.NewTable(), exports)
@@ -92,6 +98,18 @@ func (vm *VM) luaMachine(L *lua.LState, kind Kind) int {
 	m := decodeMachine(L, kind, t, callerPos(L))
 	ud := L.NewUserData()
 	ud.Value = m
+	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
+	L.Push(ud)
+	return 1
+}
+
+func (vm *VM) luaTree(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok || L.GetTop() != 1 {
+		L.ArgError(1, "ai.tree takes one table: ai.tree { root = ai.sequence{ … }, … }")
+	}
+	ud := L.NewUserData()
+	ud.Value = decodeTree(L, t, callerPos(L))
 	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
 	L.Push(ud)
 	return 1

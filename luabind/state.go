@@ -15,6 +15,8 @@ const (
 	KindLeaf    Kind = iota // a plain table
 	KindFSM                 // ai.fsm{}
 	KindUtility             // ai.utility{}
+	KindTree                // ai.tree{}: a state whose body is a behaviour tree
+	KindRegions             // ai.regions{}: machines all active at once
 )
 
 func (k Kind) String() string {
@@ -23,6 +25,10 @@ func (k Kind) String() string {
 		return "fsm"
 	case KindUtility:
 		return "utility"
+	case KindTree:
+		return "tree"
+	case KindRegions:
+		return "regions"
 	}
 	return "leaf"
 }
@@ -38,7 +44,10 @@ type State struct {
 	Lock                               Cond // nil: never locked
 	Every                              float64
 	Transitions                        []Transition
-	Score                              Scorer // utility children only
+	Score                              Scorer    // utility children only
+	Steps                              []*BTNode // BTAction (a function), BTWait or BTWaitUntil items
+	StepsLoop                          bool
+	Tree                               *Tree // KindTree only
 
 	// Machines only.
 	Initial     string  // "" for a utility machine without initial
@@ -75,7 +84,9 @@ type Child struct {
 }
 
 // IsMachine reports whether the state has children.
-func (s *State) IsMachine() bool { return s.Kind != KindLeaf }
+func (s *State) IsMachine() bool {
+	return s.Kind == KindFSM || s.Kind == KindUtility || s.Kind == KindRegions
+}
 
 // Child returns the index of the named child, or -1.
 func (s *State) Child(name string) int {
@@ -142,7 +153,7 @@ type Transition struct {
 func CheckRoot(root *State, file string) ErrorList {
 	var errs ErrorList
 	if root == nil {
-		errs.Add(Pos{File: file}, "the script must return a machine (ai.fsm{} or ai.utility{})")
+		errs.Add(Pos{File: file}, "the script must return a machine (ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{})")
 		return errs
 	}
 	if len(root.Transitions) > 0 {

@@ -67,6 +67,44 @@
 ---@field every? number seconds: update runs at most once per period (default 0: every tick)
 ---@field transitions? luaai.Transition[] fsm children: tried in order, the first that fires wins
 ---@field score? luaai.Score utility children (required there): higher wins
+---@field steps? luaai.Step[] run in order in the update phase, after `update`: each update resumes at the item that has not completed
+---@field steps_loop? boolean after the last step, start again from the first
+
+---An item of a state's `steps`: a function (runs once and completes, or
+---again next update while it returns "running"), ai.wait(seconds) or
+---ai.wait_until(cond).
+---@alias luaai.Step luaai.Node|fun(ctx: luaai.Context, dt: number): ("running"|any)
+
+---What a behaviour-tree leaf returns: true counts as "success", false and
+---nil as "failure".
+---@alias luaai.Status "success"|"failure"|"running"|boolean|nil
+
+---A behaviour-tree node (ai.sequence, ai.action, ai.wait, ...), or a step
+---item (ai.wait, ai.wait_until). tostring() says where it was built.
+---@class luaai.Node: userdata
+
+---A child of a composite or decorator: a node, or a function (short for
+---ai.action(fn)).
+---@alias luaai.Child luaai.Node|fun(ctx: luaai.Context, dt: number): luaai.Status
+
+---The optional last argument of a leaf or decorator.
+---@class luaai.NodeOptions
+---@field name? string the node's name in the running path (default: kind#index; none of . [ ] { } ,)
+
+---The table of a composite: its children in the list part.
+---@class luaai.CompositeDef
+---@field name? string the node's name in the running path (default: kind#index)
+---@field [integer] luaai.Child
+
+---The table of ai.parallel.
+---@class luaai.ParallelDef: luaai.CompositeDef
+---@field succeed? "all"|"one" default "all"
+---@field fail? "one"|"all" default "one"
+
+---The table given to ai.tree: a state's fields plus the tree's root.
+---@class luaai.TreeDef: luaai.State
+---@field root luaai.Child the tree, ticked in the state's update phase
+---@field context? table per-agent defaults
 
 ---The table given to ai.fsm or ai.utility: a state's fields plus the
 ---machine's own.
@@ -139,6 +177,109 @@ function luaai.fsm(def) end
 ---@param def luaai.MachineDef
 ---@return luaai.Machine
 function luaai.utility(def) end
+
+---Parallel regions: every child (a machine: ai.fsm, ai.utility, ai.regions
+---or ai.tree) is active at once; each decides and updates in name order,
+---and each is offered every pending event. No `initial`, no `history`.
+---@param def luaai.MachineDef
+---@return luaai.Machine
+function luaai.regions(def) end
+
+---A state whose body is a behaviour tree, ticked in its update phase after
+---its `update` hook and its steps. When the root finishes, the agent gets
+---the event "tree:success" or "tree:failure" (payload: the state's path).
+---@param def luaai.TreeDef
+---@return luaai.Machine
+function luaai.tree(def) end
+
+-- Behaviour-tree nodes and steps ----------------------------------------
+
+---Ticks its children in order while they succeed; remembers the running one.
+---@param def luaai.CompositeDef
+---@return luaai.Node
+function luaai.sequence(def) end
+
+---A sequence that starts again from its first child at every tick.
+---@param def luaai.CompositeDef
+---@return luaai.Node
+function luaai.reactive_sequence(def) end
+
+---A fallback: ticks its children in order while they fail; remembers the running one.
+---@param def luaai.CompositeDef
+---@return luaai.Node
+function luaai.selector(def) end
+
+---A selector that starts again from its first child at every tick.
+---@param def luaai.CompositeDef
+---@return luaai.Node
+function luaai.reactive_selector(def) end
+
+---Ticks every unfinished child each tick; after each, the success rule then
+---the failure rule is checked.
+---@param def luaai.ParallelDef
+---@return luaai.Node
+function luaai.parallel(def) end
+
+---Swaps success and failure.
+---@param child luaai.Child
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.invert(child, opts) end
+
+---Runs its child again after each success, at most one run per tick; a
+---failure ends it with failure.
+---@param child luaai.Child
+---@param count? integer runs to finish with success (nil: forever)
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.loop(child, count, opts) end
+
+---After its child finishes, fails without ticking it until `seconds` of
+---the tree state's time have passed.
+---@param child luaai.Child
+---@param seconds number
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.cooldown(child, seconds, opts) end
+
+---Fails (halting its child) once the child has been running `seconds`.
+---@param child luaai.Child
+---@param seconds number
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.timeout(child, seconds, opts) end
+
+---Returns `status` whenever its child finishes.
+---@param child luaai.Child
+---@param status "success"|"failure"|"running"
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.force(child, status, opts) end
+
+---A leaf running fn(ctx, dt), which returns a status.
+---@param fn fun(ctx: luaai.Context, dt: number): luaai.Status
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.action(fn, opts) end
+
+---A leaf: success while the condition holds, else failure.
+---@param cond luaai.Condition
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.check(cond, opts) end
+
+---A leaf or step: running until `seconds` of game time have passed since
+---it was reached (that tick counts as 0).
+---@param seconds number
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.wait(seconds, opts) end
+
+---A step (or leaf): completes on the first update where the condition holds.
+---@param cond luaai.Condition
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.wait_until(cond, opts) end
 
 -- Inside callbacks (they act on the agent whose callback is running) ------
 

@@ -1,0 +1,353 @@
+package host
+
+import (
+	"fmt"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The bodies a state runs in its update phase after its update hook: its
+// steps (README: Steps), then its behaviour tree (README: Behaviour trees).
+
+// btRT is the record of one behaviour-tree node in an agent. Halting a node
+// clears it except for a cooldown's finish time, which only a re-entry of
+// the tree state clears.
+type btRT struct {
+	start   float64 // wait, timeout: the tree state's time when it started
+	cool    float64 // cooldown: the tree state's time when its child last finished
+	idx     int32   // composites: the running child (position among the kids); loop: the runs finished
+	done    uint8   // set by a parallel parent: 0 unfinished, else 1 + the child's status
+	on      bool    // it returned "running" at its last tick
+	cooling bool    // cooldown: cool is set
+}
+
+func (r *btRT) clear() { r.start, r.idx, r.done, r.on = 0, 0, 0, false }
+
+// body runs what a state does in an update: its update hook, its steps,
+// its tree, with the update's dt.
+func (a *Agent) body(n *node, dt lua.LValue, fdt float64) {
+	if fn := n.def.Update; fn != nil {
+		a.hookDt(n, fn, dt)
+	}
+	if n.def.Steps != nil {
+		a.runSteps(n, dt, fdt)
+	}
+	if n.bt != nil {
+		a.tickTree(n, dt)
+	}
+}
+
+// runSteps runs the steps of n for one update: from the current item, each
+// item at most once, until one has not completed.
+func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
+	steps := n.def.Steps
+	rt := &a.nodes[n.id]
+	if rt.step >= len(steps) {
+		return // done, until the state is entered again
+	}
+	if rt.stepSeen {
+		rt.stepTime += fdt
+	}
+	begin := rt.step
+	for {
+		item := steps[rt.step]
+		rt.stepSeen = true
+		done := true
+		switch item.Kind {
+		case luabind.BTAction:
+			v, err := a.callStatus(n, item.Fn, dt, cbSteps)
+			if err != nil {
+				a.report(n, CallbackSteps, err) // counts as completed
+			} else if v == lua.LString("running") {
+				done = false
+			}
+		case luabind.BTWait:
+			done = rt.stepTime+eps >= item.Seconds
+		case luabind.BTWaitUntil:
+			ok, err := a.testCond(n, item.Cond, cbSteps)
+			if err != nil {
+				a.report(n, CallbackSteps, err) // counts as false
+			}
+			done = ok && err == nil
+		}
+		if !done {
+			return
+		}
+		rt = &a.nodes[n.id]
+		rt.step, rt.stepTime, rt.stepSeen = rt.step+1, 0, false
+		if rt.step == len(steps) {
+			if !n.def.StepsLoop {
+				return
+			}
+			rt.step = 0
+		}
+		if rt.step == begin {
+			return // a loop stops where this update began
+		}
+	}
+}
+
+// tickTree ticks the tree of state n once; when its root finishes, the
+// agent is sent "tree:success" or "tree:failure" with the state's path.
+func (a *Agent) tickTree(n *node, dt lua.LValue) {
+	st := a.btTick(n, 0, dt)
+	if st == luabind.Running {
+		return
+	}
+	name := "tree:failure"
+	if st == luabind.Success {
+		name = "tree:success"
+	}
+	a.incoming = append(a.incoming, event{name: name, payload: n.pathLV})
+}
+
+// resetTree clears the records of n's tree, cooldowns included (entering
+// or leaving the state).
+func (a *Agent) resetTree(n *node) {
+	clear(a.bt[n.btBase : n.btBase+len(n.bt.Nodes)])
+}
+
+// halt clears the records of the nodes [from, to) of n's tree (a
+// subtree): they start afresh; no Lua runs.
+func (a *Agent) halt(n *node, from, to int) {
+	for i := from; i < to; i++ {
+		a.bt[n.btBase+i].clear()
+	}
+}
+
+// haltRunning halts the children of tn after position k that are running.
+func (a *Agent) haltRunning(n *node, tn *luabind.TreeNode, k int) {
+	for _, c := range tn.Kids[k+1:] {
+		if a.bt[n.btBase+c].on {
+			a.halt(n, c, n.bt.Nodes[c].End)
+		}
+	}
+}
+
+// btTick ticks node i of n's tree (README: Behaviour trees).
+func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	switch d.Kind {
+	case luabind.BTSequence, luabind.BTReactiveSequence, luabind.BTSelector, luabind.BTReactiveSelector:
+		keep := luabind.Success // a sequence goes on while its children succeed
+		if d.Kind == luabind.BTSelector || d.Kind == luabind.BTReactiveSelector {
+			keep = luabind.Failure // a selector while they fail
+		}
+		reactive := d.Kind == luabind.BTReactiveSequence || d.Kind == luabind.BTReactiveSelector
+		k := 0
+		if !reactive {
+			k = int(rt.idx)
+		}
+		for ; k < len(tn.Kids); k++ {
+			st := a.btTick(n, tn.Kids[k], dt)
+			if st == keep {
+				continue
+			}
+			if reactive {
+				a.haltRunning(n, tn, k)
+			}
+			if st == luabind.Running {
+				rt.idx, rt.on = int32(k), true
+				return st
+			}
+			rt.clear()
+			return st
+		}
+		rt.clear()
+		return keep
+	case luabind.BTParallel:
+		succ, fail, first := 0, 0, -1
+		for k, c := range tn.Kids {
+			crt := &a.bt[n.btBase+c]
+			if crt.done == 0 {
+				st := a.btTick(n, c, dt)
+				if st == luabind.Running {
+					if first < 0 {
+						first = k
+					}
+					continue
+				}
+				crt.done = 1 + uint8(st)
+			}
+			if crt.done == 1+uint8(luabind.Success) {
+				succ++
+			} else {
+				fail++
+			}
+			var st luabind.Status
+			switch {
+			case d.SucceedOne && succ >= 1 || !d.SucceedOne && succ == len(tn.Kids):
+				st = luabind.Success
+			case d.FailAll && fail == len(tn.Kids) || !d.FailAll && fail >= 1:
+				st = luabind.Failure
+			default:
+				continue
+			}
+			a.halt(n, i, tn.End)
+			return st
+		}
+		if first < 0 { // all finished, neither rule met
+			a.halt(n, i, tn.End)
+			return luabind.Failure
+		}
+		rt.idx, rt.on = int32(first), true
+		return luabind.Running
+	case luabind.BTInvert:
+		st := a.btTick(n, tn.Kids[0], dt)
+		switch st {
+		case luabind.Success:
+			st = luabind.Failure
+		case luabind.Failure:
+			st = luabind.Success
+		}
+		rt.on = st == luabind.Running
+		return st
+	case luabind.BTForce:
+		if st := a.btTick(n, tn.Kids[0], dt); st == luabind.Running {
+			rt.on = true
+			return st
+		}
+		rt.on = d.Status == luabind.Running
+		return d.Status
+	case luabind.BTLoop:
+		switch a.btTick(n, tn.Kids[0], dt) {
+		case luabind.Running:
+			rt.on = true
+			return luabind.Running
+		case luabind.Failure:
+			rt.clear()
+			return luabind.Failure
+		}
+		rt.idx++
+		if d.Count > 0 && int(rt.idx) >= d.Count {
+			rt.clear()
+			return luabind.Success
+		}
+		rt.on = true // the next run starts at the next tick
+		return luabind.Running
+	case luabind.BTCooldown:
+		now := a.nodes[n.id].time
+		if rt.cooling && now-rt.cool+eps < d.Seconds {
+			return luabind.Failure
+		}
+		st := a.btTick(n, tn.Kids[0], dt)
+		rt.on = st == luabind.Running
+		if !rt.on {
+			rt.cooling, rt.cool = true, now
+		}
+		return st
+	case luabind.BTTimeout:
+		now := a.nodes[n.id].time
+		if rt.on && now-rt.start+eps >= d.Seconds {
+			a.halt(n, i, tn.End)
+			return luabind.Failure
+		}
+		st := a.btTick(n, tn.Kids[0], dt)
+		if st != luabind.Running {
+			rt.clear()
+			return st
+		}
+		if !rt.on {
+			rt.on, rt.start = true, now
+		}
+		return st
+	case luabind.BTAction:
+		v, err := a.callStatus(n, d.Fn, dt, cbAction)
+		st, ok := luabind.ParseStatus(v)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
+				fnWhere(d.Fn, d.Pos), tn.Path, describeValue(v))
+		}
+		if err != nil {
+			a.report(n, CallbackAction, fmt.Errorf("%w (tree node %s)", err, tn.Path))
+			st = luabind.Failure
+		}
+		rt.on = st == luabind.Running
+		return st
+	case luabind.BTCheck, luabind.BTWaitUntil:
+		ok, err := a.testCond(n, d.Cond, cbCheck)
+		if err != nil {
+			a.report(n, CallbackCheck, fmt.Errorf("%w (tree node %s)", err, tn.Path))
+			rt.on = false
+			return luabind.Failure
+		}
+		if ok {
+			rt.on = false
+			return luabind.Success
+		}
+		if d.Kind == luabind.BTCheck {
+			return luabind.Failure
+		}
+		rt.on = true
+		return luabind.Running
+	case luabind.BTWait:
+		now := a.nodes[n.id].time
+		if !rt.on {
+			rt.on, rt.start = true, now
+		}
+		if now-rt.start+eps >= d.Seconds {
+			rt.clear()
+			return luabind.Success
+		}
+		return luabind.Running
+	}
+	return luabind.Failure
+}
+
+// runningLeaf is the deepest running node of n's tree, or -1 while the
+// root is not running.
+func (a *Agent) runningLeaf(n *node) int {
+	i := 0
+	if !a.bt[n.btBase].on {
+		return -1
+	}
+	for {
+		tn := &n.bt.Nodes[i]
+		if len(tn.Kids) == 0 {
+			return i
+		}
+		c := tn.Kids[0]
+		if tn.Def.Kind.IsComposite() {
+			c = tn.Kids[a.bt[n.btBase+i].idx]
+		}
+		if !a.bt[n.btBase+c].on {
+			return i
+		}
+		i = c
+	}
+}
+
+// callStatus runs an action or a step item: fn(ctx, dt).
+func (a *Agent) callStatus(n *node, fn *lua.LFunction, dt lua.LValue, k callback) (lua.LValue, error) {
+	pn, pk, ps := a.setCur(n, k)
+	v, err := a.w.vm.CallStatus(fn, a.ctx, dt)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	return v, err
+}
+
+// testCond tests a check or a wait_until; the caller reports its error.
+func (a *Agent) testCond(n *node, c luabind.Cond, k callback) (bool, error) {
+	pn, pk, ps := a.setCur(n, k)
+	ok, err := c.Test(a.w.vm, a.ctx, lua.LNil)
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	return ok, err
+}
+
+// fnWhere is "file:line" of a Lua function, or of pos.
+func fnWhere(fn *lua.LFunction, pos luabind.Pos) string {
+	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
+		return fmt.Sprintf("%s:%d", fn.Proto.SourceName, fn.Proto.LineDefined)
+	}
+	return pos.String()
+}
+
+// describeValue writes a value for an error: strings quoted and cut.
+func describeValue(v lua.LValue) string {
+	if s, ok := v.(lua.LString); ok {
+		return fmt.Sprintf("%q", luabind.CutText(string(s), 60))
+	}
+	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())
+}

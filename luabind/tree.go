@@ -1,0 +1,477 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Behaviour-tree nodes (README: Behaviour trees) and the step items of a
+// state's steps list (README: Steps) are built by the ai.* functions below
+// into immutable BTNode values; ai.tree flattens a root node into a Tree,
+// where every node has its resolved name and its place.
+
+const btTypeName = "luaai.node"
+
+// MaxTreeNodes bounds the nodes of one ai.tree (a node used in several
+// places counts at each).
+const MaxTreeNodes = 10000
+
+// BTKind says what a behaviour-tree node is.
+type BTKind uint8
+
+// The kinds of node: composites, decorators, leaves.
+const (
+	BTSequence BTKind = iota
+	BTReactiveSequence
+	BTSelector
+	BTReactiveSelector
+	BTParallel
+	BTInvert
+	BTLoop
+	BTCooldown
+	BTTimeout
+	BTForce
+	BTAction
+	BTCheck
+	BTWait
+	BTWaitUntil
+)
+
+var btKindNames = [...]string{"sequence", "reactive_sequence", "selector", "reactive_selector", "parallel",
+	"invert", "loop", "cooldown", "timeout", "force", "action", "check", "wait", "wait_until"}
+
+func (k BTKind) String() string { return btKindNames[k] }
+
+// IsComposite reports whether the kind takes a list of children.
+func (k BTKind) IsComposite() bool { return k <= BTParallel }
+
+// IsDecorator reports whether the kind wraps one child.
+func (k BTKind) IsDecorator() bool { return k >= BTInvert && k <= BTForce }
+
+// Status is what a behaviour-tree node returns when ticked.
+type Status uint8
+
+// The statuses.
+const (
+	Failure Status = iota
+	Success
+	Running
+)
+
+func (s Status) String() string {
+	switch s {
+	case Success:
+		return "success"
+	case Running:
+		return "running"
+	}
+	return "failure"
+}
+
+// ParseStatus reads what a leaf returned: "success", "failure", "running",
+// true (success), false or nil (failure). ok is false for anything else.
+func ParseStatus(v lua.LValue) (Status, bool) {
+	switch v := v.(type) {
+	case lua.LBool:
+		if v {
+			return Success, true
+		}
+		return Failure, true
+	case *lua.LNilType:
+		return Failure, true
+	case lua.LString:
+		switch v {
+		case "success":
+			return Success, true
+		case "failure":
+			return Failure, true
+		case "running":
+			return Running, true
+		}
+	}
+	return Failure, false
+}
+
+// BTNode is the immutable definition of one behaviour-tree node, or of one
+// item of a steps list (a function item is a BTAction).
+type BTNode struct {
+	Kind     BTKind
+	Name     string // the name given; "" for the default
+	Children []*BTNode
+	Fn       *lua.LFunction // action
+	Cond     Cond           // check, wait_until
+	Seconds  float64        // wait, cooldown, timeout
+	Count    int            // loop: runs to finish; 0 forever
+	Status   Status         // force
+	// parallel: succeed = "one" (else all), fail = "all" (else one).
+	SucceedOne, FailAll bool
+	Pos                 Pos
+	Problems            ErrorList // found while building this node (not its children)
+}
+
+// Tree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
+// node's subtree is Nodes[i:End].
+type Tree struct {
+	Nodes []TreeNode
+}
+
+// TreeNode is a node at its place in a tree.
+type TreeNode struct {
+	Def    *BTNode
+	Name   string // resolved: the given name, or kind#index (the root: kind)
+	Path   string // names from the root node down, dot-joined
+	Parent int    // -1 for the root
+	Kids   []int  // children, in order
+	End    int    // one past the last node of its subtree
+}
+
+// BTValue returns the node held by a Lua value made by one of the node
+// functions (ai.sequence, ai.action, ai.wait…).
+func BTValue(v lua.LValue) (*BTNode, bool) {
+	ud, ok := v.(*lua.LUserData)
+	if !ok {
+		return nil, false
+	}
+	n, ok := ud.Value.(*BTNode)
+	return n, ok
+}
+
+func pushBT(L *lua.LState, n *BTNode) int {
+	ud := L.NewUserData()
+	ud.Value = n
+	L.SetMetatable(ud, L.GetTypeMetatable(btTypeName))
+	L.Push(ud)
+	return 1
+}
+
+// registerBTType makes the metatable of node values.
+func registerBTType(L *lua.LState) {
+	mt := L.NewTypeMetatable(btTypeName)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		n, _ := BTValue(L.Get(1))
+		if n == nil {
+			L.Push(lua.LString("node"))
+			return 1
+		}
+		L.Push(lua.LString(fmt.Sprintf("ai.%s at %s", n.Kind, n.Pos)))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString(btTypeName))
+}
+
+// btExports is the ai.* functions building behaviour-tree nodes and step items.
+func btExports() map[string]lua.LGFunction {
+	out := map[string]lua.LGFunction{}
+	for _, k := range []BTKind{BTSequence, BTReactiveSequence, BTSelector, BTReactiveSelector, BTParallel} {
+		out[k.String()] = func(L *lua.LState) int { return luaComposite(L, k) }
+	}
+	for _, k := range []BTKind{BTInvert, BTLoop, BTCooldown, BTTimeout, BTForce, BTAction, BTCheck, BTWait, BTWaitUntil} {
+		out[k.String()] = func(L *lua.LState) int { return luaBTNode(L, k) }
+	}
+	return out
+}
+
+// btChild reads a child of a composite or decorator: a node, or a Lua
+// function (short for ai.action(fn)).
+func btChild(v lua.LValue, pos Pos) (*BTNode, bool) {
+	if n, ok := BTValue(v); ok {
+		return n, true
+	}
+	if fn, ok := v.(*lua.LFunction); ok {
+		return &BTNode{Kind: BTAction, Fn: fn, Pos: pos}, true
+	}
+	return nil, false
+}
+
+func luaComposite(L *lua.LState, kind BTKind) int {
+	what := "ai." + kind.String()
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok || L.GetTop() != 1 {
+		L.ArgError(1, what+" takes one table: "+what+" { child, child, …, name = … }")
+	}
+	n := &BTNode{Kind: kind, Pos: callerPos(L)}
+	size := t.Len()
+	t.ForEach(func(k, v lua.LValue) {
+		switch k := k.(type) {
+		case lua.LNumber:
+			if i := float64(k); i == math.Trunc(i) && i >= 1 && i <= float64(size) {
+				return // a child, read below in order
+			}
+		case lua.LString:
+			switch k {
+			case "name":
+				n.Name = nodeName(&n.Problems, n.Pos, what, v)
+				return
+			case "succeed", "fail":
+				if kind != BTParallel {
+					break
+				}
+				s, _ := v.(lua.LString)
+				switch {
+				case k == "succeed" && (s == "all" || s == "one"):
+					n.SucceedOne = s == "one"
+				case k == "fail" && (s == "all" || s == "one"):
+					n.FailAll = s == "all"
+				default:
+					n.Problems.Add(n.Pos, `%s: %s must be "all" or "one", got %s`, what, string(k), lua.LVAsString(v))
+				}
+				return
+			}
+		}
+		n.Problems.Add(n.Pos, "%s: unknown field %s (children are the list part; name = … names it)", what, lua.LVAsString(k))
+	})
+	for i := 1; i <= size; i++ {
+		c, ok := btChild(t.RawGetInt(i), n.Pos)
+		if !ok {
+			n.Problems.Add(n.Pos, "%s: child %d must be a node (ai.action, ai.check, ai.sequence, …) or a function, got %s", what, i, t.RawGetInt(i).Type())
+			continue
+		}
+		n.Children = append(n.Children, c)
+	}
+	if size == 0 {
+		n.Problems.Add(n.Pos, "%s: a composite needs at least one child", what)
+	}
+	return pushBT(L, n)
+}
+
+// luaBTNode builds a decorator or a leaf: ai.kind(arg[, param][, { name = … }]).
+func luaBTNode(L *lua.LState, kind BTKind) int {
+	what := "ai." + kind.String()
+	n := &BTNode{Kind: kind, Pos: callerPos(L)}
+	top := L.GetTop()
+	if opts, ok := L.Get(top).(*lua.LTable); ok && top >= 2 {
+		top--
+		opts.ForEach(func(k, v lua.LValue) {
+			if k == lua.LString("name") {
+				n.Name = nodeName(&n.Problems, n.Pos, what, v)
+				return
+			}
+			n.Problems.Add(n.Pos, "%s: unknown option %s (the last table takes name = …)", what, lua.LVAsString(k))
+		})
+	}
+	arg := L.Get(1)
+	seconds := func(v lua.LValue) float64 {
+		s, ok := number(v)
+		if !ok || s < 0 || math.IsInf(s, 0) {
+			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, lua.LVAsString(v))
+			return 0
+		}
+		return s
+	}
+	params := 1
+	switch kind {
+	case BTInvert, BTLoop, BTCooldown, BTTimeout, BTForce:
+		c, ok := btChild(arg, n.Pos)
+		if !ok {
+			n.Problems.Add(n.Pos, "%s: its first argument must be a node or a function, got %s", what, arg.Type())
+		} else {
+			n.Children = []*BTNode{c}
+		}
+		p := L.Get(2)
+		switch kind {
+		case BTLoop:
+			params = 2
+			if p != lua.LNil {
+				c, ok := number(p)
+				if !ok || c < 1 || c != math.Trunc(c) || c > math.MaxInt32 {
+					n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, lua.LVAsString(p))
+				} else {
+					n.Count = int(c)
+				}
+			}
+		case BTCooldown, BTTimeout:
+			params = 2
+			n.Seconds = seconds(p)
+		case BTForce:
+			params = 2
+			s, ok := p.(lua.LString)
+			st, okSt := ParseStatus(s)
+			if !ok || !okSt {
+				n.Problems.Add(n.Pos, `%s: status must be "success", "failure" or "running", got %s`, what, lua.LVAsString(p))
+			}
+			n.Status = st
+		}
+	case BTAction:
+		fn, ok := arg.(*lua.LFunction)
+		if !ok {
+			n.Problems.Add(n.Pos, "%s: expects a function(ctx, dt) returning a status, got %s", what, arg.Type())
+		}
+		n.Fn = fn
+	case BTCheck, BTWaitUntil:
+		c, ok := toCond(arg)
+		if !ok {
+			n.Problems.Add(n.Pos, "%s: expects a condition (a function, a boolean or an ai.* condition), got %s", what, arg.Type())
+		}
+		n.Cond = c
+	case BTWait:
+		n.Seconds = seconds(arg)
+	}
+	if top > params {
+		n.Problems.Add(n.Pos, "%s: too many arguments (%d)", what, L.GetTop())
+	}
+	return pushBT(L, n)
+}
+
+// nodeName checks a name given to a node.
+func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
+	s, ok := v.(lua.LString)
+	if !ok || s == "" {
+		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, lua.LVAsString(v))
+		return ""
+	}
+	if strings.ContainsAny(string(s), ".[]{},") {
+		errs.Add(pos, "%s: name %q may not contain any of . [ ] { } ,", what, string(s))
+		return ""
+	}
+	return string(s)
+}
+
+// buildTree flattens root into a Tree, resolving default names and adding
+// every node's problems, and those of its place (siblings with one name),
+// to errs.
+func buildTree(root *BTNode, errs *ErrorList) *Tree {
+	t := &Tree{}
+	seen := map[*BTNode]bool{}
+	var place func(n *BTNode, name string, parent int, path string)
+	place = func(n *BTNode, name string, parent int, path string) {
+		if len(t.Nodes) >= MaxTreeNodes {
+			if len(t.Nodes) == MaxTreeNodes {
+				errs.Add(root.Pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
+				t.Nodes = append(t.Nodes, TreeNode{})
+			}
+			return
+		}
+		if !seen[n] {
+			seen[n] = true
+			*errs = append(*errs, n.Problems...)
+		}
+		i := len(t.Nodes)
+		if path != "" {
+			path += "."
+		}
+		path += name
+		t.Nodes = append(t.Nodes, TreeNode{Def: n, Name: name, Path: path, Parent: parent})
+		names := map[string]bool{}
+		for j, c := range n.Children {
+			cname := c.Name
+			if cname == "" {
+				cname = fmt.Sprintf("%s#%d", c.Kind, j+1)
+			}
+			if names[cname] {
+				errs.Add(c.Pos, "ai.%s: two children are named %q (names differ among siblings)", n.Kind, cname)
+			}
+			names[cname] = true
+			if len(t.Nodes) <= MaxTreeNodes {
+				t.Nodes[i].Kids = append(t.Nodes[i].Kids, len(t.Nodes))
+			}
+			place(c, cname, i, path)
+		}
+		if i < len(t.Nodes) {
+			t.Nodes[i].End = len(t.Nodes)
+		}
+	}
+	name := root.Name
+	if name == "" {
+		name = root.Kind.String()
+	}
+	place(root, name, -1, "")
+	if len(t.Nodes) > MaxTreeNodes {
+		t.Nodes = t.Nodes[:MaxTreeNodes]
+	}
+	return t
+}
+
+var treeFields = map[string]bool{"root": true, "context": true}
+
+// decodeTree builds the state ai.tree{} makes.
+func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
+	s := &State{Kind: KindTree, Pos: pos}
+	d := &decoder{L: L, pos: pos, errs: &s.Problems, warn: &s.Warnings, trans: -1}
+	const what = "ai.tree"
+	d.hooks(s, t, what)
+	t.ForEach(func(k, _ lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			d.errorf(pos, "%s: field keys must be names, got %s", what, k.Type())
+			return
+		}
+		if !leafFields[string(ks)] && !treeFields[string(ks)] {
+			d.warnf(pos, "%s: unknown field %q%s", what, string(ks), didYouMean(string(ks), leafFields, treeFields))
+		}
+	})
+	if v := t.RawGetString("context"); v != lua.LNil {
+		if ct, ok := v.(*lua.LTable); ok {
+			s.Context = ct
+		} else {
+			d.errorf(pos, "%s: context must be a table, got %s", what, v.Type())
+		}
+	}
+	root, ok := btChild(t.RawGetString("root"), pos)
+	if !ok {
+		d.errorf(pos, "%s: root must be a node (ai.sequence{…}, ai.action(fn), …), got %s", what, t.RawGetString("root").Type())
+		return s
+	}
+	s.Tree = buildTree(root, &s.Problems)
+	return s
+}
+
+// decodeSteps reads a state's steps list.
+func (d *decoder) steps(s *State, t *lua.LTable, what string) {
+	if v := t.RawGetString("steps_loop"); v != lua.LNil {
+		b, ok := v.(lua.LBool)
+		if !ok {
+			d.errorf(d.pos, "%s: steps_loop must be a boolean, got %s", what, v.Type())
+		}
+		s.StepsLoop = bool(b)
+	}
+	v := t.RawGetString("steps")
+	if v == lua.LNil {
+		if s.StepsLoop {
+			d.errorf(d.pos, "%s: steps_loop without steps", what)
+		}
+		return
+	}
+	list, ok := v.(*lua.LTable)
+	if !ok {
+		d.errorf(d.pos, "%s: steps must be a list of functions, ai.wait(s) and ai.wait_until(cond), got %s", what, v.Type())
+		return
+	}
+	n := list.Len()
+	list.ForEach(func(k, _ lua.LValue) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) != math.Trunc(float64(i)) || int(i) < 1 || int(i) > n {
+			d.errorf(d.pos, "%s: steps must be a list {…, …}, found key %s", what, lua.LVAsString(k))
+		}
+	})
+	if n == 0 {
+		d.errorf(d.pos, "%s: steps is empty", what)
+	}
+	for i := 1; i <= n; i++ {
+		item := list.RawGetInt(i)
+		if fn, ok := item.(*lua.LFunction); ok {
+			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: funcPos(fn, d.pos)})
+			continue
+		}
+		node, ok := BTValue(item)
+		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil) {
+			got := item.Type().String()
+			if ok {
+				got = "ai." + node.Kind.String()
+			}
+			d.errorf(d.pos, "%s: steps item %d must be a function, ai.wait(seconds) or ai.wait_until(cond), got %s", what, i, got)
+			continue
+		}
+		*d.errs = append(*d.errs, node.Problems...)
+		s.Steps = append(s.Steps, node)
+	}
+}
+
+// funcPos is where a Lua function was written, or def when unknown.
+func funcPos(fn *lua.LFunction, def Pos) Pos {
+	if fn.Proto != nil && fn.Proto.LineDefined > 0 {
+		return Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+	}
+	return def
+}
