@@ -351,3 +351,80 @@ func describeValue(v lua.LValue) string {
 	}
 	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())
 }
+
+// treeBusy reports whether some node of n's tree holds a record.
+func (a *Agent) treeBusy(n *node) bool {
+	for _, r := range a.bt[n.btBase : n.btBase+len(n.bt.Nodes)] {
+		if r != (btRT{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// treeSnapshot saves the records of n's tree that hold something.
+func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
+	var out map[string]nodeSnapshot
+	for i, tn := range n.bt.Nodes {
+		r := a.bt[n.btBase+i]
+		if r == (btRT{}) {
+			continue
+		}
+		s := nodeSnapshot{Running: r.on, Child: int(r.idx), Start: r.start}
+		if r.done != 0 {
+			s.Done = luabind.Status(r.done - 1).String()
+		}
+		if r.cooling {
+			c := r.cool
+			s.Cool = &c
+		}
+		if out == nil {
+			out = map[string]nodeSnapshot{}
+		}
+		out[tn.Path] = s
+	}
+	return out
+}
+
+// restoreTree reads what treeSnapshot saved.
+func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
+	byPath := make(map[string]int, len(n.bt.Nodes))
+	for i, tn := range n.bt.Nodes {
+		byPath[tn.Path] = i
+	}
+	for path, s := range saved {
+		i, ok := byPath[path]
+		if !ok {
+			return fmt.Errorf("tree node %q is not in the tree", path)
+		}
+		tn := &n.bt.Nodes[i]
+		r := btRT{on: s.Running, idx: int32(s.Child), start: s.Start}
+		switch {
+		case !finite(s.Start) || s.Start < 0:
+			return fmt.Errorf("tree node %q: start %v", path, s.Start)
+		case tn.Def.Kind.IsComposite() && (s.Child < 0 || s.Child >= len(tn.Kids)),
+			tn.Def.Kind == luabind.BTLoop && (s.Child < 0 || tn.Def.Count > 0 && s.Child >= tn.Def.Count),
+			!tn.Def.Kind.IsComposite() && tn.Def.Kind != luabind.BTLoop && s.Child != 0:
+			return fmt.Errorf("tree node %q: child %d out of range", path, s.Child)
+		}
+		switch s.Done {
+		case "":
+		case "success", "failure":
+			if tn.Parent < 0 || n.bt.Nodes[tn.Parent].Def.Kind != luabind.BTParallel {
+				return fmt.Errorf("tree node %q: done is for children of ai.parallel", path)
+			}
+			st, _ := luabind.ParseStatus(lua.LString(s.Done))
+			r.done = 1 + uint8(st)
+		default:
+			return fmt.Errorf("tree node %q: done %q", path, s.Done)
+		}
+		if s.Cool != nil {
+			if !finite(*s.Cool) || *s.Cool < 0 || tn.Def.Kind != luabind.BTCooldown {
+				return fmt.Errorf("tree node %q: cooled_at %v", path, *s.Cool)
+			}
+			r.cooling, r.cool = true, *s.Cool
+		}
+		a.bt[n.btBase+i] = r
+	}
+	return nil
+}

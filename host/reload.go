@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -280,12 +281,22 @@ func (a *Agent) remap(p *remapPlan) {
 	nodes, ms, bt, path, scores := p.nt.pool.take(p.nt)
 	var vanished []*node  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
+	var restarted []*node // states whose steps start again
 	for _, o := range p.ot.nodes {
 		n := p.to[o.id]
 		if n == nil {
 			continue
 		}
 		nodes[n.id] = a.nodes[o.id]
+		if rt := &nodes[n.id]; len(o.def.Steps) > 0 && !sameSteps(o.def.Steps, n.def.Steps, rt.step) {
+			if rt.step > 0 || rt.stepSeen {
+				restarted = append(restarted, n)
+			}
+			rt.step, rt.stepTime, rt.stepSeen = 0, 0, false
+		}
+		if o.bt != nil && n.bt != nil {
+			remapTree(o, n, a.bt, bt)
+		}
 		if !o.isMachine() || !n.isMachine() {
 			continue
 		}
@@ -296,15 +307,41 @@ func (a *Agent) remap(p *remapPlan) {
 				nm.stack = append(nm.stack, j)
 			}
 		}
-		if len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0 {
-			vanished = append(vanished, n)
-		}
-		if !n.isFSM() && len(nm.stack) > 1 {
-			// An fsm with a stack became a utility machine, which has no
-			// stack: the top stays active, the states paused below it
-			// are left (their exit hooks run after the swap).
-			left = append(left, leftStates{n, append([]int(nil), nm.stack[:len(nm.stack)-1]...)})
-			nm.stack = append(nm.stack[:0], nm.stack[len(nm.stack)-1])
+		switch {
+		case n.isRegions():
+			// Every region stays active; regions new here are entered
+			// after the swap (settle).
+			slices.Sort(nm.stack)
+		case o.isRegions() && len(nm.stack) > 0:
+			// Regions became one machine: one of them stays active (the
+			// initial if it was one, else the first), the others are left.
+			keep := nm.stack[0]
+			if slices.Contains(nm.stack, n.initial) {
+				keep = n.initial
+			}
+			var others []int
+			for _, c := range nm.stack {
+				if c != keep {
+					others = append(others, c)
+				}
+			}
+			left = append(left, leftStates{n, others})
+			nm.stack = append(nm.stack[:0], keep)
+		case o.isRegions():
+			if len(om.stack) > 0 {
+				vanished = append(vanished, n)
+			}
+		default:
+			if len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0 {
+				vanished = append(vanished, n)
+			}
+			if !n.isFSM() && len(nm.stack) > 1 {
+				// An fsm with a stack became a utility machine, which has no
+				// stack: the top stays active, the states paused below it
+				// are left (their exit hooks run after the swap).
+				left = append(left, leftStates{n, append([]int(nil), nm.stack[:len(nm.stack)-1]...)})
+				nm.stack = append(nm.stack[:0], nm.stack[len(nm.stack)-1])
+			}
 		}
 		if om.history >= 0 {
 			nm.history = idx[om.history]
@@ -330,34 +367,122 @@ func (a *Agent) remap(p *remapPlan) {
 			a.exit(l.machine.children[l.paused[i]])
 		}
 	}
-	// Walk the active path: a machine that lost its active child, or a
-	// machine that is new at an active place, re-enters its initial.
-	n := p.nt.root
+	for _, n := range restarted {
+		a.traceLine(n, "steps restarted by the reload: the list changed length, or its current item changed kind")
+	}
+	a.settle(p.nt.root, vanished, oldPath)
+	if fn := p.nt.def.OnReload; fn != nil {
+		a.hook(p.nt.root, fn, cbReload)
+	}
+}
+
+// settle walks the active states after a reload: a machine that lost its
+// active child, or a machine that is new at an active place, re-enters its
+// initial; a region new at an active place is entered.
+func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 	for n.isMachine() {
 		m := &a.ms[n.mid]
-		lost := false
-		for _, v := range vanished {
-			lost = lost || v == n
+		if n.isRegions() {
+			was := len(m.stack)
+			if was < len(n.children) {
+				// Fresh regions: enter them, then keep the stack in name order.
+				var had []int
+				had = append(had, m.stack...)
+				m.stack = m.stack[:0]
+				for i := range n.children {
+					m.stack = append(m.stack, i)
+				}
+				for i, c := range n.children {
+					if !slices.Contains(had, i) {
+						a.enter(c, lua.LNil)
+					}
+				}
+				a.emitReload(oldPath)
+				for _, i := range had {
+					a.settle(n.children[i], vanished, oldPath)
+				}
+				return
+			}
+			for _, i := range m.stack {
+				a.settle(n.children[i], vanished, oldPath)
+			}
+			return
 		}
-		if lost || len(m.stack) == 0 {
+		if slices.Contains(vanished, n) || len(m.stack) == 0 {
 			for len(m.stack) > 0 {
 				a.exit(n.children[m.stack[len(m.stack)-1]])
 				m.stack = m.stack[:len(m.stack)-1]
 			}
 			idx := n.initial
 			if idx < 0 {
-				break // a utility machine without initial decides next tick
+				return // a utility machine without initial decides next tick
 			}
 			m.stack = append(m.stack, idx)
 			a.enter(n.children[idx], lua.LNil)
 			a.emitReload(oldPath)
-			break
+			return
 		}
 		n = n.children[m.stack[len(m.stack)-1]]
 	}
-	if fn := p.nt.def.OnReload; fn != nil {
-		a.hook(p.nt.root, fn, cbReload)
+}
+
+// sameSteps: a reload keeps a state's steps progress when the list has the
+// same length and the current item the same kind.
+func sameSteps(old, nw []*luabind.BTNode, at int) bool {
+	if len(old) != len(nw) {
+		return false
 	}
+	return at >= len(old) || old[at].Kind == nw[at].Kind
+}
+
+// remapTree carries the records of a tree over a reload (README: Behaviour
+// trees): cooldown timers where the node path still exists; the running
+// path's records when every node on it still exists, of the same kind,
+// else the tree starts again at its root.
+func remapTree(o, n *node, from, to []btRT) {
+	byPath := make(map[string]int, len(n.bt.Nodes))
+	for i, tn := range n.bt.Nodes {
+		byPath[tn.Path] = i
+	}
+	match := func(i int) int {
+		j, ok := byPath[o.bt.Nodes[i].Path]
+		if !ok || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {
+			return -1
+		}
+		return j
+	}
+	keep := true
+	for i := 0; i < len(o.bt.Nodes); i++ {
+		if r := from[o.btBase+i]; r.on && match(i) < 0 {
+			keep = false
+			break
+		}
+	}
+	for i, tn := range o.bt.Nodes {
+		r := from[o.btBase+i]
+		j := match(i)
+		if j < 0 {
+			continue
+		}
+		if !keep {
+			r.clear()
+		} else if tn.Def.Kind.IsComposite() && r.on {
+			// The running child, by name: its place may have moved.
+			nk := n.bt.Nodes[j].Kids
+			c := byPath[o.bt.Nodes[tn.Kids[r.idx]].Path]
+			r.idx = int32(max(0, slices.Index(nk, c)))
+		}
+		to[n.btBase+j] = r
+	}
+}
+
+// traceLine reports a line of the engine's own about a state, where ai.log
+// lines go (Options.OnLog, the inspector, --trace).
+func (a *Agent) traceLine(n *node, msg string) {
+	if a.h.opts.OnLog == nil && !a.inspected {
+		return
+	}
+	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: n.path, Msg: "luaai: " + msg}})
 }
 
 // leftStates are the paused states of a machine that lost its stack in a

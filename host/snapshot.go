@@ -54,6 +54,23 @@ type agentSnapshot struct {
 type stateSnapshot struct {
 	Time  float64 `json:"time"`
 	Every float64 `json:"every"`
+	// Steps: the current item (from 0), the seconds in it, and whether it
+	// already ran (its time counts from the next update).
+	Step     int     `json:"step,omitempty"`
+	StepTime float64 `json:"step_time,omitempty"`
+	StepSeen bool    `json:"step_seen,omitempty"`
+	// Tree: the records of the tree's nodes that hold something, by node
+	// path.
+	Tree map[string]nodeSnapshot `json:"tree,omitempty"`
+}
+
+// nodeSnapshot is a behaviour-tree node's record (btRT).
+type nodeSnapshot struct {
+	Running bool     `json:"running,omitempty"`
+	Child   int      `json:"child,omitempty"` // composites: the running child, from 0; loop: runs finished
+	Start   float64  `json:"start,omitempty"`
+	Done    string   `json:"done,omitempty"` // a parallel's finished child: "success" or "failure"
+	Cool    *float64 `json:"cooled_at,omitempty"`
 }
 
 type machineSnapshot struct {
@@ -183,8 +200,12 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 	}
 	s.Bound = enc.bound
 	for _, n := range a.t.nodes {
-		if rt := a.nodes[n.id]; rt != (nodeRT{}) {
-			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every}
+		if rt := a.nodes[n.id]; rt != (nodeRT{}) || n.bt != nil && a.treeBusy(n) {
+			st := stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen}
+			if n.bt != nil {
+				st.Tree = a.treeSnapshot(n)
+			}
+			s.States[n.path] = st
 		}
 		if !n.isMachine() {
 			continue
@@ -400,7 +421,18 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		if !finite(st.Time) || !finite(st.Every) || st.Time < 0 || st.Every < 0 {
 			return nil, nil, bad("state %q: timers must be finite numbers ≥ 0", path)
 		}
-		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every}
+		if st.Step < 0 || st.Step > len(n.def.Steps) || !finite(st.StepTime) || st.StepTime < 0 {
+			return nil, nil, bad("state %q: steps at item %d (of %d), time %v", path, st.Step, len(n.def.Steps), st.StepTime)
+		}
+		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen}
+		if len(st.Tree) > 0 {
+			if n.bt == nil {
+				return nil, nil, bad("state %q is not an ai.tree", path)
+			}
+			if err := a.restoreTree(n, st.Tree); err != nil {
+				return nil, nil, bad("state %q: %v", path, err)
+			}
+		}
 	}
 	for path, ms := range s.Machines {
 		n, ok := t.byPath[path]
@@ -420,10 +452,17 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			if err != nil {
 				return nil, nil, err
 			}
-			if a.onStack(n, i) || (!n.isFSM() && len(m.stack) > 0) || len(m.stack) >= h.opts.MaxStackDepth {
+			if a.onStack(n, i) || (n.def.Kind == luabind.KindUtility && len(m.stack) > 0) || len(m.stack) >= h.opts.MaxStackDepth {
 				return nil, nil, bad("machine %q: invalid stack %v", path, ms.Stack)
 			}
 			m.stack = append(m.stack, i)
+		}
+		if n.isRegions() && len(m.stack) > 0 {
+			for k, i := range m.stack {
+				if i != k || len(m.stack) != len(n.children) {
+					return nil, nil, bad("regions %q: every region must be listed, in name order, got %v", path, ms.Stack)
+				}
+			}
 		}
 		if ms.History != "" {
 			if m.history, err = child(ms.History); err != nil {
@@ -455,16 +494,12 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			}
 		}
 	}
-	// The active path must be whole: every fsm on it has a state.
-	for n := t.root; n.isMachine(); {
-		st := a.ms[n.mid].stack
-		if len(st) == 0 {
-			if n.isFSM() {
-				return nil, nil, bad("fsm %q has no active state", n.path)
-			}
-			break
+	// The active states must be whole: every fsm and regions state among
+	// them has its states.
+	for _, n := range a.activeMachines() {
+		if len(a.ms[n.mid].stack) == 0 && n.def.Kind != luabind.KindUtility {
+			return nil, nil, bad("%s %q has no active state", n.def.Kind, n.path)
 		}
-		n = n.children[st[len(st)-1]]
 	}
 	if a.incoming, err = decodeEvents(d, "event", s.Events, a.incoming); err != nil {
 		return nil, nil, bad("%v", err)
