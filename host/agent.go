@@ -448,8 +448,12 @@ func (a *Agent) tracesDecisions() bool {
 	return a.watch || a.inspected || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
 }
 
-func (a *Agent) report(n *node, cb Callback, err error) {
+func (a *Agent) report(n *node, cb Callback, err error) { a.reportAt(n, cb, err, "") }
+
+// reportAt is report naming where in the state it failed: " (tree node x.y)".
+func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 	se := newScriptError(a, n, cb, err)
+	se.Msg += where
 	if len(a.errs) >= a.h.opts.MaxErrors {
 		a.errs = a.errs[1:]
 		a.dropped++

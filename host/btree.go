@@ -257,20 +257,20 @@ func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
 	case luabind.BTAction:
 		v, err := a.callStatus(n, d.Fn, dt, cbAction)
 		st, ok := luabind.ParseStatus(v)
-		if err == nil && !ok {
-			err = fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
-				fnWhere(d.Fn, d.Pos), tn.Path, describeValue(v))
-		}
-		if err != nil {
-			a.report(n, CallbackAction, fmt.Errorf("%w (tree node %s)", err, tn.Path))
+		switch {
+		case err != nil:
+			a.reportAt(n, CallbackAction, err, " (tree node "+tn.Path+")")
 			st = luabind.Failure
+		case !ok:
+			a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
+				fnWhere(d.Fn, d.Pos), tn.Path, describeValue(v)))
 		}
 		rt.on = st == luabind.Running
 		return st
 	case luabind.BTCheck, luabind.BTWaitUntil:
 		ok, err := a.testCond(n, d.Cond, cbCheck)
 		if err != nil {
-			a.report(n, CallbackCheck, fmt.Errorf("%w (tree node %s)", err, tn.Path))
+			a.reportAt(n, CallbackCheck, err, " (tree node "+tn.Path+")")
 			rt.on = false
 			return luabind.Failure
 		}
