@@ -511,7 +511,7 @@ func (r runner) ID() int                               { return r.a.id }
 // tick.
 func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 	a := r.a
-	to, ok := a.h.Agent(id)
+	to, ok := a.h.target(id)
 	if !ok || to.removed {
 		return false, nil
 	}
@@ -592,6 +592,13 @@ type luaAgent struct {
 
 // errNotYetSpawned: agent:tick on an agent queued by ai.spawn this tick.
 var errNotYetSpawned = errors.New("the agent is created at the end of this tick (ai.spawn during a tick is queued); tick it from the next tick on")
+
+func (l *luaAgent) ID() int {
+	if l.a == nil {
+		return 0
+	}
+	return l.a.id
+}
 
 func (l *luaAgent) Tick(dt float64) error {
 	if l.a == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
@@ -25,9 +26,13 @@ import (
 // and returns when all are done; the hooks in Options run on the calling
 // goroutine afterwards.
 type Host struct {
-	opts      Options
-	workers   []*worker
-	agents    []*Agent
+	opts    Options
+	workers []*worker
+	agents  []*Agent
+	// loose: agents ai.spawn made outside Host.Tick (the script that made
+	// them ticks them, as luaai test does), by id, for ai.send_to; weak, so
+	// an agent no script holds is collected.
+	loose     map[int]weak.Pointer[Agent]
 	spawned   int
 	closed    bool
 	tickDone  <-chan struct{} // ctx.Done() of TickContext, Load…Context, Reload…Context: the workers read it
@@ -290,6 +295,16 @@ func (h *Host) usable() error {
 func (h *Host) Agents() []*Agent { return slices.Clone(h.agents) }
 
 // Agent is the agent Host.Tick ticks with the given id, if any.
+// target is the agent ai.send_to names: one Host.Tick ticks, or one a
+// script spawned outside a tick and still holds.
+func (h *Host) target(id int) (*Agent, bool) {
+	if a, ok := h.Agent(id); ok {
+		return a, true
+	}
+	a := h.loose[id].Value()
+	return a, a != nil
+}
+
 func (h *Host) Agent(id int) (*Agent, bool) {
 	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
 	if !ok {

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"sort"
+	"weak"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -60,6 +61,16 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 		return p.handle, nil
 	}
 	a := w.spawn(b, t, ctx, nil)
+	if h.loose == nil {
+		h.loose = map[int]weak.Pointer[Agent]{}
+	} else if len(h.loose) >= 1024 && len(h.loose)&(len(h.loose)-1) == 0 {
+		for id, p := range h.loose { // at each power of two: forget the collected
+			if p.Value() == nil {
+				delete(h.loose, id)
+			}
+		}
+	}
+	h.loose[a.id] = weak.Make(a)
 	h.dispatch()
 	return &luaAgent{a: a}, nil
 }

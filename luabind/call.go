@@ -56,6 +56,9 @@ type Spawner interface {
 
 // LuaAgent is an agent as ai.spawn hands it to Lua (README: Agents from Lua, and tests).
 type LuaAgent interface {
+	// ID is the agent's id (what ai.send_to takes); 0 while an agent
+	// queued by ai.spawn during a tick does not exist yet.
+	ID() int
 	Tick(dt float64) error
 	State() (string, bool)
 	Active(name string) bool

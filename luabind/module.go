@@ -35,6 +35,7 @@ func (vm *VM) newModule() *lua.LTable {
 		"active": vm.agentActive,
 		"send":   vm.agentSend,
 		"errors": vm.agentErrors,
+		"id":     vm.agentID,
 	})
 	amt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		a := checkAgent(L, 1)
@@ -255,6 +256,15 @@ func checkAgent(L *lua.LState, n int) LuaAgent {
 	}
 	L.ArgError(n, "agent expected")
 	return nil
+}
+
+func (vm *VM) agentID(L *lua.LState) int {
+	if id := checkAgent(L, 1).ID(); id > 0 {
+		L.Push(lua.LNumber(id))
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
 }
 
 func (vm *VM) agentTick(L *lua.LState) int {

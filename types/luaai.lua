@@ -159,6 +159,11 @@ function Agent:active(name_or_path) end
 ---@param payload? any
 function Agent:send(event, payload) end
 
+---The agent's id, what ai.send_to takes (nil for an agent ai.spawn queued
+---during a tick, until the end of that tick).
+---@return integer?
+function Agent:id() end
+
 ---The callback errors reported since the last call, oldest first.
 ---@return luaai.CallbackError[]
 function Agent:errors() end
