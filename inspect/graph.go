@@ -157,8 +157,15 @@ func stateNotes(n *gnode) []string {
 	if n.def.Lock != nil {
 		out = append(out, "lock "+luabind.Describe(n.def.Lock))
 	}
+	if l := luabind.StepsLabel(n.def); l != "" {
+		out = append(out, l)
+	}
 	return out
 }
+
+// isGroup: a state drawn as a group (a cluster, a composite state): a
+// machine, or a tree state (its nodes inside).
+func isGroup(s *luabind.State) bool { return s.IsMachine() || s.Kind == luabind.KindTree }
 
 // transitionLabel lists what a transition waits for: its kind (push, pop,
 // internal), its event, timer and condition, and "run" when it has an
@@ -249,7 +256,7 @@ func dotCluster(n *gnode) string  { return dotID("cluster_" + n.path) }
 // dotEnd is the node an edge to or from state n attaches to, and the
 // attribute that clips it at the border of n's cluster.
 func dotEnd(n *gnode, attr string) (string, string) {
-	if n.def.IsMachine() {
+	if isGroup(n.def) {
 		return dotStart(n), attr + "=" + dotCluster(n)
 	}
 	return dotID(n.path), ""
@@ -283,15 +290,23 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 	}
 	for _, c := range n.children {
 		label := append([]string{c.name}, stateNotes(c)...)
-		if !c.def.IsMachine() {
+		if !isGroup(c.def) {
 			fmt.Fprintf(b, "%s%s [label=%s];\n", indent, dotID(c.path), dotID(label...))
 			continue
 		}
 		fmt.Fprintf(b, "%ssubgraph %s {\n", indent, dotCluster(c))
 		title := append([]string{machineTitle(c.name, c.def)}, label[1:]...)
 		fmt.Fprintf(b, "%s  label=%s;\n", indent, dotID(title...))
-		fmt.Fprintf(b, "%s  style=rounded;\n", indent)
-		g.dotMachine(b, c, indent+"  ")
+		if n.def.Kind == luabind.KindRegions {
+			fmt.Fprintf(b, "%s  style=\"rounded,dashed\";\n", indent) // a region: active beside its siblings
+		} else {
+			fmt.Fprintf(b, "%s  style=rounded;\n", indent)
+		}
+		if c.def.Kind == luabind.KindTree {
+			dotTree(b, c, indent+"  ")
+		} else {
+			g.dotMachine(b, c, indent+"  ")
+		}
 		fmt.Fprintf(b, "%s}\n", indent)
 	}
 	for _, c := range n.children {
@@ -324,6 +339,27 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 				attrs = append(attrs, "label="+dotID(l...))
 			}
 			fmt.Fprintf(b, "%s%s -> %s%s;\n", indent, from, to, dotAttrs(attrs...))
+		}
+	}
+}
+
+// dotTree writes a tree state's nodes, each with an edge from its parent
+// labelled with its place among the children.
+func dotTree(b *strings.Builder, n *gnode, indent string) {
+	fmt.Fprintf(b, "%s%s [shape=point, width=0.12, style=invis];\n", indent, dotStart(n))
+	nodes := n.def.Tree.Nodes
+	id := func(i int) string { return dotID(n.path + "[" + nodes[i].Path + "]") }
+	for i, tn := range nodes {
+		shape := "box"
+		if tn.Def.Kind.IsComposite() || tn.Def.Kind.IsDecorator() {
+			shape = "box, style=\"rounded,filled\", fillcolor=\"#eeeeee\""
+		}
+		fmt.Fprintf(b, "%s%s [label=%s, shape=%s];\n", indent, id(i), dotID(tn.Def.Label()), shape)
+	}
+	fmt.Fprintf(b, "%s%s -> %s [style=invis];\n", indent, dotStart(n), id(0))
+	for i, tn := range nodes {
+		for k, c := range tn.Kids {
+			fmt.Fprintf(b, "%s%s -> %s [label=%s];\n", indent, id(i), id(c), dotID(strconv.Itoa(k+1)))
 		}
 	}
 }
@@ -363,8 +399,16 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 	if init := n.child(n.def.Initial); init != nil {
 		fmt.Fprintf(b, "%s[*] --> %s\n", indent, init.id)
 	}
-	for _, c := range n.children {
-		if c.def.IsMachine() {
+	for i, c := range n.children {
+		if i > 0 && n.def.Kind == luabind.KindRegions {
+			fmt.Fprintf(b, "%s--\n", indent) // Mermaid's concurrent regions
+		}
+		if c.def.Kind == luabind.KindTree {
+			fmt.Fprintf(b, "%sstate %s {\n", indent, c.id)
+			fmt.Fprintf(b, "%s  %%%% %s\n", indent, machineTitle(c.path, c.def))
+			g.mermaidTree(b, c, indent+"  ")
+			fmt.Fprintf(b, "%s}\n", indent)
+		} else if c.def.IsMachine() {
 			fmt.Fprintf(b, "%sstate %s {\n", indent, c.id)
 			fmt.Fprintf(b, "%s  %%%% %s\n", indent, machineTitle(c.path, c.def))
 			g.mermaidMachine(b, c, indent+"  ")
@@ -400,6 +444,23 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 				line += " : " + mermaidText(strings.Join(l, ", "))
 			}
 			b.WriteString(line + "\n")
+		}
+	}
+}
+
+// mermaidTree writes a tree state's nodes as states, each with an edge
+// from its parent labelled with its place among the children.
+func (g *graph) mermaidTree(b *strings.Builder, n *gnode, indent string) {
+	nodes := n.def.Tree.Nodes
+	ids := make([]string, len(nodes))
+	for i, tn := range nodes {
+		ids[i] = g.unique(n.id + "_" + strings.NewReplacer(".", "_", "#", "_").Replace(tn.Path))
+		fmt.Fprintf(b, "%sstate %s as %s\n", indent, strconv.Quote(tn.Def.Label()), ids[i])
+	}
+	fmt.Fprintf(b, "%s[*] --> %s\n", indent, ids[0])
+	for i, tn := range nodes {
+		for k, c := range tn.Kids {
+			fmt.Fprintf(b, "%s%s --> %s : %d\n", indent, ids[i], ids[c], k+1)
 		}
 	}
 }

@@ -37,7 +37,7 @@ func TestMetaFileCoversTheModule(t *testing.T) {
 	// Agent methods: every declared one resolves on a real agent userdata,
 	// and every method the engine has is declared.
 	methods := matches(src, `(?m)^function Agent:(\w+)\(`)
-	require.Equal(t, []string{"active", "errors", "send", "state", "tick"}, methods)
+	require.Equal(t, []string{"active", "errors", "id", "send", "state", "tick"}, methods)
 	L := vm.L
 	ud := L.NewUserData()
 	ud.Value = metaAgent{}
@@ -91,6 +91,7 @@ func matches(src []byte, pattern string) []string {
 // metaAgent is enough of an agent for its metatable to resolve methods.
 type metaAgent struct{}
 
+func (metaAgent) ID() int                 { return 1 }
 func (metaAgent) Tick(float64) error      { return nil }
 func (metaAgent) State() (string, bool)   { return "", false }
 func (metaAgent) Active(string) bool      { return false }

@@ -475,3 +475,64 @@ func funcPos(fn *lua.LFunction, def Pos) Pos {
 	}
 	return def
 }
+
+// Label describes a node for a diagram or a trace: its kind, its name when
+// it was given one, and its parameters ("cooldown recover 0.5s", "check
+// lt(health, 3)", "action chase fn@hunter.lua:40").
+func (n *BTNode) Label() string {
+	parts := []string{n.Kind.String()}
+	if n.Name != "" {
+		parts = append(parts, n.Name)
+	}
+	switch n.Kind {
+	case BTParallel:
+		succeed, fail := "all", "one"
+		if n.SucceedOne {
+			succeed = "one"
+		}
+		if n.FailAll {
+			fail = "all"
+		}
+		parts = append(parts, "succeed "+succeed, "fail "+fail)
+	case BTLoop:
+		if n.Count > 0 {
+			parts = append(parts, fmt.Sprintf("×%d", n.Count))
+		} else {
+			parts = append(parts, "forever")
+		}
+	case BTCooldown, BTTimeout, BTWait:
+		parts = append(parts, fmt.Sprintf("%gs", n.Seconds))
+	case BTForce:
+		parts = append(parts, n.Status.String())
+	case BTAction:
+		if n.Fn != nil && n.Fn.Proto != nil {
+			parts = append(parts, fmt.Sprintf("fn@%s:%d", n.Fn.Proto.SourceName, n.Fn.Proto.LineDefined))
+		}
+	case BTCheck, BTWaitUntil:
+		if n.Cond != nil {
+			parts = append(parts, Describe(n.Cond))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// StepsLabel describes a state's steps on one line: "steps: fn@x.lua:3,
+// wait 0.5s, wait_until is(go) (loop)".
+func StepsLabel(s *State) string {
+	if len(s.Steps) == 0 {
+		return ""
+	}
+	items := make([]string, len(s.Steps))
+	for i, it := range s.Steps {
+		if it.Kind == BTAction {
+			items[i] = strings.TrimPrefix(it.Label(), "action ")
+		} else {
+			items[i] = it.Label()
+		}
+	}
+	out := "steps: " + strings.Join(items, ", ")
+	if s.StepsLoop {
+		out += " (loop)"
+	}
+	return out
+}
