@@ -2,6 +2,8 @@ package luaai_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -461,4 +463,240 @@ func gathererSeedTicks(t *testing.T, a *host.Agent) {
 	require.NoError(t, a.Tick(0.1))
 	checkGatherer(t, a, "tick 4", gatherStep{"idle", 0, 1, 1, 0, 1, 0})
 	require.Empty(t, a.Errors())
+}
+
+// --- hunter and soldier: trees, steps, regions and messages ---
+
+// battle is a 200-tick scenario for the hunter and the soldier: a squad
+// leader (agent 1) with three soldiers (2-4) talking by messages, and two
+// hunters (5, 6) with prey that comes, goes and hurts. Every new construct
+// is busy at some point: roaming steps, the combat tree (chase, strike,
+// cooldown, flee), loot steps, the regions, reloading steps, internal
+// transitions on messages.
+type battle struct {
+	hunter, soldier *host.Behaviour
+}
+
+const battleTicks = 200
+
+func loadBattle(t *testing.T, h *host.Host) battle {
+	t.Helper()
+	var bt battle
+	var err error
+	bt.hunter, err = h.LoadFile("scripts/hunter.lua")
+	require.NoError(t, err)
+	bt.soldier, err = h.LoadFile("scripts/soldier.lua")
+	require.NoError(t, err)
+	return bt
+}
+
+func (bt battle) spawn(t *testing.T, h *host.Host) {
+	t.Helper()
+	_, err := h.Spawn(bt.soldier, map[string]any{"squad": []any{2, 3, 4}})
+	require.NoError(t, err)
+	for i := range 3 {
+		_, err := h.Spawn(bt.soldier, map[string]any{"leader": 1, "x": float64(i)})
+		require.NoError(t, err)
+	}
+	for range 2 {
+		_, err := h.Spawn(bt.hunter, nil)
+		require.NoError(t, err)
+	}
+}
+
+// inputs is what the game does before tick n (1-based).
+func (battle) inputs(t *testing.T, h *host.Host, n int) {
+	t.Helper()
+	agent := func(id int) *host.Agent {
+		a, ok := h.Agent(id)
+		require.True(t, ok)
+		return a
+	}
+	set := func(id int, kv ...any) {
+		for i := 0; i < len(kv); i += 2 {
+			require.NoError(t, agent(id).Set(kv[i].(string), kv[i+1]))
+		}
+	}
+	switch n {
+	case 5:
+		set(2, "enemy_x", 4.0)
+	case 10:
+		set(5, "prey_x", 5.0, "prey_hp", 3)
+	case 20:
+		set(6, "prey_x", 2.0)
+	case 30:
+		require.NoError(t, agent(3).Send("under_fire", nil))
+	case 50:
+		set(6, "prey_x", 40.0)
+	case 60:
+		set(2, "enemy_x", false)
+	case 70:
+		set(5, "prey_x", 8.0, "prey_hp", 2)
+	case 100:
+		set(4, "enemy_x", 2.0)
+	case 106:
+		x, _ := agent(5).Number("x")
+		set(5, "prey_x", x+2, "prey_hp", 9)
+	case 110:
+		set(5, "health", 1)
+	case 140:
+		set(5, "health", 10)
+	case 150:
+		require.NoError(t, agent(4).Send("killed", nil))
+	}
+}
+
+// run ticks h from tick from+1 to battleTicks and returns one line per
+// agent-tick: its id and path.
+func (bt battle) run(t *testing.T, h *host.Host, from int) []string {
+	t.Helper()
+	var out []string
+	for n := from + 1; n <= battleTicks; n++ {
+		bt.inputs(t, h, n)
+		require.NoError(t, h.Tick(0.25))
+		for _, a := range h.Agents() {
+			out = append(out, fmt.Sprintf("%d %d %s", n, a.ID(), a.Path()))
+		}
+	}
+	return out
+}
+
+func battleHost(t *testing.T, workers int) *host.Host {
+	return newHost(t, host.Options{Workers: workers, Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7})
+}
+
+// TestBattleVisitsEverything: the scenario reaches the constructs it is
+// meant to exercise, with no callback error.
+func TestBattleVisitsEverything(t *testing.T) {
+	h := battleHost(t, 1)
+	bt := loadBattle(t, h)
+	bt.spawn(t, h)
+	trace := strings.Join(bt.run(t, h, 0), "\n")
+	for _, want := range []string{
+		"5 roam", "combat[reactive_selector.fight.engage.chase]", "5 loot", "combat[reactive_selector.flee.run_away]",
+		"6 combat", "movement.advance", "movement.take_cover", "weapon.firing", "weapon.reloading", "4 down",
+	} {
+		require.True(t, strings.Contains(trace, want), "the run never shows %q", want)
+	}
+	leader, _ := h.Agent(1)
+	require.Positive(t, num(t, leader, "contacts"))
+	require.Positive(t, num(t, leader, "orders"))
+	hunter, _ := h.Agent(5)
+	require.Positive(t, num(t, hunter, "strikes"))
+	require.Positive(t, num(t, hunter, "loot"))
+	for _, a := range h.Agents() {
+		require.Empty(t, a.Errors(), "agent %d", a.ID())
+	}
+}
+
+// TestBattleSnapshotEveryTick stops the run at every tick, restores it in
+// a fresh host and checks that the continued trace and the final state are
+// those of the straight run.
+func TestBattleSnapshotEveryTick(t *testing.T) {
+	h := battleHost(t, 1)
+	bt := loadBattle(t, h)
+	bt.spawn(t, h)
+	straight := bt.run(t, h, 0)
+	final, err := h.Snapshot()
+	require.NoError(t, err)
+
+	h = battleHost(t, 1)
+	bt = loadBattle(t, h)
+	bt.spawn(t, h)
+	step := 1
+	if testing.Short() {
+		step = 17
+	}
+	for k := 0; k < battleTicks; k++ {
+		if k > 0 {
+			bt.inputs(t, h, k)
+			require.NoError(t, h.Tick(0.25))
+		}
+		if k%step != 0 {
+			continue
+		}
+		snap, err := h.Snapshot()
+		require.NoError(t, err)
+		g := battleHost(t, 1)
+		gb := loadBattle(t, g)
+		_, err = g.Restore(snap, gb.hunter, gb.soldier)
+		require.NoError(t, err, "tick %d", k)
+		got := gb.run(t, g, k)
+		require.Equal(t, straight[k*6:], got, "continued from tick %d", k)
+		end, err := g.Snapshot()
+		require.NoError(t, err)
+		require.JSONEq(t, string(final), string(end), "final state, continued from tick %d", k)
+		g.Close()
+	}
+}
+
+// TestBattleWorkers: the same run with 1, 2 and 4 workers, messages flying
+// between agents on different workers, gives the same states and contexts.
+func TestBattleWorkers(t *testing.T) {
+	var want []string
+	var wantSnap []byte
+	for _, workers := range []int{1, 2, 4} {
+		h := battleHost(t, workers)
+		bt := loadBattle(t, h)
+		bt.spawn(t, h)
+		got := bt.run(t, h, 0)
+		snap, err := h.Snapshot()
+		require.NoError(t, err)
+		if want == nil {
+			want, wantSnap = got, snap
+			continue
+		}
+		require.Equal(t, want, got, "%d workers", workers)
+		require.JSONEq(t, string(wantSnap), string(snap), "%d workers", workers)
+	}
+}
+
+// TestBattleReload reloads both scripts unchanged every 7 ticks (mid-tree,
+// mid-steps, inside regions): the run is the straight run. Then an edit
+// that renames the hunter's strike sequence restarts a tree whose running
+// path went through it, and keeps one that did not.
+func TestBattleReload(t *testing.T) {
+	h := battleHost(t, 1)
+	bt := loadBattle(t, h)
+	bt.spawn(t, h)
+	straight := bt.run(t, h, 0)
+
+	h = battleHost(t, 1)
+	bt = loadBattle(t, h)
+	bt.spawn(t, h)
+	var got []string
+	for n := 1; n <= battleTicks; n++ {
+		if n%7 == 0 {
+			require.NoError(t, bt.hunter.Reload())
+			require.NoError(t, bt.soldier.Reload())
+		}
+		bt.inputs(t, h, n)
+		require.NoError(t, h.Tick(0.25))
+		for _, a := range h.Agents() {
+			got = append(got, fmt.Sprintf("%d %d %s", n, a.ID(), a.Path()))
+		}
+	}
+	require.Equal(t, straight, got)
+
+	src, err := os.ReadFile("scripts/hunter.lua")
+	require.NoError(t, err)
+	rename := func(from, to string) string {
+		out := strings.Replace(string(src), `name = "`+from+`"`, `name = "`+to+`"`, 1)
+		require.NotEqual(t, string(src), out)
+		return out
+	}
+	g := battleHost(t, 1)
+	b, err := g.LoadFile("scripts/hunter.lua")
+	require.NoError(t, err)
+	chasing, err := g.Spawn(b, map[string]any{"prey_x": 4.0})
+	require.NoError(t, err)
+	require.NoError(t, g.Tick(0.25))
+	require.Equal(t, "combat[reactive_selector.fight.engage.chase]", chasing.Path())
+	require.NoError(t, b.ReloadSource(rename("flee", "escape")))
+	require.Equal(t, "combat[reactive_selector.fight.engage.chase]", chasing.Path(), "its running path still exists: kept")
+	require.NoError(t, b.ReloadSource(rename("engage", "close_in")))
+	require.Equal(t, "combat", chasing.Path(), "its running path is gone: the tree starts again at its root")
+	require.NoError(t, g.Tick(0.25))
+	require.Equal(t, "combat[reactive_selector.fight.close_in.chase]", chasing.Path())
+	require.Empty(t, chasing.Errors())
 }
