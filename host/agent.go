@@ -295,6 +295,29 @@ func (a *Agent) Path() string {
 	return p
 }
 
+// eachActive calls fn for n and every active state below it (not the
+// paused ones), each before the states below it: the active path, and
+// every region of an ai.regions state in name order.
+func (a *Agent) eachActive(n *node, fn func(*node)) {
+	for {
+		fn(n)
+		if !n.isMachine() {
+			return
+		}
+		st := a.ms[n.mid].stack
+		if len(st) == 0 {
+			return
+		}
+		if n.isRegions() {
+			for _, i := range st {
+				a.eachActive(n.children[i], fn)
+			}
+			return
+		}
+		n = n.children[st[len(st)-1]]
+	}
+}
+
 // deepest is the last node of the active path (an ai.regions state, when
 // the path reaches one: below it the active states branch).
 func (a *Agent) deepest() *node {

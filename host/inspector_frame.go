@@ -35,6 +35,7 @@ type frameJSON struct {
 	Active      []string         `json:"active"` // the active path, outermost first
 	Paused      []string         `json:"paused"` // states paused on stacks
 	Stacks      []stackJSON      `json:"stacks"`
+	Steps       []stepsJSON      `json:"steps,omitempty"` // progress of the active states' steps
 	Suspended   bool             `json:"suspended,omitempty"`
 	Context     any              `json:"context"`
 	Decisions   []decisionJSON   `json:"decisions"`
@@ -46,6 +47,15 @@ type frameJSON struct {
 	Logs        []logJSON        `json:"logs"`        // this tick's
 	Transitions []transitionJSON `json:"transitions"` // this tick's
 	Inputs      []inputJSON      `json:"inputs"`      // current inputs of the plotted curves
+}
+
+// stepsJSON is where an active state's steps are: item (from 0; of when
+// done) and the seconds in it.
+type stepsJSON struct {
+	State string  `json:"state"`
+	Item  int     `json:"item"`
+	Of    int     `json:"of"`
+	Time  float64 `json:"time"`
 }
 
 type stackJSON struct {
@@ -146,8 +156,9 @@ func (in *inspector) frame(a *Agent) agentFrame {
 		Context:   luabind.JSONSafe(a.Context()),
 		Structure: in.structureOf(a.t),
 	}
-	// The active path, its stacks, timers, decisions and curves.
-	for n := a.t.root; ; {
+	// The active states, their stacks, timers, steps, trees, decisions
+	// and curves.
+	a.eachActive(a.t.root, func(n *node) {
 		if n != a.t.root {
 			f.Active = append(f.Active, n.path)
 		}
@@ -159,8 +170,18 @@ func (in *inspector) frame(a *Agent) agentFrame {
 			}
 			f.Timers = append(f.Timers, t)
 		}
+		if len(n.def.Steps) > 0 {
+			f.Steps = append(f.Steps, stepsJSON{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
+		}
+		if n.bt != nil {
+			for i, tn := range n.bt.Nodes {
+				if a.bt[n.btBase+i].on {
+					f.Active = append(f.Active, n.path+"["+tn.Path+"]")
+				}
+			}
+		}
 		if !n.isMachine() {
-			break
+			return
 		}
 		st := a.ms[n.mid].stack
 		if n.isFSM() && len(st) > 1 {
@@ -170,17 +191,13 @@ func (in *inspector) frame(a *Agent) agentFrame {
 			}
 			f.Stacks = append(f.Stacks, stackJSON{Machine: n.path, States: names})
 		}
-		if !n.isFSM() {
+		if n.def.Kind == luabind.KindUtility {
 			if d, ok := a.decisions[n.path]; ok {
 				f.Decisions = append(f.Decisions, decisionOf(d, n.def.Momentum))
 			}
 			f.Inputs = append(f.Inputs, curveInputs(a, n)...)
 		}
-		if len(st) == 0 {
-			break
-		}
-		n = n.children[st[len(st)-1]]
-	}
+	})
 	// At most maxShownEvents of them: a script may queue thousands.
 	for _, e := range a.incoming[:min(len(a.incoming), maxShownEvents)] {
 		f.Events = append(f.Events, eventJSON{Name: clip(e.name, 200), Payload: payloadJSON(e.payload)})
@@ -270,6 +287,27 @@ type structureJSON struct {
 	File        string            `json:"file,omitempty"`
 	Line        int               `json:"line,omitempty"`
 	Children    []*structureJSON  `json:"children,omitempty"`
+	Steps       []string          `json:"steps,omitempty"` // the items, described
+	StepsLoop   bool              `json:"steps_loop,omitempty"`
+	Tree        *treeNodeJSON     `json:"tree,omitempty"` // an ai.tree state's nodes
+}
+
+// treeNodeJSON is a behaviour-tree node as the page draws it; path is what
+// a frame's active list names it by: "state[node.path]".
+type treeNodeJSON struct {
+	Label string          `json:"label"`
+	Name  string          `json:"name"`
+	Path  string          `json:"path"`
+	Kids  []*treeNodeJSON `json:"kids,omitempty"`
+}
+
+func treeStructure(n *node, i int) *treeNodeJSON {
+	tn := &n.bt.Nodes[i]
+	out := &treeNodeJSON{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
+	for _, c := range tn.Kids {
+		out.Kids = append(out.Kids, treeStructure(n, c))
+	}
+	return out
 }
 
 type structTransJSON struct {
@@ -325,6 +363,13 @@ func structureNode(n *node) *structureJSON {
 	}
 	if n.isMachine() && n.initial >= 0 {
 		s.Initial = n.children[n.initial].name
+	}
+	for _, it := range d.Steps {
+		s.Steps = append(s.Steps, it.StepLabel())
+	}
+	s.StepsLoop = d.StepsLoop
+	if n.bt != nil {
+		s.Tree = treeStructure(n, 0)
 	}
 	for _, hk := range []struct {
 		name string

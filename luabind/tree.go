@@ -516,6 +516,14 @@ func (n *BTNode) Label() string {
 	return strings.Join(parts, " ")
 }
 
+// StepLabel describes a step item: a function as fn@file:line, else as Label.
+func (n *BTNode) StepLabel() string {
+	if n.Kind == BTAction {
+		return strings.TrimPrefix(n.Label(), "action ")
+	}
+	return n.Label()
+}
+
 // StepsLabel describes a state's steps on one line: "steps: fn@x.lua:3,
 // wait 0.5s, wait_until is(go) (loop)".
 func StepsLabel(s *State) string {
@@ -524,11 +532,7 @@ func StepsLabel(s *State) string {
 	}
 	items := make([]string, len(s.Steps))
 	for i, it := range s.Steps {
-		if it.Kind == BTAction {
-			items[i] = strings.TrimPrefix(it.Label(), "action ")
-		} else {
-			items[i] = it.Label()
-		}
+		items[i] = it.StepLabel()
 	}
 	out := "steps: " + strings.Join(items, ", ")
 	if s.StepsLoop {

@@ -166,3 +166,33 @@ func TestInspectorScoresInBrowser(t *testing.T) {
 	}
 	assert.Equal(t, exitOK, r.stop(t))
 }
+
+// A behaviour tree's running node, the roaming steps and a soldier's
+// regions show on the page.
+func TestInspectorTreesInBrowser(t *testing.T) {
+	ctx := browser(t)
+	input := filepath.Join(t.TempDir(), "prey.jsonl")
+	require.NoError(t, os.WriteFile(input, []byte(`{"tick":1,"agent":"*","set":{"prey_x":14}}`+"\n"), 0o644))
+	r, url := startInspected(t, "../../scripts/hunter.lua", "--agents", "1", "--hz", "10", "--set", "patrol_end=100", "--set", "waypoint=100", "--input", input)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
+	poll(t, ctx, "roaming steps, the walk item current", `(() => { const s = document.querySelector('.agent-view[data-id="1"] .state[data-path="roam"] .step.active'); return !!s && /^fn@/.test(s.textContent); })()`)
+	poll(t, ctx, "the tree drawn", `document.querySelectorAll('.agent-view[data-id="1"] .bt').length === 12`)
+	poll(t, ctx, "the chase running, its ancestors too", `(() => {
+		const on = [...document.querySelectorAll('.agent-view[data-id="1"] .bt.active')].map(b => b.dataset.path);
+		return on.includes('combat[reactive_selector.fight.engage.chase]') && on.includes('combat[reactive_selector.fight]') && !on.includes('combat[reactive_selector.flee]');
+	})()`)
+	path := eval[string](t, ctx, `document.querySelector('.agent-view[data-id="1"] .path').textContent`)
+	assert.Equal(t, "combat[reactive_selector.fight.engage.chase]", path)
+	assert.Equal(t, exitOK, r.stop(t))
+
+	enemy := filepath.Join(t.TempDir(), "enemy.jsonl")
+	require.NoError(t, os.WriteFile(enemy, []byte(`{"tick":1,"agent":"*","set":{"enemy_x":3}}`+"\n"), 0o644))
+	r, url = startInspected(t, "../../scripts/soldier.lua", "--agents", "1", "--hz", "20", "--input", enemy)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
+	poll(t, ctx, "every region active at once", `(() => {
+		const v = document.querySelector('.agent-view[data-id="1"]');
+		return ['alive.movement.hold', 'alive.orders.listening', 'alive.weapon'].every(p => v.querySelector('.state.active[data-path="' + p + '"]'));
+	})()`)
+	poll(t, ctx, "the path with braces", `/^alive\{movement\.hold,orders\.listening,weapon\.(aiming|firing|reloading)\}$/.test(document.querySelector('.agent-view[data-id="1"] .path').textContent)`)
+	assert.Equal(t, exitOK, r.stop(t))
+}

@@ -212,7 +212,7 @@ function agentView(f, prev, past) {
     el("div", {}, "state ", el("span", { class: "path", text: f.path || "(none)" }), f.suspended ? el("strong", { class: "bad", text: " suspended" }) : null),
     (f.stacks || []).length ? el("div", { class: "stack" }, "stack ", ...(f.stacks.map((s) => el("span", { class: "muted", text: `${s.machine || "root"}: [${s.states.join(", ")}] ` })))) : null,
     (f.transitions || []).length ? el("div", { class: "changes" }, "this tick: ", (f.transitions.map((t) => `${t.kind} ${t.from || "-"} → ${t.to || "-"}`)).join("; ")) : null,
-    section("machine", "diagram", structure ? stateBox(structure.root, active, paused, true) : el("span", { class: "muted", text: "…" })),
+    section("machine", "diagram", structure ? stateBox(structure.root, active, paused, true, stepsByState(f)) : el("span", { class: "muted", text: "…" })),
     section("context", "ctx", ctxTree(f.context, "", changes)),
     (f.decisions || []).length ? section("decisions", "decisions", ...f.decisions.map(decisionTable)) : null,
     curvesOf(structure, f),
@@ -225,7 +225,31 @@ function agentView(f, prev, past) {
   );
 }
 
-function stateBox(n, active, paused, root) {
+function stepsByState(f) {
+  const out = new Map();
+  for (const s of f.steps || []) out.set(s.state, s);
+  return out;
+}
+
+// treeBox draws a behaviour-tree node and its children; running nodes are
+// in the frame's active list as "state[node.path]".
+function treeBox(t, active) {
+  return el("div", { class: "bt" + (active.has(t.path) ? " active" : ""), "data-path": t.path },
+    el("span", { class: "name", text: t.label }),
+    (t.kids || []).length ? el("div", { class: "kids" }, ...t.kids.map((k) => treeBox(k, active))) : null);
+}
+
+// stepsLine lists a state's steps, the current one marked while it is active.
+function stepsLine(n, progress) {
+  const items = n.steps.map((label, i) => {
+    const on = progress && progress.item === i;
+    return el("span", { class: on ? "step active" : "step", text: label + (on ? ` (${fmt(progress.time)} s)` : "") });
+  });
+  const done = progress && progress.item >= n.steps.length ? " (done)" : "";
+  return el("div", { class: "steps" }, "steps" + (n.steps_loop ? " (loop)" : "") + done + ": ", ...items);
+}
+
+function stateBox(n, active, paused, root, steps) {
   const cls = ["state", active.has(n.path) ? "active" : "", paused.has(n.path) ? "on-stack" : ""].join(" ").trim();
   const trans = (n.transitions || []).map((t) => {
     let s = t.on ? `on ${t.on}` : t.after ? `after ${t.after}s` : "";
@@ -240,7 +264,9 @@ function stateBox(n, active, paused, root) {
     n.kind !== "leaf" ? el("span", { class: "kind", text: n.kind + (n.initial ? `, initial ${n.initial}` : "") }) : null,
     n.score ? el("div", { class: "trans", text: `score ${n.score}` }) : null,
     ...trans,
-    (n.children || []).length ? el("div", { class: "kids" }, ...n.children.map((c) => stateBox(c, active, paused, false))) : null);
+    (n.steps || []).length ? stepsLine(n, active.has(n.path) ? steps.get(n.path) : null) : null,
+    n.tree ? el("div", { class: "tree" }, treeBox(n.tree, active)) : null,
+    (n.children || []).length ? el("div", { class: "kids" + (n.kind === "regions" ? " regions" : "") }, ...n.children.map((c) => stateBox(c, active, paused, false, steps))) : null);
 }
 
 function changedKeys(before, after, prefix) {
