@@ -136,7 +136,7 @@ func (g *defGen) transition() {
 		case 5:
 			g.w("on = ", g.pick(`"hit"`, `""`, "1", "true"), ", ")
 		case 6:
-			g.w("after = ", g.number(), ", ")
+			g.w(g.pick("after = "+g.number(), "run = "+g.function()), ", ")
 		default:
 			g.w(g.pick("bogus", "to", "[1]", "[2]"), " = ", g.scalar(), ", ")
 		}
@@ -174,6 +174,8 @@ func (g *defGen) state() {
 			g.w("score = ", g.scorer(), ", ")
 		case 7:
 			g.w(g.pick("states", "initial", "context"), " = ", g.scalar(), ", ")
+		case 8:
+			g.w("steps = ", g.steps(), ", steps_loop = ", g.pick("true", "false", "nil", "1"), ", ")
 		default:
 			g.w(g.pick("bogus", "[1]", "Enter"), " = ", g.scalar(), ", ")
 		}
@@ -181,10 +183,76 @@ func (g *defGen) state() {
 	g.w("}")
 }
 
+// steps is a steps list: functions, waits, wait_untils and what does not belong.
+func (g *defGen) steps() string {
+	if g.next()%8 == 0 {
+		return g.scalar()
+	}
+	var b strings.Builder
+	b.WriteString("{ ")
+	for n := int(g.next() % 5); n > 0; n-- {
+		switch g.next() % 6 {
+		case 0, 1:
+			b.WriteString(g.pick(g.function(), "function(ctx) return 'running' end"))
+		case 2:
+			b.WriteString("ai.wait(" + g.number() + ")")
+		case 3:
+			b.WriteString("ai.wait_until(" + g.cond() + ")")
+		case 4:
+			b.WriteString(g.btNode())
+		default:
+			b.WriteString(g.scalar())
+		}
+		b.WriteString(", ")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// btNode is a behaviour-tree node, good or bad.
+func (g *defGen) btNode() string {
+	if g.nest > 5 {
+		return g.pick("ai.action(function() return 'running' end)", "ai.wait(1)", "ai.check(true)")
+	}
+	g.nest++
+	defer func() { g.nest-- }()
+	opts := g.pick("", "", `, { name = "n" }`, `, { name = "a.b" }`, `, { bogus = 1 }`)
+	switch g.next() % 12 {
+	case 0, 1, 2:
+		var b strings.Builder
+		b.WriteString("ai." + g.pick("sequence", "reactive_sequence", "selector", "reactive_selector", "parallel") + " { ")
+		for n := int(g.next() % 4); n > 0; n-- {
+			b.WriteString(g.btNode() + ", ")
+		}
+		b.WriteString(g.pick("", `name = "c", `, `succeed = "one", `, `fail = "all", `, `succeed = "most", `, `name = 3, `))
+		b.WriteString("}")
+		return b.String()
+	case 3:
+		return "ai." + g.pick("invert", "timeout", "cooldown", "loop", "force") + "(" + g.btNode() + ", " +
+			g.pick(g.number(), `"success"`, `"running"`, "nil", `"maybe"`) + opts + ")"
+	case 4, 5:
+		return "ai.action(" + g.pick(g.function(), "function() return 'running' end", "function() return 'success' end", g.scalar()) + opts + ")"
+	case 6:
+		return "ai.check(" + g.cond() + opts + ")"
+	case 7:
+		return "ai.wait(" + g.number() + opts + ")"
+	case 8:
+		return "ai.wait_until(" + g.cond() + opts + ")"
+	case 9:
+		return g.function()
+	default:
+		return g.scalar()
+	}
+}
+
 func (g *defGen) machine() {
 	g.depth++
 	defer func() { g.depth-- }()
-	g.w("ai.", g.pick("fsm", "utility", "fsm"), " {")
+	kind := g.pick("fsm", "utility", "fsm", "regions", "tree")
+	g.w("ai.", kind, " {")
+	if kind == "tree" && g.next()%4 != 0 {
+		g.w("root = ", g.btNode(), ", ")
+	}
 	for n := int(g.next()%8) + 1; n > 0; n-- {
 		switch g.next() % 12 {
 		case 0, 1:
