@@ -244,3 +244,31 @@ func TestTreeDefinitionErrors(t *testing.T) {
 		})
 	}
 }
+
+// Hostile definitions: a node shared 2^40 ways, a huge steps list, a very
+// deep tree. Each is refused or runs in bounded time.
+func TestTreeHostileDefinitions(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	_, err = h.LoadString("wide.lua", `local ai = require("luaai")
+local n = ai.action(function() return true end)
+for _ = 1, 40 do n = ai.sequence { n, n } end
+return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
+	require.ErrorContains(t, err, "wide.lua:4: ai.tree: more than 10000 nodes")
+	_, err = h.LoadString("steps.lua", `local ai = require("luaai")
+local s = {}
+for i = 1, 20000 do s[i] = function() end end
+return ai.fsm { initial = "t", states = { t = { steps = s } } }`)
+	require.ErrorContains(t, err, "steps.lua:4: state \"t\": more than 10000 steps")
+	b, err := h.LoadString("deep.lua", `local ai = require("luaai")
+local n = ai.action(function() return "running" end, { name = "leaf" })
+for _ = 1, 5000 do n = ai.invert(n) end
+return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Tick(0.1))
+	require.True(t, strings.HasSuffix(a.Path(), ".leaf]"))
+	require.Empty(t, a.Errors())
+}

@@ -16,7 +16,8 @@ import (
 const btTypeName = "luaai.node"
 
 // MaxTreeNodes bounds the nodes of one ai.tree (a node used in several
-// places counts at each).
+// places counts at each), and the items of one steps list: an update runs
+// at most that many Lua calls for either.
 const MaxTreeNodes = 10000
 
 // BTKind says what a behaviour-tree node is.
@@ -332,14 +333,14 @@ func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
 // to errs.
-func buildTree(root *BTNode, errs *ErrorList) *Tree {
+func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
 	t := &Tree{}
 	seen := map[*BTNode]bool{}
 	var place func(n *BTNode, name string, parent int, path string)
 	place = func(n *BTNode, name string, parent int, path string) {
 		if len(t.Nodes) >= MaxTreeNodes {
 			if len(t.Nodes) == MaxTreeNodes {
-				errs.Add(root.Pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
+				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
 				t.Nodes = append(t.Nodes, TreeNode{})
 			}
 			return
@@ -414,7 +415,7 @@ func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
 		d.errorf(pos, "%s: root must be a node (ai.sequence{…}, ai.action(fn), …), got %s", what, t.RawGetString("root").Type())
 		return s
 	}
-	s.Tree = buildTree(root, &s.Problems)
+	s.Tree = buildTree(root, pos, &s.Problems)
 	return s
 }
 
@@ -447,6 +448,10 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	})
 	if n == 0 {
 		d.errorf(d.pos, "%s: steps is empty", what)
+	}
+	if n > MaxTreeNodes {
+		d.errorf(d.pos, "%s: more than %d steps", what, MaxTreeNodes)
+		return
 	}
 	for i := 1; i <= n; i++ {
 		item := list.RawGetInt(i)
