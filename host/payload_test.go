@@ -164,3 +164,24 @@ return ai.fsm { initial = "a", states = {
 	require.Equal(t, host.CallbackRun, f.se[0].Callback)
 	require.Contains(t, f.se[0].Msg, "bad action")
 }
+
+// A run on a transition that also names `to` and raises is reported with
+// file:line; the transition still happens and the agent goes on.
+func TestRunRaisesOnTransition(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm { initial = "a", states = {
+  a = with(rec("a"), { transitions = { { to = "b", on = "go", run = function() error("broken action") end } } }),
+  b = with(rec("b"), { transitions = { { to = "a", on = "back" } } }),
+} }`)
+	a := f.spawn(nil)
+	takeLog(a)
+	require.NoError(t, a.Send("go", nil))
+	f.tick(a, 0.1)
+	require.Equal(t, []string{"exit a", "enter b"}, takeLog(a))
+	require.Len(t, f.se, 1)
+	require.Equal(t, host.CallbackRun, f.se[0].Callback)
+	require.Equal(t, "test.lua:14: broken action", f.se[0].Message())
+	require.NoError(t, a.Send("back", nil))
+	f.tick(a, 0.1)
+	require.Equal(t, "a", a.Path(), "the agent goes on")
+}
