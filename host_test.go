@@ -617,7 +617,8 @@ func TestBattleSnapshotEveryTick(t *testing.T) {
 		}
 		snap, err := h.Snapshot()
 		require.NoError(t, err)
-		g := battleHost(t, 1)
+		g, err := host.New(host.Options{Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7}) // closed below, not kept to the end
+		require.NoError(t, err)
 		gb := loadBattle(t, g)
 		_, err = g.Restore(snap, gb.hunter, gb.soldier)
 		require.NoError(t, err, "tick %d", k)
