@@ -1,10 +1,14 @@
 // Package host is the engine a Go game embeds to run game AI written in Lua.
 //
 // Go owns the scheduling: finite state machines, hierarchical machines,
-// utility selection and a pushdown stack on every fsm, with the tick
-// semantics of the luaai contract (clock, deferred requests, decide,
-// update). Lua owns the behaviour: state hooks, transition conditions and
-// utility scorers are Lua functions sharing one context table per agent.
+// utility selection and a pushdown stack on every fsm, behaviour trees
+// (ai.tree), parallel regions (ai.regions) and steps that survive saves,
+// with the tick semantics of the luaai contract (clock, deferred requests,
+// decide, update). Lua owns the behaviour: state hooks, transition
+// conditions, utility scorers and tree leaves are Lua functions sharing one
+// context table per agent. Every piece of an agent's progress (stacks,
+// timers, steps, running tree nodes, pending events and messages) is plain
+// data that snapshots save and hot reloads carry over.
 //
 // A minimal game loop:
 //
