@@ -100,6 +100,9 @@ func (a *Agent) tickTree(n *node, dt lua.LValue) {
 		name = "tree:success"
 	}
 	a.incoming = append(a.incoming, event{name: name, payload: n.pathLV})
+	if a.h.opts.OnLog != nil || a.inspected {
+		a.traceLine(n, "the tree finished: "+name+" sent")
+	}
 }
 
 // resetTree clears the records of n's tree, cooldowns included (entering
