@@ -266,7 +266,7 @@ func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
 			st = luabind.Failure
 		case !ok:
 			a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
-				fnWhere(d.Fn, d.Pos), tn.Path, describeValue(v)))
+				luabind.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
 		}
 		rt.on = st == luabind.Running
 		return st
@@ -337,14 +337,6 @@ func (a *Agent) testCond(n *node, c luabind.Cond, k callback) (bool, error) {
 	ok, err := c.Test(a.w.vm, a.ctx, lua.LNil)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	return ok, err
-}
-
-// fnWhere is "file:line" of a Lua function, or of pos.
-func fnWhere(fn *lua.LFunction, pos luabind.Pos) string {
-	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		return fmt.Sprintf("%s:%d", fn.Proto.SourceName, fn.Proto.LineDefined)
-	}
-	return pos.String()
 }
 
 // describeValue writes a value for an error: strings quoted and cut.

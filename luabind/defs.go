@@ -354,8 +354,8 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 
 func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 	tr := Transition{Pos: d.pos}
-	if fn, ok := e.RawGetString("when").(*lua.LFunction); ok && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		tr.Pos = Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+	if fn, ok := e.RawGetString("when").(*lua.LFunction); ok {
+		tr.Pos = FuncPos(fn, d.pos)
 	}
 	e.ForEach(func(k, _ lua.LValue) {
 		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {

@@ -456,7 +456,7 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	for i := 1; i <= n; i++ {
 		item := list.RawGetInt(i)
 		if fn, ok := item.(*lua.LFunction); ok {
-			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: funcPos(fn, d.pos)})
+			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: FuncPos(fn, d.pos)})
 			continue
 		}
 		node, ok := BTValue(item)
@@ -473,9 +473,9 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	}
 }
 
-// funcPos is where a Lua function was written, or def when unknown.
-func funcPos(fn *lua.LFunction, def Pos) Pos {
-	if fn.Proto != nil && fn.Proto.LineDefined > 0 {
+// FuncPos is where a Lua function was written, or def when unknown.
+func FuncPos(fn *lua.LFunction, def Pos) Pos {
+	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
 		return Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
 	}
 	return def
