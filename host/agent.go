@@ -201,7 +201,7 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
-	a.emitState(TransitionSpawn)
+	a.emitState(TransitionSpawn, "")
 	return a
 }
 
@@ -508,12 +508,14 @@ func (a *Agent) emit(kind TransitionKind, from, to *node) {
 	a.w.records = append(a.w.records, record{kind: recTransition, tr: t})
 }
 
-// emitState reports a spawn or a restore, to the agent's whole state.
-func (a *Agent) emitState(kind TransitionKind) {
+// emitState reports a spawn, a restore, or (kind "reload") that a reload
+// moved the agent because its active state vanished: to its whole state,
+// from the path it had before ("" for none).
+func (a *Agent) emitState(kind TransitionKind, from string) {
 	if a.h.opts.OnTransition == nil && !a.inspected {
 		return
 	}
-	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: a.Path()}})
+	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, From: from, To: a.Path()}})
 }
 
 // --- luabind.Runner: what ai.* functions act on inside callbacks ---

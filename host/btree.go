@@ -347,16 +347,6 @@ func describeValue(v lua.LValue) string {
 	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())
 }
 
-// treeBusy reports whether some node of n's tree holds a record.
-func (a *Agent) treeBusy(n *node) bool {
-	for _, r := range a.bt[n.btBase : n.btBase+len(n.bt.Nodes)] {
-		if r != (btRT{}) {
-			return true
-		}
-	}
-	return false
-}
-
 // treeSnapshot saves the records of n's tree that hold something.
 func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
 	var out map[string]nodeSnapshot
@@ -383,13 +373,9 @@ func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
 
 // restoreTree reads what treeSnapshot saved.
 func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
-	byPath := make(map[string]int, len(n.bt.Nodes))
-	for i, tn := range n.bt.Nodes {
-		byPath[tn.Path] = i
-	}
 	for path, s := range saved {
-		i, ok := byPath[path]
-		if !ok {
+		i := n.bt.Find(path)
+		if i < 0 {
 			return fmt.Errorf("tree node %q is not in the tree", path)
 		}
 		tn := &n.bt.Nodes[i]

@@ -397,7 +397,7 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 						a.enter(c, lua.LNil)
 					}
 				}
-				a.emitReload(oldPath)
+				a.emitState(TransitionReload, oldPath)
 				for _, i := range had {
 					a.settle(n.children[i], vanished, oldPath)
 				}
@@ -419,7 +419,7 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 			}
 			m.stack = append(m.stack, idx)
 			a.enter(n.children[idx], lua.LNil)
-			a.emitReload(oldPath)
+			a.emitState(TransitionReload, oldPath)
 			return
 		}
 		n = n.children[m.stack[len(m.stack)-1]]
@@ -440,13 +440,9 @@ func sameSteps(old, nw []*luabind.BTNode, at int) bool {
 // path's records when every node on it still exists, of the same kind,
 // else the tree starts again at its root.
 func remapTree(o, n *node, from, to []btRT) {
-	byPath := make(map[string]int, len(n.bt.Nodes))
-	for i, tn := range n.bt.Nodes {
-		byPath[tn.Path] = i
-	}
 	match := func(i int) int {
-		j, ok := byPath[o.bt.Nodes[i].Path]
-		if !ok || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {
+		j := n.bt.Find(o.bt.Nodes[i].Path)
+		if j < 0 || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {
 			return -1
 		}
 		return j
@@ -469,7 +465,7 @@ func remapTree(o, n *node, from, to []btRT) {
 		} else if tn.Def.Kind.IsComposite() && r.on {
 			// The running child, by name: its place may have moved.
 			nk := n.bt.Nodes[j].Kids
-			c := byPath[o.bt.Nodes[tn.Kids[r.idx]].Path]
+			c := n.bt.Find(o.bt.Nodes[tn.Kids[r.idx]].Path)
 			r.idx = int32(max(0, slices.Index(nk, c)))
 		}
 		to[n.btBase+j] = r
@@ -490,13 +486,4 @@ func (a *Agent) traceLine(n *node, msg string) {
 type leftStates struct {
 	machine *node
 	paused  []int
-}
-
-// emitReload reports, as a Transition of kind "reload", that the agent's
-// active state vanished and it was moved.
-func (a *Agent) emitReload(from string) {
-	if a.h.opts.OnTransition == nil && !a.inspected {
-		return
-	}
-	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionReload, From: from, To: a.Path()}})
 }

@@ -200,12 +200,13 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 	}
 	s.Bound = enc.bound
 	for _, n := range a.t.nodes {
-		if rt := a.nodes[n.id]; rt != (nodeRT{}) || n.bt != nil && a.treeBusy(n) {
-			st := stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen}
-			if n.bt != nil {
-				st.Tree = a.treeSnapshot(n)
-			}
-			s.States[n.path] = st
+		rt := a.nodes[n.id]
+		var tree map[string]nodeSnapshot
+		if n.bt != nil {
+			tree = a.treeSnapshot(n)
+		}
+		if rt != (nodeRT{}) || tree != nil {
+			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, Tree: tree}
 		}
 		if !n.isMachine() {
 			continue
@@ -348,7 +349,7 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 		byID(w.agents)
 	}
 	for _, a := range out {
-		a.emitState(TransitionRestore)
+		a.emitState(TransitionRestore, "")
 	}
 	h.dispatch()
 	return out, nil

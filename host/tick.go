@@ -359,7 +359,7 @@ func (a *Agent) decideRegions(n *node) {
 		return
 	}
 	var buf [32]bool
-	before, used := buf[:0], buf[16:16]
+	before, used := buf[:0:16], buf[16:16]
 	if len(a.visible) > 16 {
 		before, used = make([]bool, 0, len(a.visible)), make([]bool, 0, len(a.visible))
 	}

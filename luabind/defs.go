@@ -332,12 +332,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		d.errorf(d.pos, "%s: transitions must be a list of tables, got %s", what, v.Type())
 		return
 	}
-	n := list.Len()
-	list.ForEach(func(k, _ lua.LValue) {
-		if i, ok := k.(lua.LNumber); !ok || float64(i) != math.Trunc(float64(i)) || int(i) < 1 || int(i) > n {
-			d.errorf(d.pos, "%s: transitions must be a list {…, …}, found key %s", what, lua.LVAsString(k))
-		}
-	})
+	n := d.listLen(list, what, "transitions")
 	defer func() { d.trans = -1 }()
 	for i := 1; i <= n; i++ {
 		d.trans = i - 1
@@ -350,6 +345,18 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 			s.Transitions = append(s.Transitions, tr)
 		}
 	}
+}
+
+// listLen is the length of a list field, reporting every key that is not
+// one of its indices 1..n.
+func (d *decoder) listLen(list *lua.LTable, what, field string) int {
+	n := list.Len()
+	list.ForEach(func(k, _ lua.LValue) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) != math.Trunc(float64(i)) || int(i) < 1 || int(i) > n {
+			d.errorf(d.pos, "%s: %s must be a list {…, …}, found key %s", what, field, lua.LVAsString(k))
+		}
+	})
+	return n
 }
 
 func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {

@@ -116,7 +116,16 @@ type BTNode struct {
 // Tree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
 // node's subtree is Nodes[i:End].
 type Tree struct {
-	Nodes []TreeNode
+	Nodes  []TreeNode
+	byPath map[string]int
+}
+
+// Find returns the index of the node at path ("sequence.attack"), or -1.
+func (t *Tree) Find(path string) int {
+	if i, ok := t.byPath[path]; ok {
+		return i
+	}
+	return -1
 }
 
 // TreeNode is a node at its place in a tree.
@@ -382,6 +391,10 @@ func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
 	if len(t.Nodes) > MaxTreeNodes {
 		t.Nodes = t.Nodes[:MaxTreeNodes]
 	}
+	t.byPath = make(map[string]int, len(t.Nodes))
+	for i, tn := range t.Nodes {
+		t.byPath[tn.Path] = i
+	}
 	return t
 }
 
@@ -440,12 +453,7 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 		d.errorf(d.pos, "%s: steps must be a list of functions, ai.wait(s) and ai.wait_until(cond), got %s", what, v.Type())
 		return
 	}
-	n := list.Len()
-	list.ForEach(func(k, _ lua.LValue) {
-		if i, ok := k.(lua.LNumber); !ok || float64(i) != math.Trunc(float64(i)) || int(i) < 1 || int(i) > n {
-			d.errorf(d.pos, "%s: steps must be a list {…, …}, found key %s", what, lua.LVAsString(k))
-		}
-	})
+	n := d.listLen(list, what, "steps")
 	if n == 0 {
 		d.errorf(d.pos, "%s: steps is empty", what)
 	}
