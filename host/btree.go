@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 
+	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -100,7 +101,7 @@ func (a *Agent) tickTree(n *node, dt lua.LValue) {
 		name = "tree:success"
 	}
 	a.incoming = append(a.incoming, event{name: name, payload: n.pathLV})
-	if a.h.opts.OnLog != nil || a.inspected {
+	if a.tracesDecisions() { // a why-trace line, where decisions are traced
 		a.traceLine(n, "the tree finished: "+name+" sent")
 	}
 }
@@ -342,6 +343,9 @@ func (a *Agent) testCond(n *node, c luabind.Cond, k callback) (bool, error) {
 // describeValue writes a value for an error: strings quoted and cut.
 func describeValue(v lua.LValue) string {
 	if s, ok := v.(lua.LString); ok {
+		if best := suggest.Closest(string(s), []string{"success", "failure", "running"}); best != "" {
+			return fmt.Sprintf("%q (did you mean %q?)", luabind.CutText(string(s), 60), best)
+		}
 		return fmt.Sprintf("%q", luabind.CutText(string(s), 60))
 	}
 	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())

@@ -272,3 +272,15 @@ return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
 	require.True(t, strings.HasSuffix(a.Path(), ".leaf]"))
 	require.Empty(t, a.Errors())
 }
+
+// A status with a typo gets a did-you-mean.
+func TestTreeStatusTypo(t *testing.T) {
+	f := newFixture(t, `
+return ai.fsm { initial = "t", states = {
+  t = ai.tree { root = ai.action(function(ctx) return "sucess" end) },
+} }`)
+	a := f.spawn(nil)
+	f.tick(a, 0.1)
+	require.Len(t, f.se, 1)
+	require.Contains(t, f.se[0].Error(), `test.lua:14: ai.action "action" returned "sucess" (did you mean "success"?), not a status`)
+}
