@@ -36,7 +36,7 @@ type Agent struct {
 	curKind   callback
 	curScore  bool // cur is a utility candidate that is not active
 	ticking   bool
-	suspended bool      // by the Suspend fault policy, MaxOverruns or the memory limit
+	suspended bool      // why: suspension (suspend.go)
 	syncs     []*synced // Agent.Sync
 
 	id     int
@@ -50,16 +50,15 @@ type Agent struct {
 	errs    []*ScriptError
 	dropped int // errors MaxErrors discarded
 	// watch: the agent keeps its last decisions (WatchDecisions).
-	watch     bool
-	decisions map[string]Decision // last decision by machine path, when watched
-	user      any                 // SetUserData
-	removed   bool                // by Remove or Despawn
-	spawnSeq  int                 // ai.spawn calls queued by this agent's callbacks
-	msgSeq    int                 // ai.send_to calls made by this agent's callbacks
-	// memStopped: suspended by the memory limit (Options.MemoryLimit)
-	memStopped bool
-	bound      []uintptr // Go values this agent binds (Host.boundBy)
-	overruns   int       // callbacks stopped by the time budget since spawn or Resume
+	watch      bool
+	decisions  map[string]Decision // last decision by machine path, when watched
+	user       any                 // SetUserData
+	removed    bool                // by Remove or Despawn
+	spawnSeq   int                 // ai.spawn calls queued by this agent's callbacks
+	msgSeq     int                 // ai.send_to calls made by this agent's callbacks
+	suspension SuspendReason       // why the agent is suspended
+	bound      []uintptr           // Go values this agent binds (Host.boundBy)
+	overruns   int                 // callbacks stopped by the time budget since spawn or Resume
 	// inspected: an inspector follows the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	inspected bool
@@ -204,13 +203,6 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	a.emitState(TransitionSpawn, "")
 	return a
 }
-
-// Suspended reports whether the agent was suspended by the Suspend fault
-// policy.
-func (a *Agent) Suspended() bool { return a.suspended }
-
-// Resume lets a suspended agent tick again.
-func (a *Agent) Resume() { a.suspended, a.memStopped, a.overruns = false, false, 0 }
 
 // ID is the agent's spawn number, from 1.
 func (a *Agent) ID() int { return a.id }
@@ -409,8 +401,19 @@ func (a *Agent) Send(name string, payload any) error {
 }
 
 // usable is nil for an agent Tick, Send, Set, Bind and Snapshot may act on:
-// ErrClosed once its host is closed or it was removed.
+// ErrClosed once its host is closed or it was removed, ErrReentrant while
+// the host's workers run scripts (a module function or a bound Go value
+// calling in: the agent may be ticking on another worker's goroutine).
 func (a *Agent) usable() error {
+	if a.h.running {
+		return fmt.Errorf("agent %d: %w", a.id, ErrReentrant)
+	}
+	return a.alive()
+}
+
+// alive is usable without the check for running workers: for agent:tick
+// from Lua, which ticks an agent of the caller's own worker.
+func (a *Agent) alive() error {
 	switch {
 	case a.h.closed:
 		return fmt.Errorf("agent %d: %w", a.id, errHostClosed)
@@ -428,7 +431,12 @@ func (a *Agent) sendLua(name string, payload lua.LValue) {
 // last call, oldest first, and forgets them: the same *ScriptError values
 // OnError receives (tick, file:line, traceback, Unwrap). At most
 // Options.MaxErrors are kept; Dropped counts the older ones discarded.
+//
+// While the workers run scripts it returns nil and forgets nothing.
 func (a *Agent) Errors() []*ScriptError {
+	if a.h.running {
+		return nil
+	}
 	out := a.errs
 	a.errs = nil
 	return out
@@ -436,8 +444,14 @@ func (a *Agent) Errors() []*ScriptError {
 
 // SetUserData attaches a value of the game's (its entity, say) to the
 // agent, for the game's own use: scripts never see it, snapshots do not
-// save it.
-func (a *Agent) SetUserData(v any) { a.user = v }
+// save it. It returns ErrReentrant while the workers run scripts.
+func (a *Agent) SetUserData(v any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	a.user = v
+	return nil
+}
 
 // UserData is the value SetUserData attached, or nil.
 func (a *Agent) UserData() any { return a.user }
@@ -449,12 +463,17 @@ func (a *Agent) Dropped() int { return a.dropped }
 // WatchDecisions makes the agent keep the last decision of each of its
 // utility machines (LastDecision) and, with Options.DecisionsOptIn, report
 // its decisions to OnDecision. Off by default: a kept decision costs a copy
-// of its scores at every decision.
-func (a *Agent) WatchDecisions(on bool) {
+// of its scores at every decision. It returns ErrReentrant while the
+// workers run scripts.
+func (a *Agent) WatchDecisions(on bool) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
 	a.watch = on
 	if !on && !a.inspected {
 		a.decisions = nil
 	}
+	return nil
 }
 
 // LastDecision returns the last decision of the utility machine at path
@@ -485,14 +504,16 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 	if a.h.opts.OnError != nil || len(a.h.insps) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
-	if a.h.opts.Faults == Suspend {
-		a.suspended = true
+	if a.h.opts.Faults == Suspend && !a.suspended {
+		a.suspend(SuspendedByFault)
+		se.Suspends = true
 	}
 	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && !a.suspended {
 		a.overruns++
 		if a.overruns >= a.h.opts.MaxOverruns {
-			a.suspended = true
+			a.suspend(SuspendedByOverruns)
 			a.report(n, cb, fmt.Errorf("%w: the agent is suspended after %d callbacks ran past their time budget (Agent.Resume lets it tick again)", ErrOverruns, a.overruns))
+			a.errs[len(a.errs)-1].Suspends = true
 		}
 	}
 }

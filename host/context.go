@@ -342,7 +342,7 @@ func plain(t reflect.Type) bool {
 	return false
 }
 
-func sortedMapKeys(m map[string]any) []string {
+func sortedMapKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

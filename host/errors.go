@@ -34,12 +34,15 @@ var (
 	ErrSuspended = errors.New("agent is suspended after a failed callback")
 	// ErrNilBehaviour: Spawn or Restore given a nil behaviour.
 	ErrNilBehaviour = errors.New("behaviour is nil")
-	// ErrReentrant: a Host method that changes agents or behaviours (Tick,
-	// Spawn, Remove, Reload, Restore, Close, Agent.Tick…) was called while
-	// the workers were running scripts — from a Lua callback through a bound
-	// Go value. The hooks of Options run after the workers finish, and may
-	// call them; from inside a script, use ai.spawn (queued to the end of
-	// the tick) or Host.QueueReload.
+	// ErrReentrant: a Host or Agent method that changes agents or
+	// behaviours (Tick, Spawn, Remove, Reload, Restore, Close, Agent.Tick,
+	// Send, Set, SetPath, Bind, Sync, Suspend…) was called while the
+	// workers were running scripts — from a module function or a bound Go
+	// value, on a worker's goroutine, where any agent may be ticking on
+	// another worker; or Host.Tick was called from a hook of Options, inside
+	// the tick that calls the hook. The hooks run after the workers finish
+	// and may call the rest; from inside a script, use ai.spawn (queued to
+	// the end of the tick), ai.send_to or Host.QueueReload.
 	ErrReentrant = errors.New("host: called from a script while the workers are running")
 	// ErrNotShared: with Options.Workers > 1, a Go value already bound to
 	// another agent, not marked with Shared (see Agent.Bind).
@@ -105,6 +108,10 @@ type ScriptError struct {
 	// Count is how many times this (script, line, callback) has failed in
 	// the host so far, when the error reaches Options.OnError.
 	Count int
+	// Suspends is true for the error that suspended the agent (the Suspend
+	// fault policy, MaxOverruns, the memory limit): such an error always
+	// reaches Options.OnError, whatever its Count.
+	Suspends bool
 }
 
 // Error formats the error as "file:line: message (agent N, state S, callback C)".

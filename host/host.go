@@ -128,6 +128,10 @@ func New(opts Options) (*Host, error) {
 			return nil, fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
 		}
 	}
+	modules, err := funcModules(opts.Modules, opts.Funcs)
+	if err != nil {
+		return nil, err
+	}
 	if opts.MaxStackDepth == 0 {
 		opts.MaxStackDepth = 32
 	}
@@ -166,9 +170,10 @@ func New(opts Options) (*Host, error) {
 			LoadBudget:  budget(opts.LoadBudget, DefaultLoadBudget),
 			MemoryLimit: opts.MemoryLimit,
 			BudgetSteps: opts.BudgetSteps,
-			Modules:     opts.Modules,
+			Modules:     modules,
 		})
 		w.vm.SetSpawner(luaSpawner{w})
+		w.vm.L.G.Registry.RawSetString(workerKey, &lua.LUserData{Value: w})
 		h.workers = append(h.workers, w)
 	}
 	h.mem.init(opts.MemoryLimit)
@@ -434,6 +439,10 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
+	if h.dispatch1 {
+		// From a hook of Options: the tick that called it is not over.
+		return fmt.Errorf("tick from a hook of Options: %w", ErrReentrant)
+	}
 	if err := checkDt(dt); err != nil {
 		return err
 	}
@@ -564,7 +573,7 @@ func (h *Host) deliver() bool {
 			k := errKey{r.err.Script, r.err.Line, r.err.Callback}
 			h.errCounts[k]++
 			r.err.Count = h.errCounts[k]
-			if h.opts.ReportAllErrors || isPowerOf10(r.err.Count) {
+			if h.opts.ReportAllErrors || r.err.Suspends || isPowerOf10(r.err.Count) {
 				h.opts.OnError(r.err)
 			}
 		case recLog:

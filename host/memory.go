@@ -32,8 +32,10 @@ func (m *memoryAccount) init(limit int64) {
 
 // checkMemory runs after each tick: when the heap has grown past the
 // trigger, it measures every agent's context and suspends the largest
-// while together they hold more than the limit; then it tells the workers
-// how much one callback may still allocate.
+// ticking agents while the ticking agents together hold more than the
+// limit. A suspended agent leaves that account (it cannot grow, and its
+// bytes must not get innocent agents suspended); what it holds still
+// lowers what one callback may allocate, which this then tells the workers.
 func (h *Host) checkMemory() {
 	m := &h.mem
 	if m.limit <= 0 {
@@ -45,7 +47,7 @@ func (h *Host) checkMemory() {
 	}
 	m.sizer = sizer{} // counts each table once across all agents
 	m.sizes = m.sizes[:0]
-	var used int64
+	var used, ticking int64
 	for _, a := range h.agents {
 		n := m.sizer.size(a.ctx, 0)
 		for _, ev := range a.incoming {
@@ -55,17 +57,17 @@ func (h *Host) checkMemory() {
 			n += m.sizer.size(ev.payload, 0)
 		}
 		used += n
-		m.sizes = append(m.sizes, agentSize{a, n})
+		if !a.suspended {
+			ticking += n
+			m.sizes = append(m.sizes, agentSize{a, n})
+		}
 	}
-	if used > m.limit {
+	if ticking > m.limit {
 		sort.SliceStable(m.sizes, func(i, j int) bool { return m.sizes[i].size > m.sizes[j].size })
-		over := used - m.limit
+		over := ticking - m.limit
 		for _, s := range m.sizes {
 			if over <= 0 {
 				break
-			}
-			if s.a.memStopped {
-				continue
 			}
 			s.a.overMemory(s.size, m.limit)
 			over -= s.size
@@ -90,7 +92,11 @@ func (a *Agent) overMemory(size, limit int64) {
 	err := fmt.Errorf("%w: the agent's context holds about %s, and the host's agents together more than its %s limit; the agent is suspended",
 		luabind.ErrMemoryLimit, luabind.FormatBytes(size), luabind.FormatBytes(limit))
 	a.report(a.deepest(), CallbackMemory, err)
-	a.suspended, a.memStopped = true, true
+	if !a.suspended { // the Suspend fault policy may have suspended it for the report
+		a.suspend(SuspendedByMemory)
+	}
+	a.suspension = SuspendedByMemory
+	a.errs[len(a.errs)-1].Suspends = true
 }
 
 // MemoryUsed is what the agents' contexts held at the host's last measure

@@ -185,3 +185,76 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	require.Equal(t, 3, e1.Line)
 	require.Contains(t, e1.Msg, "callback ran past its 100000-instruction budget")
 }
+
+// One hog among a thousand calm agents: only the hog is suspended, and its
+// bytes, once it is suspended, do not get the calm agents suspended in the
+// following checks. Every suspension reaches OnError, however throttled the
+// other errors are.
+func TestMemoryHogDoesNotSuspendTheInnocent(t *testing.T) {
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Workers: 2, MemoryLimit: 16 << 20, Budget: -1,
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	hog, err := h.LoadString("hog.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { t = {} }, states = { s = {
+  update = function(ctx) ctx.t[#ctx.t + 1] = ("x"):rep(1048576) .. #ctx.t end } } }`)
+	require.NoError(t, err)
+	calm, err := h.LoadString("calm.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0, items = {} }, states = { s = {
+  update = function(ctx) ctx.n = ctx.n + 1 ctx.items[ctx.n % 8 + 1] = { ctx.n } end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(hog, nil)
+	require.NoError(t, err)
+	var calms []*host.Agent
+	for i := 0; i < 1000; i++ {
+		c, err := h.Spawn(calm, nil)
+		require.NoError(t, err)
+		calms = append(calms, c)
+	}
+	for i := 0; i < 60; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.True(t, a.Suspended(), "the hog was never stopped")
+	require.Equal(t, host.SuspendedByMemory, a.SuspendReason())
+	for _, c := range calms {
+		require.False(t, c.Suspended(), "calm agent %d suspended", c.ID())
+		require.Equal(t, 60, c.Ticks())
+	}
+	require.Len(t, errs, 1)
+	require.True(t, errs[0].Suspends)
+	require.Equal(t, a.ID(), errs[0].Agent)
+}
+
+// Suspensions are never throttled: a hundred agents suspended by the same
+// line are a hundred OnError calls, while the errors that do not suspend
+// are reported 1st, 10th, 100th.
+func TestSuspensionsAreAlwaysReported(t *testing.T) {
+	var errs, suspends []*host.ScriptError
+	h, err := host.New(host.Options{Faults: host.Suspend,
+		OnError: func(e *host.ScriptError) {
+			errs = append(errs, e)
+			if e.Suspends {
+				suspends = append(suspends, e)
+			}
+		}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("bad.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) error("boom") end } } }`)
+	require.NoError(t, err)
+	for i := 0; i < 100; i++ {
+		_, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, suspends, 100)
+	require.Len(t, errs, 100)
+	for i, e := range suspends {
+		require.Equal(t, i+1, e.Count)
+	}
+	for _, a := range h.Agents() {
+		require.Equal(t, host.SuspendedByFault, a.SuspendReason())
+	}
+}

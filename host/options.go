@@ -3,8 +3,6 @@ package host
 import (
 	"io"
 	"time"
-
-	lua "github.com/yuin/gopher-lua"
 )
 
 // FaultPolicy says what happens to an agent whose callback fails.
@@ -71,7 +69,15 @@ type Options struct {
 	// interrupt Go code: keep them quick, and with Workers > 1 safe to call
 	// from several goroutines. A name may not be "luaai" and shadows any
 	// file of the same name. The default (zero) value is none.
-	Modules map[string]map[string]lua.LGFunction
+	Modules map[string]Module
+	// Funcs give scripts typed Go functions, converted once by Func when
+	// the host is made (an unconvertible one is New's error):
+	// Funcs["game"]["move"] = func(a *host.Agent, x, y float64) error {…}
+	// is game.move(x, y) in Lua, for the agent whose callback calls it. A
+	// module may hold both Modules and Funcs entries, under different
+	// names. The same rules as Modules hold (the worker's goroutine, the
+	// callback's budget). The default (zero) value is none.
+	Funcs map[string]map[string]any
 	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping
@@ -117,8 +123,13 @@ type Options struct {
 	// OnTransition, if set, receives every state change of every agent.
 	// The default (zero) value is none.
 	OnTransition func(Transition)
-	// OnError, if set, receives every failed callback. The default (zero)
-	// value is none: errors are still kept for Agent.Errors.
+	// OnError, if set, receives failed callbacks: the first failure of each
+	// (script, line, callback) and then its 10th, 100th, 1000th… with
+	// ScriptError.Count, unless ReportAllErrors is set. An error that
+	// suspends an agent (ScriptError.Suspends: the Suspend fault policy,
+	// MaxOverruns, the memory limit) is always delivered, never throttled.
+	// The default (zero) value is none: errors are still kept for
+	// Agent.Errors.
 	OnError func(*ScriptError)
 	// OnLog, if set, receives every ai.log line. The default (zero) value
 	// drops them.

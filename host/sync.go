@@ -67,14 +67,19 @@ func (a *Agent) Sync(key string, ptr any) error {
 }
 
 // Unsync stops copying the object synced at key; the table stays in the
-// context as plain data.
-func (a *Agent) Unsync(key string) {
+// context as plain data. It returns ErrReentrant while the workers run
+// scripts.
+func (a *Agent) Unsync(key string) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
 	for i, s := range a.syncs {
 		if s.key == key {
 			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
-			return
+			break
 		}
 	}
+	return nil
 }
 
 // synced is one struct synced into an agent's context.

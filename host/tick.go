@@ -21,8 +21,8 @@ const eps = 1e-9
 // From a script while the host's workers run (a bound Go value), it returns
 // ErrReentrant.
 func (a *Agent) Tick(dt float64) error {
-	if a.h.running {
-		return ErrReentrant
+	if err := a.usable(); err != nil {
+		return err
 	}
 	return a.tickOne(dt)
 }
@@ -30,7 +30,7 @@ func (a *Agent) Tick(dt float64) error {
 // tickOne is Tick for agent:tick from Lua, which may run inside Host.Tick:
 // the agent is the caller's own, in the caller's Lua state.
 func (a *Agent) tickOne(dt float64) error {
-	if err := a.usable(); err != nil {
+	if err := a.alive(); err != nil {
 		return err
 	}
 	if err := checkDt(dt); err != nil {

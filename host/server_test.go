@@ -1,0 +1,216 @@
+package host_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/stretchr/testify/require"
+)
+
+// A module function runs on a worker's goroutine while other workers tick
+// their agents: every Agent and Host method that changes agents returns
+// ErrReentrant there, and nothing races (go test -race).
+func TestAgentMethodsFromAWorkerAreRefused(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]error{}
+	var agents []*host.Agent
+	var h *host.Host
+	note := func(name string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, ok := got[name]; !ok || err == nil {
+			got[name] = err
+		}
+	}
+	var err error
+	h, err = host.New(host.Options{Workers: 4, Modules: map[string]host.Module{"game": {
+		"poke": func(L *lua.LState) int {
+			me, ok := host.Caller(L)
+			if !ok {
+				L.RaiseError("no caller")
+			}
+			other := agents[(me.ID()*7)%len(agents)] // an agent on another worker, as often as not
+			note("Send", other.Send("poke", nil))
+			note("Set", other.Set("hp", 1))
+			note("SetPath", other.SetPath([]string{"hp"}, 1))
+			note("Bind", other.Bind("thing", &struct{ X int }{}))
+			note("Sync", other.Sync("body", &struct {
+				X float64 `lua:"x"`
+			}{}))
+			note("Unsync", other.Unsync("body"))
+			note("Suspend", other.Suspend())
+			note("Resume", other.Resume())
+			note("Tick", other.Tick(0.1))
+			note("SetUserData", other.SetUserData(1))
+			note("WatchDecisions", other.WatchDecisions(true))
+			_, err := other.Snapshot()
+			note("Snapshot", err)
+			_, err = me.Snapshot()
+			note("Snapshot(me)", err)
+			note("Host.Tick", h.Tick(0.1))
+			note("Host.Remove", h.Remove(other))
+			_, err = h.Spawn(me.Behaviour(), nil)
+			note("Host.Spawn", err)
+			if other.Errors() != nil {
+				note("Errors", errors.New("Errors returned a list while the workers run"))
+			}
+			return 0
+		},
+	}}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("poker.lua", `local ai = require("luaai")
+local game = require("game")
+return ai.fsm { initial = "s", context = { hp = 0 }, states = { s = {
+  update = function(ctx) game.poke() end } } }`)
+	require.NoError(t, err)
+	for i := 0; i < 300; i++ {
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		agents = append(agents, a)
+	}
+	for i := 0; i < 3; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.NotEmpty(t, got)
+	for name, err := range got {
+		if name == "Errors" {
+			t.Errorf("%v", err)
+			continue
+		}
+		require.ErrorIs(t, err, host.ErrReentrant, name)
+	}
+	for _, a := range agents {
+		require.Empty(t, a.Errors())
+		require.False(t, a.Suspended())
+		require.Equal(t, 3, a.Ticks())
+	}
+}
+
+// Host.Tick from a hook of Options is refused: the tick calling the hook
+// is not over. Spawning from the hook still works.
+func TestTickFromAHookIsRefused(t *testing.T) {
+	var h *host.Host
+	var b *host.Behaviour
+	var tickErr, spawnErr error
+	calls := 0
+	h, err := host.New(host.Options{OnTransition: func(tr host.Transition) {
+		calls++
+		if tr.Kind == host.TransitionTo && calls < 10 {
+			tickErr = h.Tick(0.1)
+			_, spawnErr = h.Spawn(b, nil)
+		}
+	}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err = h.LoadString("flip.lua", `local ai = require("luaai")
+return ai.fsm { initial = "a", states = {
+  a = { transitions = { { to = "b" } } }, b = {} } }`)
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.ErrorIs(t, tickErr, host.ErrReentrant)
+	require.NoError(t, spawnErr)
+	require.Len(t, h.Agents(), 2)
+}
+
+type unit struct{ x, y float64 }
+
+// A module function learns its caller: a mod moves its own unit and no
+// other, whatever it passes. Typed functions (Options.Funcs) convert their
+// arguments and results, and refuse bad ones at the script's line.
+func TestCallerAndTypedFuncs(t *testing.T) {
+	units := map[int]*unit{}
+	h, err := host.New(host.Options{Workers: 2, Funcs: map[string]map[string]any{"game": {
+		"move": func(a *host.Agent, dx, dy float64) (float64, float64, error) {
+			u := a.UserData().(*unit)
+			if dx > 100 {
+				return 0, 0, fmt.Errorf("too far: %v", dx)
+			}
+			u.x += dx
+			u.y += dy
+			return u.x, u.y, nil
+		},
+		"clamp": func(v int, lo, hi uint8) int { return max(int(lo), min(v, int(hi))) },
+		"describe": func(name string, opts map[string]any, list []any, any any, flag bool) string {
+			return fmt.Sprintf("%s %v %v %v %v", name, opts, list, any, flag)
+		},
+		"whoami": func(a *host.Agent) int { return a.ID() },
+	}}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("mover.lua", `local ai = require("luaai")
+local game = require("game")
+local _, load_err = pcall(game.whoami)
+assert(load_err:find("game.whoami: called outside an agent's callback"), load_err)
+return ai.fsm { initial = "s", context = { x = 0, y = 0, victim = 1 }, states = { s = {
+  update = function(ctx)
+    ctx.x, ctx.y = game.move(1, 2)
+    ctx.me = game.whoami()
+    ctx.clamped = game.clamp(300, 0, 255)
+    ctx.text = game.describe("n", { a = 1 }, { 1, 2 }, true, false)
+    ctx.bad_int = select(2, pcall(game.clamp, 1.5, 0, 1))
+    ctx.bad_arg = select(2, pcall(game.move, "far", 0))
+    ctx.too_far = select(2, pcall(game.move, 1000, 0))
+  end } } }`)
+	require.NoError(t, err)
+	var agents []*host.Agent
+	for i := 0; i < 130; i++ { // two workers' blocks of 64
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		u := &unit{}
+		units[a.ID()] = u
+		require.NoError(t, a.SetUserData(u))
+		agents = append(agents, a)
+	}
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	for _, a := range agents {
+		require.Empty(t, a.Errors())
+		require.Equal(t, unit{2, 4}, *units[a.ID()], "agent %d", a.ID())
+		x, _ := a.Number("x")
+		require.Equal(t, 2.0, x)
+		me, _ := a.Number("me")
+		require.Equal(t, float64(a.ID()), me)
+		c, _ := a.Number("clamped")
+		require.Equal(t, 255.0, c)
+		s, _ := a.String("text")
+		require.Equal(t, "n map[a:1] [1 2] true false", s)
+		s, _ = a.String("bad_int")
+		require.Contains(t, s, "mover.lua:11: bad argument #1 to 'game.clamp' (number 1.5 is not an integer that fits int)")
+		s, _ = a.String("bad_arg")
+		require.Equal(t, "mover.lua:12: bad argument #1 to 'game.move' (number expected, got string)", s)
+		s, _ = a.String("too_far")
+		require.Equal(t, "mover.lua:13: too far: 1000", s)
+	}
+}
+
+// Funcs that cannot be converted are New's error, naming module and
+// function.
+func TestBadFuncs(t *testing.T) {
+	for _, tc := range []struct {
+		fn   any
+		want string
+	}{
+		{42, "game.f: int: not a function"},
+		{func(ch chan int) {}, "game.f: parameter 1: chan int: not a function"},
+		{func(a ...int) {}, "is variadic"},
+		{func() (error, int) { return nil, 0 }, "only the last result may be an error"},
+		{func(x int, a *host.Agent) {}, "parameter 2: *host.Agent"},
+	} {
+		_, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {"f": tc.fn}}})
+		require.ErrorIs(t, err, host.ErrBadFunc)
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err := host.New(host.Options{Funcs: map[string]map[string]any{"luaai": {}}})
+	require.ErrorContains(t, err, `may not be named "luaai"`)
+	_, err = host.New(host.Options{
+		Modules: map[string]host.Module{"game": {"f": func(*lua.LState) int { return 0 }}},
+		Funcs:   map[string]map[string]any{"game": {"f": func() {}}}})
+	require.ErrorContains(t, err, `Options.Funcs["game"]["f"] is also in Options.Modules`)
+}

@@ -1,0 +1,66 @@
+package host
+
+// SuspendReason says why an agent stopped ticking (Agent.SuspendReason).
+type SuspendReason uint8
+
+// The reasons an agent is suspended.
+const (
+	// NotSuspended: the agent ticks.
+	NotSuspended SuspendReason = iota
+	// SuspendedByFault: a callback failed under the Suspend fault policy.
+	SuspendedByFault
+	// SuspendedByOverruns: Options.MaxOverruns of its callbacks (or of its
+	// ticks, Options.AgentTickBudget) ran past their time budget.
+	SuspendedByOverruns
+	// SuspendedByMemory: its context held the most when the agents together
+	// held more than Options.MemoryLimit.
+	SuspendedByMemory
+	// SuspendedByHost: the game called Agent.Suspend.
+	SuspendedByHost
+)
+
+var suspendNames = [...]string{"", "fault", "overruns", "memory", "host"}
+
+// String is the word the CLI prints: "", "fault", "overruns", "memory" or
+// "host".
+func (r SuspendReason) String() string {
+	if int(r) < len(suspendNames) {
+		return suspendNames[r]
+	}
+	return "unknown"
+}
+
+// Suspended reports whether the agent is suspended: Host.Tick skips it
+// until Agent.Resume. SuspendReason says why.
+func (a *Agent) Suspended() bool { return a.suspended }
+
+// SuspendReason says why the agent is suspended (NotSuspended when it
+// ticks).
+func (a *Agent) SuspendReason() SuspendReason { return a.suspension }
+
+// Suspend stops the agent ticking until Resume, as the engine's own
+// suspensions do (SuspendedByHost): its context, states and timers stay as
+// they are. It returns ErrReentrant while the workers run scripts.
+func (a *Agent) Suspend() error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	a.suspend(SuspendedByHost)
+	return nil
+}
+
+// Resume lets a suspended agent tick again and starts its count of
+// overruns afresh. It returns ErrReentrant while the workers run scripts.
+func (a *Agent) Resume() error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	a.suspended, a.suspension, a.overruns = false, NotSuspended, 0
+	return nil
+}
+
+func (a *Agent) suspend(why SuspendReason) {
+	if !a.suspended {
+		a.suspended, a.suspension = true, why
+	}
+}
