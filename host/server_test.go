@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	lua "github.com/yuin/gopher-lua"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A module function runs on a worker's goroutine while other workers tick
