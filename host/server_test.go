@@ -3,7 +3,9 @@ package host_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/luaai/luaai/host"
@@ -213,4 +215,60 @@ func TestBadFuncs(t *testing.T) {
 		Modules: map[string]host.Module{"game": {"f": func(*lua.LState) int { return 0 }}},
 		Funcs:   map[string]map[string]any{"game": {"f": func() {}}}})
 	require.ErrorContains(t, err, `Options.Funcs["game"]["f"] is also in Options.Modules`)
+}
+
+// A save keeps who is suspended and why, and how many overruns each agent
+// has had: after a load the runaway and the hoarder stay stopped, and an
+// agent one overrun short of suspension is suspended by its next.
+func TestSnapshotKeepsSuspensions(t *testing.T) {
+	opts := host.Options{Budget: 20 * time.Millisecond, MaxOverruns: 3}
+	h, err := host.New(opts)
+	require.NoError(t, err)
+	defer h.Close()
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { loop = false, n = 0 }, states = { s = {
+  update = function(ctx) ctx.n = ctx.n + 1 if ctx.loop then while true do end end end } } }`
+	b, err := h.LoadString("loop.lua", src)
+	require.NoError(t, err)
+	runaway, err := h.Spawn(b, map[string]any{"loop": true})
+	require.NoError(t, err)
+	held, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, held.Suspend())
+	calm, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	for i := 0; i < 2; i++ {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.False(t, runaway.Suspended())
+	data, err := h.Snapshot()
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"overruns":2`)
+	require.Contains(t, string(data), `"suspended":"host"`)
+
+	h2, err := host.New(opts)
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("loop.lua", src)
+	require.NoError(t, err)
+	agents, err := h2.Restore(data, b2)
+	require.NoError(t, err)
+	require.Len(t, agents, 3)
+	require.Equal(t, host.SuspendedByHost, agents[1].SuspendReason())
+	require.NoError(t, h2.Tick(0.1))
+	require.True(t, agents[0].Suspended(), "the third overrun, counted across the load, suspends")
+	require.Equal(t, host.SuspendedByOverruns, agents[0].SuspendReason())
+	require.False(t, agents[2].Suspended())
+	require.Equal(t, calm.Ticks()+1, agents[2].Ticks())
+	require.Equal(t, held.Ticks(), agents[1].Ticks())
+
+	bad := strings.Replace(string(data), `"suspended":"host"`, `"suspended":"bored"`, 1)
+	h3, err := host.New(opts)
+	require.NoError(t, err)
+	defer h3.Close()
+	b3, err := h3.LoadString("loop.lua", src)
+	require.NoError(t, err)
+	_, err = h3.Restore([]byte(bad), b3)
+	require.ErrorIs(t, err, host.ErrBadSnapshot)
+	require.ErrorContains(t, err, `suspended "bored": not a reason`)
 }

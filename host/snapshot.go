@@ -49,6 +49,11 @@ type agentSnapshot struct {
 	Machines  map[string]machineSnapshot `json:"machines"`
 	Events    []eventSnapshot            `json:"events,omitempty"`
 	Messages  []eventSnapshot            `json:"messages,omitempty"` // ai.send_to from other agents, seen after events
+	// Suspended is why the agent is suspended (SuspendReason.String), and
+	// Overruns its count of callbacks stopped by the time budget: a load
+	// does not heal a runaway mod.
+	Suspended string `json:"suspended,omitempty"`
+	Overruns  int    `json:"overruns,omitempty"`
 }
 
 type stateSnapshot struct {
@@ -171,7 +176,8 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 	}
 	s := agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
-		RNG:    base64.StdEncoding.EncodeToString(rng),
+		RNG:       base64.StdEncoding.EncodeToString(rng),
+		Suspended: a.suspension.String(), Overruns: a.overruns,
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
 	enc := &encoder{}
@@ -388,12 +394,29 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
 	case s.ID > maxSnapshotCount:
 		return nil, nil, bad("id %d out of range", s.ID)
+	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
+		return nil, nil, bad("overruns %d out of range", s.Overruns)
+	}
+	why := NotSuspended
+	if s.Suspended != "" {
+		why = 0
+		for r := SuspendedByFault; r <= SuspendedByHost; r++ {
+			if r.String() == s.Suspended {
+				why = r
+			}
+		}
+		if why == 0 {
+			return nil, nil, bad("suspended %q: not a reason (fault, overruns, memory, host)", s.Suspended)
+		}
 	}
 	w := h.workerFor(s.ID)
 	t := b.trees[w.index]
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
-	a.ticks, a.clock = s.Ticks, s.Clock
+	a.ticks, a.clock, a.overruns = s.Ticks, s.Clock, s.Overruns
+	if why != NotSuspended {
+		a.suspend(why)
+	}
 	raw, err := base64.StdEncoding.DecodeString(s.RNG)
 	if err != nil {
 		return nil, nil, bad("rng: %v", err)
