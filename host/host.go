@@ -45,6 +45,8 @@ type Host struct {
 	reloadQ   reloads
 	errCounts map[errKey]int
 	insps     []*inspector // attached by Inspector
+	paused    bool         // Pause: Tick ticks nothing
+	steps     int          // Step: ticks to run while paused
 }
 
 type errKey struct {
@@ -446,8 +448,15 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
-	if len(h.insps) > 0 && !h.inspectBefore() {
-		return nil // paused by an inspector: the agents do not tick
+	if len(h.insps) > 0 {
+		h.inspectBefore()
+	}
+	if h.paused {
+		if h.steps == 0 {
+			h.inspectPaused()
+			return fmt.Errorf("tick: %w", ErrPaused)
+		}
+		h.steps--
 	}
 	release := h.stopOn(ctx)
 	h.ApplyReloads()

@@ -21,10 +21,17 @@ type InspectorOptions struct {
 	History int
 	// Token, if set, must come with every request: as ?token=… in the URL
 	// (the page passes on the one it was opened with) or as an
-	// "Authorization: Bearer …" header. Without one the inspector answers
-	// only requests from the same machine (loopback address and Host).
-	// The default (zero) value is none.
+	// "Authorization: Bearer …" header. Without a Token the inspector
+	// refuses every request, unless AllowUnauthenticated is set. The
+	// default (zero) value is none.
 	Token string
+	// AllowUnauthenticated lets an inspector without a Token answer
+	// requests from this machine (loopback remote address and Host
+	// header). A reverse proxy on the same machine makes every request
+	// look local: set it only where nothing forwards to the handler (luaai
+	// run --inspect sets it for its own loopback listener). The default
+	// (zero) value is false: a Token is required.
+	AllowUnauthenticated bool
 	// AutoWatch is how many agents a host may have for the inspector to
 	// follow all of them in full from the start (each with its history);
 	// with more, it follows the agents a page picked, from when it picked
@@ -36,8 +43,9 @@ type InspectorOptions struct {
 	// records its inputs (luaai run does). It is called on an HTTP
 	// goroutine: hand the command over to the game loop, and report pause
 	// and rate with SetStatus. The default (zero) value is none: sends and
-	// sets are applied at the start of the next Tick, and pause makes Tick
-	// do nothing (the agents keep their state) until step or resume.
+	// sets are applied at the start of the next Tick; pause, step and
+	// resume call Host.Pause, Host.Step and Host.Resume there (a paused
+	// Tick returns an error wrapping ErrPaused).
 	OnCommand func(Command)
 	// RateControl says the page may change the tick rate: OnCommand then
 	// receives "rate" commands. The default (zero) value is false.
@@ -89,7 +97,8 @@ type InspectorHandler struct {
 // game to mount on its own server (under a prefix with http.StripPrefix;
 // the page uses relative URLs):
 //
-//	mux.Handle("/ai/", http.StripPrefix("/ai", host.Inspector(h)))
+//	ih := host.Inspector(h, host.InspectorOptions{Token: os.Getenv("AI_TOKEN")})
+//	mux.Handle("/ai/", http.StripPrefix("/ai", ih))
 //
 // The page lists every agent (filter, sort, pick several), and for the
 // picked ones shows the machine with its active path and stacks, the
@@ -102,11 +111,7 @@ type InspectorHandler struct {
 // handler serves on any goroutines: it reads what the last Tick
 // published and queues commands for the next, never touching a Lua state.
 // A host ticked without an open page pays for one check a tick.
-func Inspector(h *Host, opts ...InspectorOptions) *InspectorHandler {
-	var o InspectorOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+func Inspector(h *Host, o InspectorOptions) *InspectorHandler {
 	if o.History <= 0 {
 		o.History = DefaultInspectorHistory
 	}
@@ -190,8 +195,6 @@ type inspector struct {
 	trees   map[*tree]int      // structures published, by tree
 	treeSeq int                // last structure id
 	listAt  time.Time          // when the list was last built
-	paused  bool               // without OnCommand: Tick does nothing
-	steps   int                // ticks a step has left to run
 	ids     []int              // the agents' ids at the last publish
 	lastN   int                // number of agents when ids were built
 	lastSeq int                // h.spawned when ids were built
@@ -256,21 +259,18 @@ func clip(s string, n int) string {
 	return s
 }
 
-// inspectBefore applies what the pages asked since the last tick; false
-// when an inspector holds the tick (paused).
-func (h *Host) inspectBefore() bool {
-	run := true
+// inspectBefore applies what the pages asked since the last tick.
+func (h *Host) inspectBefore() {
 	for _, in := range h.insps {
-		if !in.before() {
-			run = false
-		}
+		in.before()
 	}
-	if !run {
-		for _, in := range h.insps {
-			in.publish(false)
-		}
+}
+
+// inspectPaused publishes the frame of a tick the host did not run.
+func (h *Host) inspectPaused() {
+	for _, in := range h.insps {
+		in.publish(false)
 	}
-	return run
 }
 
 // inspectAfter publishes a frame to every inspector.
@@ -280,8 +280,8 @@ func (h *Host) inspectAfter() {
 	}
 }
 
-// before applies the queued commands and says whether the tick runs.
-func (in *inspector) before() bool {
+// before applies the queued commands.
+func (in *inspector) before() {
 	s := in.shared
 	s.mu.Lock()
 	cmds := s.cmds
@@ -291,32 +291,24 @@ func (in *inspector) before() bool {
 		err := in.apply(c.cmd)
 		s.result(c.seq, err)
 	}
-	if !in.paused {
-		return true
-	}
-	if in.steps > 0 {
-		in.steps--
-		return true
-	}
-	return false
 }
 
 // apply applies one command, between ticks.
 func (in *inspector) apply(c Command) error {
 	switch c.Op {
 	case "pause":
-		in.paused, in.steps = true, 0
+		in.h.Pause()
 	case "resume":
-		in.paused, in.steps = false, 0
+		in.h.Resume()
 	case "step":
-		in.paused, in.steps = true, c.Steps
+		in.h.Step(c.Steps)
 	case "send", "set":
 		return ApplyCommand(in.h, c)
 	default:
 		return fmt.Errorf("%w: %q is not handled without OnCommand", ErrBadCommand, c.Op)
 	}
 	in.shared.mu.Lock()
-	in.shared.status.Paused = in.paused
+	in.shared.status.Paused = in.h.paused
 	in.shared.mu.Unlock()
 	return nil
 }
@@ -419,7 +411,7 @@ func (in *inspector) publish(list bool) {
 	for _, a := range h.agents {
 		tick = max(tick, a.ticks)
 	}
-	s.install(tick, ids, rows, frames, in.paused && in.opts.OnCommand == nil)
+	s.install(tick, ids, rows, frames, in.h.paused && in.opts.OnCommand == nil)
 }
 
 // follow recomputes the agents followed in full: the picked ones, or every

@@ -18,7 +18,7 @@ import (
 // in turn, in the same run, and reports the ratio of their tick times.
 func BenchmarkInspector(b *testing.B) {
 	open := func(b *testing.B, h *host.Host) func() {
-		ih := host.Inspector(h)
+		ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
 		srv := httptest.NewServer(ih)
 		res, err := http.Get(srv.URL + "/api/stream?agents=1,2&limit=100")
 		if err != nil {
@@ -34,7 +34,7 @@ func BenchmarkInspector(b *testing.B) {
 	b.Run("none", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
 	b.Run("attached", func(b *testing.B) {
 		h := newGuards(b, benchAgents, 1, false)
-		host.Inspector(h)
+		host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
 		tickGuards(b, h, benchAgents)
 	})
 	b.Run("page_open", func(b *testing.B) {

@@ -26,7 +26,8 @@ return ai.fsm {
 	a, _ := h.Spawn(b, nil)
 
 	mux := http.NewServeMux()
-	mux.Handle("/ai/", http.StripPrefix("/ai", host.Inspector(h)))
+	ih := host.Inspector(h, host.InspectorOptions{Token: "s3cret"}) // e.g. from os.Getenv
+	mux.Handle("/ai/", http.StripPrefix("/ai", ih))
 	srv := httptest.NewServer(mux) // the game's own server
 	defer srv.Close()
 
@@ -35,7 +36,7 @@ return ai.fsm {
 	_ = h.Tick(0.1)
 
 	// What the page's history slider asks for: agent 1 at tick 1.
-	res, err := http.Get(srv.URL + "/ai/api/history?agent=1&tick=1")
+	res, err := http.Get(srv.URL + "/ai/api/history?agent=1&tick=1&token=s3cret")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -272,6 +272,8 @@ func (s *shared) allowed(r *http.Request) error {
 		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) != 1 {
 			return errors.New("wrong or missing token (open the address printed at start, with its ?token=)")
 		}
+	} else if !s.opts.AllowUnauthenticated {
+		return errors.New("the inspector has no token and does not answer without one (set InspectorOptions.Token, or AllowUnauthenticated for a handler nothing forwards to)")
 	} else if !loopback(r.RemoteAddr) || !loopbackHost(r.Host) {
 		return errors.New("without a token the inspector answers only this machine (set a token: --inspect-token, InspectorOptions.Token)")
 	}

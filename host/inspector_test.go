@@ -66,6 +66,9 @@ func newInspectorRig(t *testing.T, n int, opts host.InspectorOptions) *inspector
 		require.NoError(t, err)
 		r.as = append(r.as, a)
 	}
+	if opts.Token == "" {
+		opts.AllowUnauthenticated = true // the test server listens on loopback
+	}
 	r.ih = host.Inspector(h, opts)
 	r.srv = httptest.NewServer(r.ih)
 	t.Cleanup(r.srv.Close)
@@ -236,8 +239,17 @@ func TestInspectorCommands(t *testing.T) {
 		assert.Equal(t, c.code, code, c.body+" → "+body)
 		assert.Contains(t, body, c.want, c.body)
 	}
-	// Paused with two ticks of step: four Ticks run two.
-	r.tick(4)
+	// Paused with two ticks of step: four Ticks run two, and the two that
+	// did not run say so.
+	var paused int
+	for range 4 {
+		if err := r.h.Tick(0.1); err != nil {
+			require.ErrorIs(t, err, host.ErrPaused)
+			paused++
+		}
+	}
+	assert.Equal(t, 2, paused)
+	assert.True(t, r.h.Paused())
 	assert.Equal(t, 3, r.as[0].Ticks())
 	assert.Equal(t, "busy.rest", r.as[0].Path(), "the alarm was sent before the first stepped tick")
 	depth := r.as[1].Get("nested")
@@ -310,6 +322,24 @@ func TestInspectorSecurity(t *testing.T) {
 	code, page := open.get("/")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, page, "<title>luaai inspector</title>")
+
+	// The library's default: no token, no AllowUnauthenticated, nothing
+	// answered, even on loopback (a proxy on this machine would forward
+	// the world).
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	closed := httptest.NewServer(host.Inspector(h, host.InspectorOptions{}))
+	defer closed.Close()
+	for _, path := range []string{"/", "/api/stream", "/api/command"} {
+		res, err := http.Post(closed.URL+path, "application/json", strings.NewReader(`{"op":"pause"}`))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		assert.Contains(t, []int{401, 403}, res.StatusCode, path)
+		assert.Contains(t, string(body), "has no token", path)
+	}
+	require.False(t, h.Paused())
 }
 
 func TestInspectorOnCommand(t *testing.T) {
@@ -404,7 +434,7 @@ func TestInspectorWithWorkers(t *testing.T) {
 		_, err := h.Spawn(b, nil)
 		require.NoError(t, err)
 	}
-	ih := host.Inspector(h)
+	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
 	srv := httptest.NewServer(ih)
 	defer srv.Close()
 	stop := make(chan struct{})
@@ -474,7 +504,7 @@ return ai.fsm {
 	require.NoError(t, err)
 	_, err = h.Spawn(b, nil)
 	require.NoError(t, err)
-	ih := host.Inspector(h)
+	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
 	defer ih.Close()
 	srv := httptest.NewServer(ih)
 	defer srv.Close()

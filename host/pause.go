@@ -1,0 +1,24 @@
+package host
+
+import "errors"
+
+// ErrPaused is wrapped by the error of Tick and TickContext on a paused
+// host (Host.Pause): no agent ticked.
+var ErrPaused = errors.New("host is paused")
+
+// Pause stops the host's ticks: until Resume, Tick and TickContext tick
+// nothing and return an error wrapping ErrPaused (an inspector's page
+// still gets its frame, and its commands are still applied). Agents keep
+// their state; Agent.Tick still ticks one agent. Call it on the goroutine
+// that owns h (the inspector's pause button calls it between ticks).
+func (h *Host) Pause() { h.paused, h.steps = true, 0 }
+
+// Resume lets a paused host tick again.
+func (h *Host) Resume() { h.paused, h.steps = false, 0 }
+
+// Step pauses the host and lets its next n Ticks run (a frame advance for
+// debugging); n < 1 counts as 1.
+func (h *Host) Step(n int) { h.paused, h.steps = true, max(n, 1) }
+
+// Paused reports whether the host is paused (Pause, Step).
+func (h *Host) Paused() bool { return h.paused }
