@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/require"
