@@ -26,6 +26,7 @@ type Agent struct {
 	ms       []machineRT // by machine index
 	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
 	clock    float64
+	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
 	ticks    int
 	visible  []event // events this decide phase sees
 	incoming []event // events sent since, for the next tick

@@ -76,6 +76,10 @@ type worker struct {
 	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
 	spawnSeq int             // spawns queued with no running agent
 	nums     numberBlock     // Lua numbers for Agent.Sync
+	// next is where the last tick cut short by TickContext stopped: the
+	// next tick starts there, so a frame deadline shares the time fairly.
+	next    int
+	rotated bool // this tick did not start at the first agent
 }
 
 type recordKind uint8
@@ -437,6 +441,11 @@ func (h *Host) Tick(dt float64) error {
 // context.Cause(ctx)), the agents not yet ticked are not ticked this time,
 // the hooks run for what happened, and the error wraps the cause. A game
 // shutting down, or with a frame deadline, cancels it.
+//
+// A frame deadline ticks what fits, fairly: the next tick starts with the
+// agents a cut left out (then goes round to the rest), and each of them
+// gets the time it missed added to the dt of its next tick, so its clock,
+// timers and waits stay true. A snapshot keeps that owed time.
 func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := h.usable(); err != nil {
 		return err
@@ -503,20 +512,51 @@ func (h *Host) eachWorker(fn func(*worker)) {
 	wg.Wait()
 }
 
+// tick ticks the worker's agents in spawn order, from where the last
+// tick cut short by TickContext stopped (then round to it). The agents a
+// cut leaves out owe the time they missed, added to the dt of their next
+// tick, so their clocks stay true.
 func (w *worker) tick(dt float64) {
 	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
 	done := w.h.tickDone
-	for _, a := range w.agents {
+	n := len(w.agents)
+	start := w.next
+	if start >= n {
+		start = 0
+	}
+	w.next, w.rotated = 0, start != 0
+	for k := range n {
+		i := start + k
+		if i >= n {
+			i -= n
+		}
 		if done != nil {
 			select {
 			case <-done:
-				return // TickContext's ctx ended: the rest wait for the next tick
+				// TickContext's ctx ended: the rest wait for the next tick,
+				// which starts with them.
+				for j := k; j < n; j++ {
+					a := w.agents[(start+j)%n]
+					if !a.suspended {
+						a.owed += dt
+					}
+				}
+				w.next = i
+				return
 			default:
 			}
 		}
-		if !a.suspended {
-			_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
+		a := w.agents[i]
+		if a.suspended {
+			continue
 		}
+		if a.owed > 0 {
+			d := dt + a.owed
+			a.owed = 0
+			_ = a.tick(d, lua.LNumber(d))
+			continue
+		}
+		_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
 	}
 }
 
@@ -553,7 +593,7 @@ func (h *Host) deliver() bool {
 	if len(all) == 0 {
 		return false
 	}
-	if len(h.workers) > 1 {
+	if len(h.workers) > 1 || h.workers[0].rotated {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].agent() < all[j].agent() })
 	}
 	for i := range all {

@@ -1,10 +1,12 @@
 package host_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,4 +273,61 @@ return ai.fsm { initial = "s", context = { loop = false, n = 0 }, states = { s =
 	_, err = h3.Restore([]byte(bad), b3)
 	require.ErrorIs(t, err, host.ErrBadSnapshot)
 	require.ErrorContains(t, err, `suspended "bored": not a reason`)
+}
+
+// A tick cut short by its context resumes where it stopped: with a cut
+// after every 500 agents of 2,000, each agent ticks once in four ticks, none
+// starves, and the time an agent missed is added to its next dt.
+func TestTickDeadlineIsFair(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			var cancel context.CancelCauseFunc
+			var calls atomic.Int64
+			per := int64(500 / workers)
+			h, err := host.New(host.Options{Workers: workers, Funcs: map[string]map[string]any{"game": {
+				"work": func() {
+					if calls.Add(1) == per*int64(workers) {
+						cancel(errors.New("frame deadline"))
+					}
+				},
+			}}})
+			require.NoError(t, err)
+			defer h.Close()
+			b, err := h.LoadString("worker.lua", `local ai = require("luaai")
+local game = require("game")
+return ai.fsm { initial = "s", context = { dts = 0 }, states = { s = {
+  update = function(ctx, dt) ctx.dts = ctx.dts + dt game.work() end } } }`)
+			require.NoError(t, err)
+			var agents []*host.Agent
+			for range 2000 {
+				a, err := h.Spawn(b, nil)
+				require.NoError(t, err)
+				agents = append(agents, a)
+			}
+			for range 8 {
+				var ctx context.Context
+				ctx, cancel = context.WithCancelCause(context.Background())
+				calls.Store(0)
+				err := h.TickContext(ctx, 0.1)
+				require.ErrorContains(t, err, "frame deadline", "tick %d, calls %d", agents[0].Ticks(), calls.Load())
+			}
+			ticks := make([]int, len(agents))
+			for i, a := range agents {
+				ticks[i] = a.Ticks()
+				if workers == 1 {
+					require.Equal(t, 2, a.Ticks(), "agent %d", a.ID())
+				} // with two, how the 500 calls split between the workers varies
+			}
+			require.NoError(t, h.Tick(0.1)) // a whole tick pays what is owed
+			for i, a := range agents {
+				require.Equal(t, ticks[i]+1, a.Ticks())
+				require.InDelta(t, 0.9, a.Clock(), 1e-9, "agent %d", a.ID())
+				if len(a.Errors()) > 0 {
+					continue // its update was stopped by the deadline: that dt went unused
+				}
+				dts, _ := a.Number("dts")
+				require.InDelta(t, 0.9, dts, 1e-9, "agent %d", a.ID())
+			}
+		})
+	}
 }

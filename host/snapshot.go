@@ -54,6 +54,9 @@ type agentSnapshot struct {
 	// does not heal a runaway mod.
 	Suspended string `json:"suspended,omitempty"`
 	Overruns  int    `json:"overruns,omitempty"`
+	// Owed is the time of the ticks a frame deadline made the agent miss,
+	// added to its next tick's dt.
+	Owed float64 `json:"owed,omitempty"`
 }
 
 type stateSnapshot struct {
@@ -177,7 +180,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 	s := agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
 		RNG:       base64.StdEncoding.EncodeToString(rng),
-		Suspended: a.suspension.String(), Overruns: a.overruns,
+		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
 	enc := &encoder{}
@@ -394,6 +397,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
 	case s.ID > maxSnapshotCount:
 		return nil, nil, bad("id %d out of range", s.ID)
+	case !finite(s.Owed) || s.Owed < 0:
+		return nil, nil, bad("owed %v: must be a finite number ≥ 0", s.Owed)
 	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
 		return nil, nil, bad("overruns %d out of range", s.Overruns)
 	}
@@ -413,7 +418,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	t := b.trees[w.index]
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
-	a.ticks, a.clock, a.overruns = s.Ticks, s.Clock, s.Overruns
+	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
 	if why != NotSuspended {
 		a.suspend(why)
 	}

@@ -631,12 +631,25 @@ func (vm *VM) StopOn(ctx context.Context) (release func()) {
 			vm.stopCtx = nil
 		}
 	}
+	// The AfterFunc runs on a goroutine of its own, possibly after release
+	// has returned: released keeps such a late run from stopping the VM's
+	// next calls (a cut-short tick would otherwise spoil the next one).
+	var mu sync.Mutex
+	released := false
 	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if released {
+			return
+		}
 		cause := context.Cause(ctx)
 		b.cancel.Store(&cause)
 		b.interrupt(b.state.Load())
 	})
 	return func() {
+		mu.Lock()
+		released = true
+		mu.Unlock()
 		stop()
 		b.cancel.Store(nil)
 	}
