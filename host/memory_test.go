@@ -198,7 +198,7 @@ func TestMemoryHogDoesNotSuspendTheInnocent(t *testing.T) {
 	defer h.Close()
 	hog, err := h.LoadString("hog.lua", `local ai = require("luaai")
 return ai.fsm { initial = "s", context = { t = {} }, states = { s = {
-  update = function(ctx) ctx.t[#ctx.t + 1] = ("x"):rep(1048576) .. #ctx.t end } } }`)
+  update = function(ctx) ctx.t[#ctx.t + 1] = ("x"):rep(262144) .. #ctx.t end } } }`)
 	require.NoError(t, err)
 	calm, err := h.LoadString("calm.lua", `local ai = require("luaai")
 return ai.fsm { initial = "s", context = { n = 0, items = {} }, states = { s = {
@@ -212,18 +212,27 @@ return ai.fsm { initial = "s", context = { n = 0, items = {} }, states = { s = {
 		require.NoError(t, err)
 		calms = append(calms, c)
 	}
-	for i := 0; i < 60; i++ {
+	ticks := 0
+	for ; ticks < 400 && !a.Suspended(); ticks++ {
 		require.NoError(t, h.Tick(0.1))
 	}
 	require.True(t, a.Suspended(), "the hog was never stopped")
 	require.Equal(t, host.SuspendedByMemory, a.SuspendReason())
+	for range 30 { // the hog's bytes stay; nobody else pays for them
+		require.NoError(t, h.Tick(0.1))
+	}
 	for _, c := range calms {
 		require.False(t, c.Suspended(), "calm agent %d suspended", c.ID())
-		require.Equal(t, 60, c.Ticks())
+		require.Equal(t, ticks+30, c.Ticks())
 	}
-	require.Len(t, errs, 1)
-	require.True(t, errs[0].Suspends)
-	require.Equal(t, a.ID(), errs[0].Agent)
+	suspensions := 0
+	for _, e := range errs {
+		require.Equal(t, a.ID(), e.Agent, "%v", e) // a hog's callback may be stopped too
+		if e.Suspends {
+			suspensions++
+		}
+	}
+	require.Equal(t, 1, suspensions)
 }
 
 // Suspensions are never throttled: a hundred agents suspended by the same

@@ -27,7 +27,8 @@ type Options struct {
 	// Results do not depend on it, but Go values bound into contexts are
 	// then called from several goroutines: see Agent.Bind. The default
 	// (zero) value is 1, safe for a game that knows nothing of goroutines;
-	// runtime.GOMAXPROCS(0) uses every core.
+	// runtime.GOMAXPROCS(0) uses every core. More workers than
+	// GOMAXPROCS gain nothing: they only take turns on the same cores.
 	Workers int
 	// Roots are extra folders scripts may require modules and spawn scripts
 	// from, besides the folder of the script itself. The default (zero) value
@@ -44,7 +45,11 @@ type Options struct {
 	Stdout io.Writer
 	// Budget is how long one callback may run (wall time) before it is
 	// stopped and reported like an error (errors.Is ErrBudget), so
-	// a script that loops forever cannot hang the game. It costs a little
+	// a script that loops forever cannot hang the game. Only a callback
+	// that kept working is stopped (a few thousand Lua instructions, or
+	// the sandbox's Go work, since it began): one that waited while the
+	// scheduler or the GC ran something else, or inside a slow module
+	// function, is not blamed for that time. It costs a little
 	// per Lua instruction and per call (the README's performance section
 	// has the measurements).
 	// The default (zero) value is DefaultBudget; a negative value turns the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -309,6 +310,7 @@ return ai.fsm { initial = "s", context = { dts = 0 }, states = { s = {
 				ctx, cancel = context.WithCancelCause(context.Background())
 				calls.Store(0)
 				err := h.TickContext(ctx, 0.1)
+				cancel(nil)
 				require.ErrorContains(t, err, "frame deadline", "tick %d, calls %d", agents[0].Ticks(), calls.Load())
 			}
 			ticks := make([]int, len(agents))
@@ -330,4 +332,67 @@ return ai.fsm { initial = "s", context = { dts = 0 }, states = { s = {
 			}
 		})
 	}
+}
+
+// The time budget stops work, not waiting: with more workers than cores,
+// other goroutines hogging the CPU and a 2 ms budget, one-line callbacks
+// are descheduled for longer than their budget and never blamed; a
+// callback blocked in a slow module function is not stopped either (it
+// did no work the budget can stop); a runaway still is.
+func TestBudgetBlamesOnlyWork(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	stop := make(chan struct{})
+	var hogs sync.WaitGroup
+	for range 4 {
+		hogs.Add(1)
+		go func() {
+			defer hogs.Done()
+			x := 0
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := range 1 << 16 {
+					x += i
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); hogs.Wait() }()
+
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Workers: 4, Budget: 2 * time.Millisecond, ReportAllErrors: true,
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) },
+		Funcs:   map[string]map[string]any{"game": {"wait": func() { time.Sleep(10 * time.Millisecond) }}}})
+	require.NoError(t, err)
+	defer h.Close()
+	calm, err := h.LoadString("calm.lua", `local ai = require("luaai")
+local game = require("game")
+return ai.fsm { initial = "s", context = { n = 0, slow = false }, states = { s = {
+  update = function(ctx) ctx.n = ctx.n + 1 if ctx.slow then game.wait() end end } } }`)
+	require.NoError(t, err)
+	for i := range 2000 {
+		_, err := h.Spawn(calm, map[string]any{"slow": i%500 == 0})
+		require.NoError(t, err)
+	}
+	for range 30 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.Empty(t, errs, "innocent callbacks were stopped")
+	for _, a := range h.Agents() {
+		require.False(t, a.Suspended())
+	}
+
+	runaway, err := h.LoadString("runaway.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function() while true do end end } } }`)
+	require.NoError(t, err)
+	r, err := h.Spawn(runaway, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, errs, 1)
+	require.ErrorIs(t, errs[0], host.ErrBudget)
+	require.Equal(t, r.ID(), errs[0].Agent)
 }

@@ -27,6 +27,16 @@ package luabind
 //     a second or so without calls (and restarts with the next one), and
 //     stops for good in VM.Close.
 //
+// Only work stops a call: the watchdog fires when the call has both run
+// past its budget (wall time) and done minWork units of work of its own
+// since the watchdog first saw it — Lua instructions (counted in
+// budgetCtx.Done, published every 256), Go loops of the sandbox that poll
+// the budget, and calls of the game's module functions. A callback that
+// was merely descheduled (more workers than cores, the GC, another
+// process) has done almost none, and is never blamed for the time it
+// waited; a runaway keeps working, and is stopped at the first watchdog
+// tick after its budget at which it did.
+//
 // Calls nested inside a budgeted call (a callback ticking a spawned agent,
 // ai.spawn loading a behaviour, a native scorer reading a field through
 // __index) share the outer call's budget.
@@ -157,6 +167,16 @@ const (
 // budgetIdleTicks is how many watchdog ticks without a call let the
 // watchdog goroutine exit (it restarts with the next call).
 const budgetIdleTicks = 64
+
+// The work a call must have done since the watchdog first saw it before
+// its time budget can stop it, in Lua instructions (a one-line callback
+// runs tens), and what Go work counts as.
+const (
+	minWork        = 4096
+	workPublish    = 255 // publish the count every 256 instructions
+	checkWork      = 1024
+	moduleCallWork = 64
+)
 
 // budget is a VM's runaway guard. Fields marked "VM goroutine" are only
 // touched by the goroutine that owns the VM.
@@ -375,7 +395,8 @@ func (b *budget) watch() {
 	defer t.Stop()
 	var seen uint64
 	var since time.Time
-	var heap0 int64 // the heap when the running call was first seen
+	var heap0 int64  // the heap when the running call was first seen
+	var work0 uint64 // its work then
 	idle := 0
 	for {
 		select {
@@ -409,7 +430,7 @@ func (b *budget) watch() {
 		}
 		mem := b.mem.Load()
 		if s != seen {
-			seen, since = s, now
+			seen, since, work0 = s, now, b.ctx.published.Load()
 			if mem > 0 {
 				heap0 = b.heap.read()
 			}
@@ -423,7 +444,7 @@ func (b *budget) watch() {
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if limit > 0 && now.Sub(since) >= limit {
+		if limit > 0 && now.Sub(since) >= limit && b.ctx.published.Load()-work0 >= minWork {
 			b.fire(s, false)
 		}
 	}
@@ -475,12 +496,27 @@ type budgetCtx struct {
 	steps     int64
 	over      bool          // the running call used up its steps
 	closed    chan struct{} // closed at birth: what Done gives once over
+
+	// work counts instructions and Go work (VM goroutine); published is
+	// its value as of the last 256, for the watchdog.
+	work      uint64
+	published atomic.Uint64
+}
+
+// addWork counts n units of Go work done for the running call (VM
+// goroutine).
+func (c *budgetCtx) addWork(n uint64) {
+	c.work += n
+	c.published.Store(c.work)
 }
 
 func (c *budgetCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *budgetCtx) Value(any) any               { return nil }
 
 func (c *budgetCtx) Done() <-chan struct{} {
+	if c.work++; c.work&workPublish == 0 {
+		c.published.Store(c.work)
+	}
 	if c.stepLimit > 0 {
 		if c.steps++; c.steps > c.stepLimit {
 			c.over = true
@@ -505,6 +541,7 @@ func (c *budgetCtx) Err() error {
 // countSteps adds n steps of Go work (pattern matching) to the running
 // call's instruction budget; true when it is used up.
 func (c *budgetCtx) countSteps(n int64) bool {
+	c.addWork(uint64(n))
 	if c.stepLimit > 0 {
 		if c.steps += n; c.steps > c.stepLimit {
 			c.over = true

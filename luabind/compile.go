@@ -160,6 +160,9 @@ func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionPro
 		proto *lua.FunctionProto
 		err   error
 	}
+	// Compiling is the call's own work (the budget stops only calls that
+	// worked): count it up front, about an instruction per 16 bytes.
+	b.ctx.addWork(uint64(len(src) / 16))
 	done := make(chan result, 1)
 	go func() {
 		defer vm.guard.compiling.Store(false)

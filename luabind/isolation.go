@@ -42,9 +42,19 @@ func (vm *VM) isolate() {
 	for name, fns := range vm.opts.Modules {
 		t := L.CreateTable(0, len(fns))
 		for fname, fn := range fns {
-			if fn != nil {
-				t.RawSetString(fname, L.NewFunction(fn))
+			if fn == nil {
+				continue
 			}
+			if vm.guard.bud != nil {
+				// A module call is work of the calling callback's own (the
+				// time budget stops only calls that worked: budget.go).
+				inner, ctx := fn, &vm.guard.bud.ctx
+				fn = func(L *lua.LState) int {
+					ctx.addWork(moduleCallWork)
+					return inner(L)
+				}
+			}
+			t.RawSetString(fname, L.NewFunction(fn))
 		}
 		if vm.goModules == nil {
 			vm.goModules = map[string]lua.LValue{}

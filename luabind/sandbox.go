@@ -196,7 +196,11 @@ func sbSetMetatable(orig lua.LValue) lua.LGFunction {
 // checkBudget raises the budget error when the running call has been
 // stopped; Go loops that may run long call it now and then.
 func (vm *VM) checkBudget(L *lua.LState) {
-	if b := vm.guard.bud; b.expired() {
+	b := vm.guard.bud
+	if b != nil {
+		b.ctx.addWork(checkWork)
+	}
+	if b.expired() {
 		L.RaiseError("%s", b.stopMessage())
 	}
 }
