@@ -33,12 +33,15 @@ type Agent struct {
 	inbox    []event // ai.send_to messages from other agents, after incoming
 	path     []*node // scratch: machines on the active path
 	// The running callback, for the functions usable inside callbacks.
-	cur       *node
-	curKind   callback
-	curScore  bool // cur is a utility candidate that is not active
-	ticking   bool
-	suspended bool      // why: suspension (suspend.go)
-	syncs     []*synced // Agent.Sync
+	cur      *node
+	curKind  callback
+	curScore bool // cur is a utility candidate that is not active
+	ticking  bool
+	// tickStopped: the agent's tick budget stopped this tick, and it was
+	// reported (the callbacks it stops after that are not).
+	tickStopped bool
+	suspended   bool      // why: suspension (suspend.go)
+	syncs       []*synced // Agent.Sync
 
 	id     int
 	b      *Behaviour
@@ -397,6 +400,9 @@ func (a *Agent) Send(name string, payload any) error {
 	if err := a.usable(); err != nil {
 		return err
 	}
+	if len(a.incoming) >= MaxPendingEvents {
+		return fmt.Errorf("send %q: %w", name, errTooManyEvents)
+	}
 	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.w.vm.L, payload)})
 	return nil
 }
@@ -424,8 +430,20 @@ func (a *Agent) alive() error {
 	return nil
 }
 
-func (a *Agent) sendLua(name string, payload lua.LValue) {
+// MaxPendingEvents bounds the events waiting for one agent's next tick
+// (Agent.Send, ai.send, agent:send): past it a send is refused, so a
+// script that sends in a loop cannot make the next decide phase scan
+// without end.
+const MaxPendingEvents = 1 << 16
+
+var errTooManyEvents = fmt.Errorf("more than %d events are waiting for the agent's next tick", MaxPendingEvents)
+
+func (a *Agent) sendLua(name string, payload lua.LValue) error {
+	if len(a.incoming) >= MaxPendingEvents {
+		return errTooManyEvents
+	}
 	a.incoming = append(a.incoming, event{name: name, payload: payload})
+	return nil
 }
 
 // Errors returns the callback errors reported for this agent since the
@@ -495,6 +513,12 @@ func (a *Agent) report(n *node, cb Callback, err error) { a.reportAt(n, cb, err,
 
 // reportAt is report naming where in the state it failed: " (tree node x.y)".
 func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
+	if be := (*luabind.BudgetError)(nil); errors.As(err, &be) && be.Tick {
+		if a.tickStopped {
+			return // the rest of a tick its budget stopped: reported once
+		}
+		a.tickStopped = true
+	}
 	se := newScriptError(a, n, cb, err)
 	se.Msg += where
 	if len(a.errs) >= a.h.opts.MaxErrors {
@@ -549,7 +573,7 @@ type runner struct{ a *Agent }
 func (r runner) State() (string, bool)                 { return r.a.State() }
 func (r runner) Active(name string) bool               { return r.a.Active(name) }
 func (r runner) Rand() *rand.Rand                      { return r.a.rng }
-func (r runner) Send(event string, payload lua.LValue) { r.a.sendLua(event, payload) }
+func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
 func (r runner) ID() int                               { return r.a.id }
 
 // SendTo is ai.send_to: during Host.Tick the message waits for the end of
@@ -670,12 +694,15 @@ func (l *luaAgent) Ctx() *lua.LTable {
 	return l.a.ctx
 }
 
-func (l *luaAgent) Send(name string, payload lua.LValue) {
+func (l *luaAgent) Send(name string, payload lua.LValue) error {
 	if l.a == nil {
+		if len(l.p.events) >= MaxPendingEvents {
+			return errTooManyEvents
+		}
 		l.p.events = append(l.p.events, event{name: name, payload: payload})
-		return
+		return nil
 	}
-	l.a.sendLua(name, payload)
+	return l.a.sendLua(name, payload)
 }
 
 func (l *luaAgent) Errors() []luabind.CallbackError {

@@ -59,6 +59,9 @@ type errKey struct {
 const (
 	DefaultBudget     = 50 * time.Millisecond
 	DefaultLoadBudget = 2 * time.Second
+	// DefaultAgentTickBudget is Options.AgentTickBudget's default with the
+	// default Budget: four times it.
+	DefaultAgentTickBudget = 4 * DefaultBudget
 	// DefaultMemoryLimit is Options.MemoryLimit's default: 256 MiB.
 	DefaultMemoryLimit = 256 << 20
 )
@@ -173,6 +176,7 @@ func New(opts Options) (*Host, error) {
 			Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout,
 			Seed: opts.Seed, Now: opts.Now, MaxString: opts.MaxString,
 			Budget:      budget(opts.Budget, DefaultBudget),
+			TickBudget:  tickBudget(opts),
 			LoadBudget:  budget(opts.LoadBudget, DefaultLoadBudget),
 			MemoryLimit: opts.MemoryLimit,
 			BudgetSteps: opts.BudgetSteps,
@@ -184,6 +188,22 @@ func New(opts Options) (*Host, error) {
 	}
 	h.mem.init(opts.MemoryLimit)
 	return h, nil
+}
+
+// tickBudget is Options.AgentTickBudget with its default: four times the
+// callback budget (off when that is off).
+func tickBudget(opts Options) time.Duration {
+	switch {
+	case opts.AgentTickBudget < 0:
+		return 0
+	case opts.AgentTickBudget > 0:
+		return opts.AgentTickBudget
+	case opts.Budget < 0:
+		return 0
+	case opts.Budget == 0:
+		return DefaultAgentTickBudget
+	}
+	return 4 * opts.Budget
 }
 
 // Close releases the Lua states. The host and its agents cannot be used

@@ -396,3 +396,43 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	require.ErrorIs(t, errs[0], host.ErrBudget)
 	require.Equal(t, r.ID(), errs[0].Agent)
 }
+
+// One agent's tick is bounded as a whole: a parallel of 30 actions, each
+// well inside the callback budget but together far past the agent's tick
+// budget, ends the tick early with one report that counts as an overrun.
+func TestAgentTickBudget(t *testing.T) {
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Budget: 40 * time.Millisecond, AgentTickBudget: 60 * time.Millisecond,
+		ReportAllErrors: true, OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("wide.lua", `local ai = require("luaai")
+local function slow(ctx)
+  ctx.ran = ctx.ran + 1
+  local t = os.clock()
+  while os.clock() - t < 0.01 do end
+  return "running"
+end
+local kids = { succeed = "all", fail = "one" }
+for i = 1, 30 do kids[i] = ai.action(slow, { name = "a" .. i }) end
+return ai.tree { context = { ran = 0 }, root = ai.parallel(kids) }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	ran, _ := a.Number("ran")
+	require.Less(t, ran, 30.0, "the tick ran every action")
+	require.Greater(t, ran, 0.0)
+	require.Len(t, errs, 1)
+	require.ErrorIs(t, errs[0], host.ErrBudget)
+	require.Contains(t, errs[0].Msg, "the agent's tick ran past its 60ms budget")
+	require.Equal(t, "wide.lua", errs[0].Script)
+	require.Equal(t, 5, errs[0].Line)
+
+	// The next tick starts afresh; the third stopped tick suspends.
+	for range 2 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.True(t, a.Suspended())
+	require.Equal(t, host.SuspendedByOverruns, a.SuspendReason())
+}

@@ -63,7 +63,10 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	}
 	a.ticking = true
 	old := a.w.vm.SetRunner(runner{a})
+	a.w.vm.BeginTick()
+	a.tickStopped = false
 	defer func() {
+		a.w.vm.EndTick()
 		a.w.vm.SetRunner(old)
 		a.cur, a.curKind, a.curScore = nil, cbNone, false
 		a.ticking = false
@@ -417,6 +420,9 @@ func (a *Agent) tryTransitions(n, s *node) bool {
 		for j := range a.visible {
 			ev := &a.visible[j]
 			if ev.consumed || ev.name != t.On {
+				if j&1023 == 1023 && a.w.vm.TickOver() {
+					return false // the agent's tick budget: see Options.AgentTickBudget
+				}
 				continue
 			}
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {

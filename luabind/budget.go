@@ -94,6 +94,9 @@ type BudgetError struct {
 	// ended: the context's cause (context.Canceled, DeadlineExceeded…),
 	// which the error wraps instead of ErrBudget.
 	Cause error
+	// Tick is set for a call stopped because the agent's whole tick ran
+	// past Options.TickBudget (which Budget then holds).
+	Tick bool
 
 	api *lua.ApiError
 }
@@ -115,7 +118,14 @@ func (e *BudgetError) Msg() string {
 	if e.Memory > 0 {
 		return memoryMessage(e.Load, e.Memory)
 	}
+	if e.Tick {
+		return tickMessage(e.Budget)
+	}
 	return budgetMessage(e.Load, e.Budget)
+}
+
+func tickMessage(d time.Duration) string {
+	return "the agent's tick ran past its " + d.String() + " budget"
 }
 
 func cancelMessage(load bool, cause error) string {
@@ -161,7 +171,8 @@ const (
 	budgetMem      = 4  // it was stopped by the memory limit
 	budgetSteps    = 8  // it was stopped by the instruction budget
 	budgetCancel   = 16 // it was stopped by the context given to StopOn
-	budgetSeqShift = 5
+	budgetTick     = 32 // it was stopped by the agent's tick budget
+	budgetSeqShift = 6
 )
 
 // budgetIdleTicks is how many watchdog ticks without a call let the
@@ -182,6 +193,7 @@ const (
 // touched by the goroutine that owns the VM.
 type budget struct {
 	call, load time.Duration // 0: that kind of call is not budgeted
+	tick       time.Duration // an agent's tick (BeginTick…EndTick); 0: none
 	steps      int64         // instructions a callback may run; 0: no such budget
 	period     time.Duration // watchdog tick
 	ctx        budgetCtx
@@ -202,11 +214,20 @@ type budget struct {
 	seq    uint64 // VM goroutine: the last sequence number handed out
 	active bool   // VM goroutine: a budgeted call is running (nested calls share it)
 	closed bool   // VM goroutine
+
+	// The agent's tick: tickState is tickSeq<<1 | 1 once the watchdog
+	// found the tick past its budget; 0 between ticks.
+	tickState atomic.Uint64
+	tickSeq   uint64 // VM goroutine
+	tickDepth int    // VM goroutine: nested ticks share the outer one
 }
 
-func newBudget(call, load time.Duration, mem, steps int64) *budget {
+func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *budget {
 	if call < 0 {
 		call = 0
+	}
+	if tick < 0 {
+		tick = 0
 	}
 	if load < 0 {
 		load = 0
@@ -217,12 +238,15 @@ func newBudget(call, load time.Duration, mem, steps int64) *budget {
 	if steps < 0 {
 		steps = 0
 	}
-	if call == 0 && load == 0 && mem == 0 && steps == 0 {
+	if call == 0 && load == 0 && mem == 0 && steps == 0 && tick == 0 {
 		return nil
 	}
 	p := call
 	if p == 0 || (load > 0 && load < p) {
 		p = load
+	}
+	if p == 0 || (tick > 0 && tick < p) {
+		p = tick
 	}
 	p /= 8
 	if mem > 0 && (p == 0 || p > memPeriod) {
@@ -231,7 +255,7 @@ func newBudget(call, load time.Duration, mem, steps int64) *budget {
 	if p < time.Millisecond {
 		p = time.Millisecond
 	}
-	b := &budget{call: call, load: load, steps: steps, period: p, stop: make(chan struct{})}
+	b := &budget{call: call, load: load, tick: tick, steps: steps, period: p, stop: make(chan struct{})}
 	b.ctx.closed = make(chan struct{})
 	close(b.ctx.closed)
 	b.mem.Store(mem)
@@ -252,7 +276,7 @@ func (b *budget) begin(load bool) uint64 {
 	if load {
 		limit, flags = b.load, budgetLoad
 	}
-	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) && b.cancel.Load() == nil {
+	if limit <= 0 && b.mem.Load() <= 0 && (load || b.steps <= 0) && b.cancel.Load() == nil && b.tickDepth == 0 {
 		// Not budgeted, but the context is shared: clear a finished call's
 		// word so a late stop of that call cannot reach this one.
 		b.idle()
@@ -284,8 +308,48 @@ func (b *budget) begin(load bool) uint64 {
 	}
 	if b.cancel.Load() != nil {
 		b.interrupt(s) // stopped before it starts
+	} else if !load && b.tickState.Load()&1 != 0 {
+		b.fire(s, budgetTick) // the agent's tick is over: stopped before it starts
 	}
 	return s
+}
+
+// BeginTick marks the start of an agent's tick for Options.TickBudget;
+// EndTick its end. A tick begun inside another (an agent ticked from a
+// callback) belongs to the outer one. VM goroutine.
+func (vm *VM) BeginTick() {
+	b := vm.guard.bud
+	if b == nil || b.tick <= 0 {
+		return
+	}
+	if b.tickDepth++; b.tickDepth > 1 {
+		return
+	}
+	b.tickSeq++
+	b.tickState.Store(b.tickSeq << 1)
+	if !b.running.Load() && b.running.CompareAndSwap(false, true) {
+		b.wg.Add(1)
+		go b.watch()
+	}
+}
+
+// EndTick marks the end of the tick BeginTick began.
+func (vm *VM) EndTick() {
+	b := vm.guard.bud
+	if b == nil || b.tick <= 0 || b.tickDepth == 0 {
+		return
+	}
+	if b.tickDepth--; b.tickDepth == 0 {
+		b.tickState.Store(0)
+	}
+}
+
+// TickOver reports whether the running agent's tick has run past
+// Options.TickBudget: the engine's own loops stop, and every call left in
+// the tick is stopped as it starts. VM goroutine.
+func (vm *VM) TickOver() bool {
+	b := vm.guard.bud
+	return b != nil && b.tickState.Load()&1 != 0
 }
 
 // interrupt stops call s, if it is still running, because StopOn's context
@@ -383,6 +447,9 @@ func (b *budget) stopMessage() string {
 	if s&budgetMem != 0 {
 		return memoryMessage(s&budgetLoad != 0, b.memLimit.Load())
 	}
+	if s&budgetTick != 0 {
+		return tickMessage(b.tick)
+	}
 	if s&budgetLoad != 0 {
 		return budgetMessage(true, b.load)
 	}
@@ -397,6 +464,9 @@ func (b *budget) watch() {
 	var since time.Time
 	var heap0 int64  // the heap when the running call was first seen
 	var work0 uint64 // its work then
+	var tickSeen uint64
+	var tickSince time.Time
+	var tickWork0 uint64
 	idle := 0
 	for {
 		select {
@@ -408,8 +478,18 @@ func (b *budget) watch() {
 		// The time of this look, not the tick's: a tick read late would make
 		// a call seem older than it is.
 		now := time.Now()
+		if ts := b.tickState.Load(); ts == 0 || ts&1 != 0 {
+			tickSeen = 0
+		} else if ts != tickSeen {
+			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
+		} else if now.Sub(tickSince) >= b.tick && b.ctx.published.Load()-tickWork0 >= minWork &&
+			b.tickState.CompareAndSwap(ts, ts|1) {
+			if s := b.state.Load(); s != 0 && s&budgetFired == 0 {
+				b.fire(s, budgetTick)
+			}
+		}
 		s := b.state.Load()
-		if s == 0 {
+		if s == 0 && b.tickState.Load() == 0 {
 			seen = 0
 			if idle++; idle < budgetIdleTicks {
 				continue
@@ -418,15 +498,15 @@ func (b *budget) watch() {
 			// before it looks at running, this clears running before it looks
 			// at the state, so one of the two sees the other.
 			b.running.Store(false)
-			if b.state.Load() == 0 || !b.running.CompareAndSwap(false, true) {
+			if (b.state.Load() == 0 && b.tickState.Load() == 0) || !b.running.CompareAndSwap(false, true) {
 				return
 			}
 			idle = 0
 			continue
 		}
 		idle = 0
-		if s&budgetFired != 0 {
-			continue // stopped, unwinding
+		if s == 0 || s&budgetFired != 0 {
+			continue // between calls of a tick, or stopped, unwinding
 		}
 		mem := b.mem.Load()
 		if s != seen {
@@ -437,7 +517,7 @@ func (b *budget) watch() {
 			continue
 		}
 		if mem > 0 && b.heap.read()-heap0 > mem {
-			b.fire(s, true)
+			b.fire(s, budgetMem)
 			continue
 		}
 		limit := b.call
@@ -445,24 +525,23 @@ func (b *budget) watch() {
 			limit = b.load
 		}
 		if limit > 0 && now.Sub(since) >= limit && b.ctx.published.Load()-work0 >= minWork {
-			b.fire(s, false)
+			b.fire(s, 0)
 		}
 	}
 }
 
-// fire stops call s if it is still the running one.
-func (b *budget) fire(s uint64, mem bool) {
+// fire stops call s if it is still the running one; why is 0 (its time
+// budget), budgetMem or budgetTick.
+func (b *budget) fire(s uint64, why uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	flags := uint64(budgetFired)
-	if mem {
-		flags |= budgetMem
-	}
-	if !b.state.CompareAndSwap(s, s|flags) {
+	if !b.state.CompareAndSwap(s, s|budgetFired|why) {
 		return // finished meanwhile; the next call has another number
 	}
-	if mem {
+	if why == budgetMem {
 		b.ctx.err = errors.New(memoryMessage(s&budgetLoad != 0, b.memLimit.Load()))
+	} else if why == budgetTick {
+		b.ctx.err = errors.New(tickMessage(b.tick))
 	} else if s&budgetLoad != 0 {
 		b.ctx.err = errors.New(budgetMessage(true, b.load))
 	} else {
@@ -611,6 +690,9 @@ func stoppedByBudget(err error, word uint64, b *budget) bool {
 	if word&budgetMem != 0 {
 		return strings.HasSuffix(ErrorMessage(err), memoryMessage(load, b.memLimit.Load()))
 	}
+	if word&budgetTick != 0 {
+		return strings.HasSuffix(ErrorMessage(err), tickMessage(b.tick))
+	}
 	d := b.call
 	if load {
 		d = b.load
@@ -629,6 +711,9 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 	}
 	if word&budgetSteps != 0 {
 		e.Steps = b.steps
+	}
+	if word&budgetTick != 0 {
+		e.Tick, e.Budget = true, b.tick
 	}
 	if word&budgetCancel != 0 {
 		if cause := b.cancel.Load(); cause != nil {

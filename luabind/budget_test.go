@@ -213,7 +213,7 @@ func TestBudgetStaleStopMissesNextCall(t *testing.T) {
 	finished := b.seq << budgetSeqShift
 	var hit atomic.Bool
 	vm.L.SetGlobal("stale", vm.L.NewFunction(func(L *lua.LState) int {
-		b.fire(finished, false) // too late for the call it was meant for
+		b.fire(finished, 0) // too late for the call it was meant for
 		if b.expired() {
 			hit.Store(true)
 		}

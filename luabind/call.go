@@ -35,7 +35,9 @@ type Runner interface {
 	// the running state (name is "" for Pop), with the payload the entered
 	// state's enter (or, for Pop, the resumed state's resume) receives.
 	Request(kind TransitionKind, name string, payload lua.LValue) error
-	Send(event string, payload lua.LValue)
+	// Send queues an event for the agent's next tick; an error when too
+	// many are pending.
+	Send(event string, payload lua.LValue) error
 	// ID is the agent's id.
 	ID() int
 	// SendTo queues event for agent id, with a payload CopyPlain made;
@@ -63,7 +65,7 @@ type LuaAgent interface {
 	State() (string, bool)
 	Active(name string) bool
 	Ctx() *lua.LTable
-	Send(event string, payload lua.LValue)
+	Send(event string, payload lua.LValue) error
 	// Errors returns the callback errors reported since the last call and
 	// forgets them.
 	Errors() []CallbackError

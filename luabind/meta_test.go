@@ -96,5 +96,5 @@ func (metaAgent) Tick(float64) error      { return nil }
 func (metaAgent) State() (string, bool)   { return "", false }
 func (metaAgent) Active(string) bool      { return false }
 func (metaAgent) Ctx() *lua.LTable        { return nil }
-func (metaAgent) Send(string, lua.LValue) {}
+func (metaAgent) Send(string, lua.LValue) error { return nil }
 func (metaAgent) Errors() []CallbackError { return nil }

@@ -137,7 +137,9 @@ func (vm *VM) luaRequest(L *lua.LState, kind TransitionKind) int {
 
 func (vm *VM) luaSend(L *lua.LState) int {
 	r := vm.mustRunner(L, "send")
-	r.Send(L.CheckString(1), L.Get(2))
+	if err := r.Send(L.CheckString(1), L.Get(2)); err != nil {
+		L.RaiseError("ai.send: %v", err)
+	}
 	return 0
 }
 
@@ -291,7 +293,9 @@ func (vm *VM) agentActive(L *lua.LState) int {
 }
 
 func (vm *VM) agentSend(L *lua.LState) int {
-	checkAgent(L, 1).Send(L.CheckString(2), L.Get(3))
+	if err := checkAgent(L, 1).Send(L.CheckString(2), L.Get(3)); err != nil {
+		L.RaiseError("agent:send: %v", err)
+	}
 	return 0
 }
 

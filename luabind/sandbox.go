@@ -92,7 +92,7 @@ func (vm *VM) harden() {
 	}
 	seed := vm.opts.Seed
 	g.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	g.bud = newBudget(vm.opts.Budget, vm.opts.LoadBudget, vm.opts.MemoryLimit, vm.opts.BudgetSteps)
+	g.bud = newBudget(vm.opts.Budget, vm.opts.LoadBudget, vm.opts.MemoryLimit, vm.opts.BudgetSteps, vm.opts.TickBudget)
 	if g.bud != nil {
 		L.SetContext(&g.bud.ctx)
 	}

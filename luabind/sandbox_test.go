@@ -408,7 +408,7 @@ type fakeRunner struct{ rng *rand.Rand }
 func (r *fakeRunner) Request(TransitionKind, string, lua.LValue) error { return errors.New("no") }
 func (r *fakeRunner) ID() int                                          { return 0 }
 func (r *fakeRunner) SendTo(int, string, any) (bool, error)            { return false, nil }
-func (r *fakeRunner) Send(string, lua.LValue)                          {}
+func (r *fakeRunner) Send(string, lua.LValue) error                    { return nil }
 func (r *fakeRunner) State() (string, bool)                            { return "", false }
 func (r *fakeRunner) Active(string) bool                               { return false }
 func (r *fakeRunner) Time() float64                                    { return 0 }

@@ -70,6 +70,13 @@ type Options struct {
 	// is exact with one VM calling at a time and shared blame with several.
 	// The default (zero) value is no limit.
 	MemoryLimit int64
+	// TickBudget bounds one agent's tick (VM.BeginTick to VM.EndTick):
+	// every call in it and the Go work between them. Past it (and with
+	// work done since it began, as for Budget) the running call is stopped
+	// and every later call of that tick stops at once, with a *BudgetError
+	// whose Tick is set; VM.TickOver turns true for the engine's own loops.
+	// The default (zero) value is none.
+	TickBudget time.Duration
 	// LoadBudget is the same for running a script's main chunk (RunProto,
 	// LoadProto, LoadBehaviour, RunFile, RunString). The default (zero)
 	// value is no budget.
