@@ -570,11 +570,11 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 
-func (r runner) State() (string, bool)                 { return r.a.State() }
-func (r runner) Active(name string) bool               { return r.a.Active(name) }
-func (r runner) Rand() *rand.Rand                      { return r.a.rng }
+func (r runner) State() (string, bool)                       { return r.a.State() }
+func (r runner) Active(name string) bool                     { return r.a.Active(name) }
+func (r runner) Rand() *rand.Rand                            { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
-func (r runner) ID() int                               { return r.a.id }
+func (r runner) ID() int                                     { return r.a.id }
 
 // SendTo is ai.send_to: during Host.Tick the message waits for the end of
 // the tick (Host.deliverMessages orders them the same whatever the

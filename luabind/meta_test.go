@@ -91,10 +91,10 @@ func matches(src []byte, pattern string) []string {
 // metaAgent is enough of an agent for its metatable to resolve methods.
 type metaAgent struct{}
 
-func (metaAgent) ID() int                 { return 1 }
-func (metaAgent) Tick(float64) error      { return nil }
-func (metaAgent) State() (string, bool)   { return "", false }
-func (metaAgent) Active(string) bool      { return false }
-func (metaAgent) Ctx() *lua.LTable        { return nil }
+func (metaAgent) ID() int                       { return 1 }
+func (metaAgent) Tick(float64) error            { return nil }
+func (metaAgent) State() (string, bool)         { return "", false }
+func (metaAgent) Active(string) bool            { return false }
+func (metaAgent) Ctx() *lua.LTable              { return nil }
 func (metaAgent) Send(string, lua.LValue) error { return nil }
-func (metaAgent) Errors() []CallbackError { return nil }
+func (metaAgent) Errors() []CallbackError       { return nil }
