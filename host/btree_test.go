@@ -252,8 +252,8 @@ func TestTreeHostileDefinitions(t *testing.T) {
 	require.NoError(t, err)
 	defer h.Close()
 	_, err = h.LoadString("wide.lua", `local ai = require("luaai")
-local n = ai.action(function() return true end)
-for _ = 1, 40 do n = ai.sequence { n, n } end
+local n = ai.action(function() return true end, { name = "a" })
+for _ = 1, 40 do n = ai.sequence { n, ai.invert(n, { name = "i" }), name = "s" } end
 return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
 	require.ErrorContains(t, err, "wide.lua:4: ai.tree: more than 10000 nodes")
 	_, err = h.LoadString("steps.lua", `local ai = require("luaai")
@@ -261,9 +261,28 @@ local s = {}
 for i = 1, 20000 do s[i] = function() end end
 return ai.fsm { initial = "t", states = { t = { steps = s } } }`)
 	require.ErrorContains(t, err, "steps.lua:4: state \"t\": more than 10000 steps")
-	b, err := h.LoadString("deep.lua", `local ai = require("luaai")
+	_, err = h.LoadString("deep.lua", `local ai = require("luaai")
 local n = ai.action(function() return "running" end, { name = "leaf" })
 for _ = 1, 5000 do n = ai.invert(n) end
+return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
+	require.ErrorContains(t, err, "deep.lua:4: ai.tree: the node paths are longer than 1048576 bytes together")
+	// Long names nested deep: refused before the paths are built.
+	_, err = h.LoadString("long.lua", `local ai = require("luaai")
+local n = ai.action(function() return "running" end, { name = "leaf" })
+for i = 1, 2000 do n = ai.invert(n, { name = string.rep("n", 5000) .. i }) end
+return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
+	require.ErrorContains(t, err, "long.lua:4: ai.tree: the node paths are longer than 1048576 bytes together")
+	_, err = h.LoadString("states.lua", `local ai = require("luaai")
+local m = ai.fsm { initial = "x", states = { x = {} } }
+for i = 1, 2000 do
+  local name = string.rep("s", 5000) .. i
+  m = ai.fsm { initial = name, states = { [name] = m } }
+end
+return m`)
+	require.ErrorContains(t, err, "the behaviour's state paths are longer than 1048576 bytes together")
+	b, err := h.LoadString("deep.lua", `local ai = require("luaai")
+local n = ai.action(function() return "running" end, { name = "leaf" })
+for _ = 1, 300 do n = ai.invert(n) end
 return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
 	require.NoError(t, err)
 	a, err := h.Spawn(b, nil)

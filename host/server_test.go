@@ -436,3 +436,39 @@ return ai.tree { context = { ran = 0 }, root = ai.parallel(kids) }`)
 	require.True(t, a.Suspended())
 	require.Equal(t, host.SuspendedByOverruns, a.SuspendReason())
 }
+
+// What a script makes Go build is bounded by what it holds, not by depth ×
+// key length: a 90-deep payload with 256 KiB keys crosses ai.send_to, and
+// a 190-deep context with such keys is saved, each allocating about the
+// data's size, not a path string per value (gigabytes before).
+func TestDeepLongKeysCostTheirSize(t *testing.T) {
+	h, err := host.New(host.Options{Workers: 2})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("deep.lua", `local ai = require("luaai")
+local key = string.rep("k", 262144)
+local function nest(n) local t = { leaf = 1 } for _ = 1, n do t = { [key] = t } end return t end
+return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
+  enter = function(ctx) ctx.deep = nest(190) end,
+  update = function(ctx) if ctx.to > 0 then ai.send_to(ctx.to, "deep", nest(90)) end end,
+  transitions = { { on = "deep", to = "got", run = function(ctx, p) ctx.got = p ~= nil end } } }, got = {} } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, map[string]any{"to": 0})
+	require.NoError(t, err)
+	_, err = h.Spawn(b, map[string]any{"to": 1})
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	data, err := h.Snapshot()
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	require.Equal(t, "got", a.Path())
+	require.Empty(t, a.Errors())
+	require.Greater(t, len(data), 2*190*262144)
+	// Linear: a few copies of the saved data (JSON building), where a path
+	// per value made sum(depth × 256 KiB) ≈ 4.7 GB for the context alone.
+	alloc := after.TotalAlloc - before.TotalAlloc
+	require.Less(t, alloc, uint64(8*len(data)), "allocated %d MiB for %d MiB of snapshot", alloc>>20, len(data)>>20)
+}

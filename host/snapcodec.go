@@ -36,10 +36,71 @@ type encoder struct {
 	counts map[*lua.LTable]int
 	ids    map[*lua.LTable]int
 	depth  int
+	// root and segs are where the value being written is; the path is
+	// spelled out only for an error or a bound value (a string per value
+	// would cost depth × key length bytes each).
+	root string
+	segs []pathSeg
 }
 
-// count walks v, counting how often each table is reached.
-func (e *encoder) count(v lua.LValue, path string, depth int) error {
+// pathSeg is one step of a path: .field, [index], [key] or [key] (key).
+type pathSeg struct {
+	kind uint8
+	idx  int
+	k    lua.LValue
+}
+
+const (
+	segField uint8 = iota
+	segIndex
+	segKey
+	segKeyOf
+)
+
+// path spells where the encoder is: "ctx.squad.leader", "ctx.list[2]";
+// for an error (clip), keys clipped to 40 bytes and the whole to 1,000.
+func (e *encoder) path(clip bool) string {
+	var b strings.Builder
+	b.WriteString(e.root)
+	for _, s := range e.segs {
+		if clip && b.Len() > 1000 {
+			b.WriteString("…")
+			break
+		}
+		if s.kind == segIndex {
+			fmt.Fprintf(&b, "[%d]", s.idx)
+			continue
+		}
+		k := lua.LVAsString(s.k)
+		if clip && len(k) > 40 {
+			k = k[:40] + "…"
+		}
+		switch s.kind {
+		case segField:
+			b.WriteString("." + k)
+		case segKey:
+			b.WriteString("[" + k + "]")
+		case segKeyOf:
+			b.WriteString("[" + k + "] (key)")
+		}
+	}
+	return b.String()
+}
+
+func (e *encoder) push(kind uint8, idx int, k lua.LValue) {
+	e.segs = append(e.segs, pathSeg{kind, idx, k})
+}
+
+func (e *encoder) pop() { e.segs = e.segs[:len(e.segs)-1] }
+
+// count walks v, counting how often each table is reached; root names v
+// in errors.
+func (e *encoder) count(v lua.LValue, root string, depth int) error {
+	e.root, e.segs = root, e.segs[:0]
+	return e.countAt(v, depth)
+}
+
+func (e *encoder) countAt(v lua.LValue, depth int) error {
 	t, ok := v.(*lua.LTable)
 	if !ok {
 		return nil
@@ -52,23 +113,29 @@ func (e *encoder) count(v lua.LValue, path string, depth int) error {
 		return nil
 	}
 	if depth >= maxSnapshotDepth {
-		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", e.path(true), maxSnapshotDepth, ErrUnsaveable)
 	}
 	var err error
 	t.ForEach(func(k, val lua.LValue) {
 		if err == nil {
-			err = e.count(k, path, depth+1)
+			e.push(segKeyOf, 0, k)
+			err = e.countAt(k, depth+1)
+			e.pop()
 		}
 		if err == nil {
-			err = e.count(val, path+"."+lua.LVAsString(k), depth+1)
+			e.push(segField, 0, k)
+			err = e.countAt(val, depth+1)
+			e.pop()
 		}
 	})
 	return err
 }
 
-func (e *encoder) encode(v lua.LValue, path string) (json.RawMessage, error) {
+// encode writes v as JSON; root names it in errors and bound paths.
+func (e *encoder) encode(v lua.LValue, root string) (json.RawMessage, error) {
+	e.root, e.segs = root, e.segs[:0]
 	var buf bytes.Buffer
-	if err := e.write(&buf, v, path); err != nil {
+	if err := e.write(&buf, v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -85,7 +152,7 @@ func writeString(buf *bytes.Buffer, s string) {
 	buf.WriteString(`"}`)
 }
 
-func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
+func (e *encoder) write(buf *bytes.Buffer, v lua.LValue) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		buf.WriteString("null")
@@ -106,6 +173,7 @@ func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
 	case lua.LString:
 		writeString(buf, string(v))
 	case *lua.LUserData:
+		path := e.path(false)
 		e.bound = append(e.bound, path)
 		buf.WriteString(`{"$bound":`)
 		writeString(buf, path)
@@ -122,22 +190,22 @@ func (e *encoder) write(buf *bytes.Buffer, v lua.LValue, path string) error {
 			id := len(e.ids) + 1
 			e.ids[v] = id
 			fmt.Fprintf(buf, `{"$id":%d,"$t":`, id)
-			if err := e.table(buf, v, path); err != nil {
+			if err := e.table(buf, v); err != nil {
 				return err
 			}
 			buf.WriteByte('}')
 			return nil
 		}
-		return e.table(buf, v, path)
+		return e.table(buf, v)
 	default:
-		return fmt.Errorf("%s: a %s: %w", path, v.Type(), ErrUnsaveable)
+		return fmt.Errorf("%s: a %s: %w", e.path(true), v.Type(), ErrUnsaveable)
 	}
 	return nil
 }
 
-func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
+func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 	if e.depth >= maxSnapshotDepth {
-		return fmt.Errorf("%s: tables nested more than %d deep: %w", path, maxSnapshotDepth, ErrUnsaveable)
+		return fmt.Errorf("%s: tables nested more than %d deep: %w", e.path(true), maxSnapshotDepth, ErrUnsaveable)
 	}
 	e.depth++
 	defer func() { e.depth-- }()
@@ -151,7 +219,10 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 			if i > 1 {
 				buf.WriteByte(',')
 			}
-			if err := e.write(buf, t.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			e.push(segIndex, i, nil)
+			err := e.write(buf, t.RawGetInt(i))
+			e.pop()
+			if err != nil {
 				return err
 			}
 		}
@@ -171,7 +242,10 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 			}
 			writeString(buf, k.String())
 			buf.WriteByte(':')
-			if err := e.write(buf, t.RawGet(k), path+"."+k.String()); err != nil {
+			e.push(segField, 0, k)
+			err := e.write(buf, t.RawGet(k))
+			e.pop()
+			if err != nil {
 				return err
 			}
 		}
@@ -184,12 +258,17 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable, path string) error {
 			buf.WriteByte(',')
 		}
 		buf.WriteByte('[')
-		sub := fmt.Sprintf("%s[%s]", path, lua.LVAsString(k))
-		if err := e.write(buf, k, sub+" (key)"); err != nil {
+		e.push(segKeyOf, 0, k)
+		err := e.write(buf, k)
+		e.pop()
+		if err != nil {
 			return err
 		}
 		buf.WriteByte(',')
-		if err := e.write(buf, t.RawGet(k), sub); err != nil {
+		e.push(segKey, 0, k)
+		err = e.write(buf, t.RawGet(k))
+		e.pop()
+		if err != nil {
 			return err
 		}
 		buf.WriteByte(']')

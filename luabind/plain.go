@@ -6,6 +6,7 @@ package luabind
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -33,8 +34,18 @@ var ErrNotPlain = errors.New("not plain data")
 func CopyPlain(v lua.LValue) (any, error) {
 	entries := 0
 	open := map[*lua.LTable]bool{}
-	var cp func(v lua.LValue, at string, depth int) (any, error)
-	cp = func(v lua.LValue, at string, depth int) (any, error) {
+	// keys is the path to the value being copied; it is spelled out only
+	// for an error (a path string per value would cost depth × key length
+	// bytes each: gigabytes for a deep payload with long keys).
+	var keys []lua.LValue
+	var cp func(v lua.LValue, depth int) (any, error)
+	cp = func(v lua.LValue, depth int) (any, error) {
+		where := func() string {
+			if len(keys) == 0 {
+				return "the value"
+			}
+			return plainPath(keys)
+		}
 		switch x := v.(type) {
 		case *lua.LNilType:
 			return nil, nil
@@ -45,17 +56,13 @@ func CopyPlain(v lua.LValue) (any, error) {
 		case lua.LString:
 			return string(x), nil
 		case *lua.LTable:
-			where := at
-			if where == "" {
-				where = "the value"
-			}
 			switch {
 			case x.Metatable != lua.LNil:
-				return nil, fmt.Errorf("%w: %s has a metatable", ErrNotPlain, where)
+				return nil, fmt.Errorf("%w: %s has a metatable", ErrNotPlain, where())
 			case open[x]:
-				return nil, fmt.Errorf("%w: %s contains itself", ErrNotPlain, where)
+				return nil, fmt.Errorf("%w: %s contains itself", ErrNotPlain, where())
 			case depth >= MaxPlainDepth:
-				return nil, fmt.Errorf("%w: %s nests more than %d tables deep", ErrNotPlain, where, MaxPlainDepth)
+				return nil, fmt.Errorf("%w: %s nests more than %d tables deep", ErrNotPlain, where(), MaxPlainDepth)
 			}
 			open[x] = true
 			defer delete(open, x)
@@ -72,12 +79,22 @@ func CopyPlain(v lua.LValue) (any, error) {
 				switch k.(type) {
 				case lua.LString, lua.LNumber, lua.LBool:
 				default:
-					err = fmt.Errorf("%w: %s has a %s key", ErrNotPlain, where, k.Type())
+					err = fmt.Errorf("%w: %s has a %s key", ErrNotPlain, where(), k.Type())
 					return
 				}
 				var kv, vv any
-				kv, _ = cp(k, "", depth+1)
-				if vv, err = cp(val, at+"["+k.String()+"]", depth+1); err == nil {
+				switch k := k.(type) {
+				case lua.LString:
+					kv = string(k)
+				case lua.LNumber:
+					kv = float64(k)
+				case lua.LBool:
+					kv = bool(k)
+				}
+				keys = append(keys, k)
+				vv, err = cp(val, depth+1)
+				keys = keys[:len(keys)-1]
+				if err == nil {
 					t.Keys, t.Vals = append(t.Keys, kv), append(t.Vals, vv)
 				}
 			})
@@ -86,13 +103,29 @@ func CopyPlain(v lua.LValue) (any, error) {
 			}
 			return t, nil
 		}
-		where := at
-		if where == "" {
-			where = "the value"
-		}
-		return nil, fmt.Errorf("%w: %s is a %s", ErrNotPlain, where, v.Type())
+		return nil, fmt.Errorf("%w: %s is a %s", ErrNotPlain, where(), v.Type())
 	}
-	return cp(v, "", 0)
+	return cp(v, 0)
+}
+
+// plainPath spells a path of keys as "[a][1]", each key clipped to 40
+// bytes and the whole to 400.
+func plainPath(keys []lua.LValue) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteByte('[')
+		s := k.String()
+		if len(s) > 40 {
+			s = s[:40] + "…"
+		}
+		b.WriteString(s)
+		b.WriteByte(']')
+		if b.Len() > 400 {
+			b.WriteString("…")
+			break
+		}
+	}
+	return b.String()
 }
 
 // FromPlain rebuilds a value CopyPlain made, in L.

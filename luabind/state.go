@@ -148,6 +148,33 @@ type Transition struct {
 	Pos    Pos
 }
 
+// MaxPathBytes bounds the length of the paths of a behaviour's placed
+// states together, and of a tree's nodes: an engine keeps every path, so
+// a deep nest of long names would cost depth × length bytes a node.
+const MaxPathBytes = 1 << 20
+
+// pathBytes is the length of the paths of the states placed below s
+// together, when s's own path is prefix bytes long; it stops counting
+// past limit.
+func pathBytes(s *State, prefix, limit int) int {
+	total := 0
+	for _, c := range s.Children {
+		n := len(c.Name)
+		if prefix > 0 {
+			n += prefix + 1
+		}
+		total += n
+		if total > limit {
+			return total
+		}
+		total += pathBytes(c.Def, n, limit-total)
+		if total > limit {
+			return total
+		}
+	}
+	return total
+}
+
 // CheckRoot validates a machine as the root of a behaviour and returns every
 // problem in it and below it, sorted by position.
 func CheckRoot(root *State, file string) ErrorList {
@@ -161,6 +188,10 @@ func CheckRoot(root *State, file string) ErrorList {
 	}
 	if n := places(root, MaxPlaces, map[*State]int{}); n > MaxPlaces {
 		errs.Add(root.Pos, "the behaviour places more than %d states (a machine used in several parents counts once in each)", MaxPlaces)
+		return errs
+	}
+	if n := pathBytes(root, 0, MaxPathBytes); n > MaxPathBytes {
+		errs.Add(root.Pos, "the behaviour's state paths are longer than %d bytes together (nest less deeply, or use shorter names)", MaxPathBytes)
 		return errs
 	}
 	EachState(root, func(n *Node) { errs = append(errs, n.Def.Problems...) })

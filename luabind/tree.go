@@ -345,8 +345,17 @@ func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
 func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
 	t := &Tree{}
 	seen := map[*BTNode]bool{}
+	pathBytes, tooLong := 0, false
 	var place func(n *BTNode, name string, parent int, path string)
 	place = func(n *BTNode, name string, parent int, path string) {
+		if tooLong {
+			return
+		}
+		if pathBytes += len(path) + 1 + len(name); pathBytes > MaxPathBytes {
+			errs.Add(pos, "ai.tree: the node paths are longer than %d bytes together (nest less deeply, or use shorter names)", MaxPathBytes)
+			tooLong = true
+			return
+		}
 		if len(t.Nodes) >= MaxTreeNodes {
 			if len(t.Nodes) == MaxTreeNodes {
 				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
