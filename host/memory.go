@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // memoryAccount is the host's side of Options.MemoryLimit: what the agents'
@@ -20,7 +21,8 @@ type memoryAccount struct {
 
 type agentSize struct {
 	a    *Agent
-	size int64
+	size int64 // its context and pending payloads
+	mod  int64 // its share of what its script holds outside contexts
 }
 
 func (m *memoryAccount) init(limit int64) {
@@ -31,10 +33,12 @@ func (m *memoryAccount) init(limit int64) {
 }
 
 // checkMemory runs after each tick: when the heap has grown past the
-// trigger, it measures every agent's context and suspends the largest
-// ticking agents while the ticking agents together hold more than the
-// limit. A suspended agent leaves that account (it cannot grow, and its
-// bytes must not get innocent agents suspended); what it holds still
+// trigger, it measures every agent's context, and what each script holds
+// outside contexts (its globals, the upvalues of its functions, its
+// modules: shared among the script's ticking agents), and suspends the
+// largest ticking agents while the ticking agents together hold more than
+// the limit. A suspended agent leaves that account (it cannot grow, and
+// its bytes must not get innocent agents suspended); what it holds still
 // lowers what one callback may allocate, which this then tells the workers.
 func (h *Host) checkMemory() {
 	m := &h.mem
@@ -59,18 +63,47 @@ func (h *Host) checkMemory() {
 		used += n
 		if !a.suspended {
 			ticking += n
-			m.sizes = append(m.sizes, agentSize{a, n})
+			m.sizes = append(m.sizes, agentSize{a: a, size: n})
 		}
 	}
+	// What the scripts hold outside contexts, after them (a table a context
+	// holds is the agent's), shared among each script's ticking agents.
+	m.sizer.funcs = true
+	mods := map[*Behaviour]int64{}
+	for _, a := range h.agents {
+		if _, ok := mods[a.b]; ok {
+			continue
+		}
+		var n int64
+		for _, t := range a.b.trees {
+			if env := t.def.Env(); env != nil {
+				n += m.sizer.size(env, 0)
+			}
+			luabind.EachFunction(t.def, func(fn *lua.LFunction) { n += m.sizer.size(fn, 0) })
+		}
+		mods[a.b] = n
+		used += n
+	}
+	share := map[*Behaviour]int64{}
+	for _, s := range m.sizes {
+		share[s.a.b]++
+	}
+	for i := range m.sizes {
+		s := &m.sizes[i]
+		s.mod = (mods[s.a.b] + share[s.a.b] - 1) / share[s.a.b]
+		ticking += s.mod
+	}
 	if ticking > m.limit {
-		sort.SliceStable(m.sizes, func(i, j int) bool { return m.sizes[i].size > m.sizes[j].size })
+		sort.SliceStable(m.sizes, func(i, j int) bool {
+			return m.sizes[i].size+m.sizes[i].mod > m.sizes[j].size+m.sizes[j].mod
+		})
 		over := ticking - m.limit
 		for _, s := range m.sizes {
 			if over <= 0 {
 				break
 			}
-			s.a.overMemory(s.size, m.limit)
-			over -= s.size
+			s.a.overMemory(s.size, s.mod, share[s.a.b], m.limit)
+			over -= s.size + s.mod
 		}
 	}
 	m.used = used
@@ -88,9 +121,13 @@ func (h *Host) checkMemory() {
 
 // overMemory suspends an agent whose context holds too much, reporting it
 // like a failed callback ("memory") at the definition of its active state.
-func (a *Agent) overMemory(size, limit int64) {
-	err := fmt.Errorf("%w: the agent's context holds about %s, and the host's agents together more than its %s limit; the agent is suspended",
-		luabind.ErrMemoryLimit, luabind.FormatBytes(size), luabind.FormatBytes(limit))
+func (a *Agent) overMemory(size, mod, sharing, limit int64) {
+	held := "the agent's context holds about " + luabind.FormatBytes(size)
+	if mod >= size {
+		held = fmt.Sprintf("the script's own data (globals, upvalues, modules) holds about %s for each of its %d agents", luabind.FormatBytes(mod), sharing)
+	}
+	err := fmt.Errorf("%w: %s, and the host's agents together more than its %s limit; the agent is suspended",
+		luabind.ErrMemoryLimit, held, luabind.FormatBytes(limit))
 	a.report(a.deepest(), CallbackMemory, err)
 	if !a.suspended { // the Suspend fault policy may have suspended it for the report
 		a.suspend(SuspendedByMemory)

@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +267,68 @@ return ai.fsm { initial = "s", states = { s = {
 	}
 	for _, a := range h.Agents() {
 		require.Equal(t, host.SuspendedByFault, a.SuspendReason())
+	}
+}
+
+// What a script holds outside contexts counts too: a hoard in a
+// script-level local (an upvalue of its update) or in a global gets that
+// script's agents suspended, and the calm script's agents go on.
+func TestMemoryLimitCoversScriptData(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"upvalue", `local ai = require("luaai")
+local hoard = {}
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) hoard[#hoard + 1] = ("x"):rep(262144) .. #hoard end } } }`},
+		{"global", `local ai = require("luaai")
+HOARD = {}
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) HOARD[#HOARD + 1] = ("x"):rep(262144) .. #HOARD end } } }`},
+		{"module", `local ai = require("luaai")
+local cache = require("cache")
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) cache.put(("x"):rep(262144) .. ctx.n) ctx.n = (ctx.n or 0) + 1 end } } }`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "cache.lua"), []byte(`local M = {} local items = {}
+function M.put(v) items[#items + 1] = v end
+return M`), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "hoard.lua"), []byte(tc.src), 0o644))
+			var errs []*host.ScriptError
+			h, err := host.New(host.Options{MemoryLimit: 16 << 20, Budget: -1,
+				OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+			require.NoError(t, err)
+			defer h.Close()
+			hoard, err := h.LoadFile(filepath.Join(dir, "hoard.lua"))
+			require.NoError(t, err)
+			calm, err := h.LoadString("calm.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx) ctx.n = ctx.n + 1 end } } }`)
+			require.NoError(t, err)
+			hogs := []*host.Agent{}
+			for range 2 {
+				a, err := h.Spawn(hoard, map[string]any{"n": 0})
+				require.NoError(t, err)
+				hogs = append(hogs, a)
+			}
+			c, err := h.Spawn(calm, nil)
+			require.NoError(t, err)
+			for i := 0; i < 400 && !(hogs[0].Suspended() && hogs[1].Suspended()); i++ {
+				require.NoError(t, h.Tick(0.1))
+			}
+			for _, a := range hogs {
+				require.True(t, a.Suspended(), "agent %d of the hoarding script was never stopped", a.ID())
+				require.Equal(t, host.SuspendedByMemory, a.SuspendReason())
+			}
+			require.False(t, c.Suspended())
+			var suspensions []*host.ScriptError
+			for _, e := range errs {
+				if e.Suspends {
+					suspensions = append(suspensions, e)
+				}
+			}
+			require.NotEmpty(t, suspensions)
+			require.Contains(t, suspensions[0].Msg, "the script's own data (globals, upvalues, modules) holds about")
+		})
 	}
 }

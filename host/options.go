@@ -97,9 +97,12 @@ type Options struct {
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping
 	// ErrMemoryLimit (file:line and state path, like any failed
-	// callback); after a tick in which the agents' contexts together hold
-	// more than the limit, the largest are suspended (whatever Faults says)
-	// with such an error until the rest fit. Contexts are measured only
+	// callback); after a tick in which the agents together hold more than
+	// the limit — their contexts and pending payloads, and each script's
+	// own data (globals, upvalues, modules) shared among its agents — the
+	// largest are suspended (whatever Faults says) with such an error until
+	// the rest fit. A suspended agent leaves that account: one hog never
+	// gets the others suspended. Contexts are measured only
 	// when the heap has grown since the last measure, so a host under its
 	// limit pays one heap reading a tick. The heap is the process's: set
 	// a limit well above what one agent needs, and run several workers only

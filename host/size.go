@@ -17,6 +17,10 @@ type sizer struct {
 	seen  map[*lua.LTable]struct{}
 	strs  map[*byte]struct{} // long strings counted, by their bytes
 	stack []lua.LValue
+	// funcs: follow functions into their upvalues and environment (what a
+	// mod holds outside contexts), each function once.
+	funcs bool
+	fseen map[*lua.LFunction]struct{}
 }
 
 // longString is the length from which a string shared by many slots is
@@ -81,7 +85,12 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 						// through this handle.
 						s.stack = append(s.stack, a.Ctx())
 					}
-				case *lua.LFunction, *lua.LState:
+				case *lua.LFunction:
+					total += sizeFunction
+					if s.funcs {
+						s.stack = append(s.stack, val)
+					}
+				case *lua.LState:
 					total += sizeFunction
 				default:
 					total += sizeSlot
@@ -89,6 +98,25 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 			})
 			if mt, ok := v.Metatable.(*lua.LTable); ok {
 				s.stack = append(s.stack, mt)
+			}
+		case *lua.LFunction:
+			if s.fseen == nil {
+				s.fseen = map[*lua.LFunction]struct{}{}
+			}
+			if _, ok := s.fseen[v]; ok {
+				continue
+			}
+			s.fseen[v] = struct{}{}
+			total += sizeFunction
+			if v.Env != nil {
+				s.stack = append(s.stack, v.Env)
+			}
+			for _, uv := range v.Upvalues {
+				total += sizeSlot
+				switch x := uv.Value().(type) {
+				case lua.LString, *lua.LTable, *lua.LFunction:
+					s.stack = append(s.stack, x)
+				}
 			}
 		}
 	}

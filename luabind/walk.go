@@ -1,5 +1,7 @@
 package luabind
 
+import lua "github.com/yuin/gopher-lua"
+
 // MaxPlaces bounds the states a behaviour places: a definition used in
 // several parents counts at each place, so ten machines each holding the
 // previous one twice would otherwise place 2^10 states, and forty 2^40.
@@ -70,4 +72,54 @@ func places(s *State, limit int, memo map[*State]int) int {
 	}
 	memo[s] = n
 	return n
+}
+
+// Env is the global table of the mod whose root LoadProto returned s (the
+// script's globals, and what its modules share); nil for other definitions.
+func (s *State) Env() *lua.LTable { return s.env }
+
+// EachFunction calls fn for every Lua function the definitions below root
+// hold themselves: hooks, on_reload, transitions' run and when, lock and
+// score functions, steps and tree leaves. (Functions inside native
+// conditions and scorers are not visited.) A function held in several
+// places is visited at each.
+func EachFunction(root *State, fn func(*lua.LFunction)) {
+	visit := func(f *lua.LFunction) {
+		if f != nil {
+			fn(f)
+		}
+	}
+	cond := func(c Cond) {
+		if lc, ok := c.(LuaCond); ok {
+			visit(lc.Fn)
+		}
+	}
+	var node func(n *BTNode)
+	node = func(n *BTNode) {
+		visit(n.Fn)
+		cond(n.Cond)
+		for _, c := range n.Children {
+			node(c)
+		}
+	}
+	EachState(root, func(n *Node) {
+		s := n.Def
+		for _, f := range []*lua.LFunction{s.Enter, s.Exit, s.Update, s.Pause, s.Resume, s.OnReload} {
+			visit(f)
+		}
+		cond(s.Lock)
+		for i := range s.Transitions {
+			visit(s.Transitions[i].Run)
+			cond(s.Transitions[i].When)
+		}
+		if ls, ok := s.Score.(LuaScorer); ok {
+			visit(ls.Fn)
+		}
+		for _, st := range s.Steps {
+			node(st)
+		}
+		if s.Tree != nil && len(s.Tree.Nodes) > 0 {
+			node(s.Tree.Nodes[0].Def)
+		}
+	})
 }
