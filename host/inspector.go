@@ -484,8 +484,29 @@ func marshalFrame(f *frameJSON) []byte {
 		f.Context = map[string]any{"(cannot show)": err.Error()}
 	}
 	data, err = json.Marshal(f)
-	if err != nil {
-		data, _ = json.Marshal(map[string]any{"id": f.ID, "tick": f.Tick, "error": err.Error()})
+	if err == nil && len(data) <= maxFrameBytes {
+		return data
 	}
+	// Payloads next: a frame is kept for every tick of the history, so it
+	// must stay within maxFrameBytes whatever a script queues or logs.
+	hidden := "(too large to show)"
+	for i := range f.Events {
+		f.Events[i].Payload = hidden
+	}
+	for i := range f.Requests {
+		f.Requests[i].Payload = hidden
+	}
+	for i := range f.Logs {
+		f.Logs[i].Msg = clip(f.Logs[i].Msg, 200)
+	}
+	data, err = json.Marshal(f)
+	if err == nil && len(data) <= maxFrameBytes {
+		return data
+	}
+	msg := "the frame is too large to show"
+	if err != nil {
+		msg = err.Error()
+	}
+	data, _ = json.Marshal(map[string]any{"id": f.ID, "tick": f.Tick, "path": clip(f.Path, 1000), "error": msg})
 	return data
 }

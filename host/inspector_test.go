@@ -527,3 +527,37 @@ return ai.fsm {
 	assert.LessOrEqual(t, len(out.Frame.Events), 100)
 	assert.LessOrEqual(t, len(out.Frame.Logs), 100)
 }
+
+// A frame stays within its size whatever a script queues: a 4 MiB payload
+// sent every tick is shown as too large, not kept in every frame of the
+// history.
+func TestInspectorClipsPayloads(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("big.lua", `local ai = require("luaai")
+local big = string.rep("x", 4 * 1024 * 1024)
+return ai.fsm { initial = "a", states = { a = {
+  update = function(ctx)
+    ai.send("noise", { data = big })
+    ai.push("a")
+  end } } }`)
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+	defer ih.Close()
+	srv := httptest.NewServer(ih)
+	defer srv.Close()
+	for range 5 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	res, err := http.Get(srv.URL + "/api/history?agent=1&tick=5")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode, string(body))
+	require.Less(t, len(body), 2*256<<10)
+	require.Contains(t, string(body), "(too large to show)")
+	require.Contains(t, string(body), `"name":"noise"`)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -471,4 +473,28 @@ return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
 	// per value made sum(depth × 256 KiB) ≈ 4.7 GB for the context alone.
 	alloc := after.TotalAlloc - before.TotalAlloc
 	require.Less(t, alloc, uint64(8*len(data)), "allocated %d MiB for %d MiB of snapshot", alloc>>20, len(data)>>20)
+}
+
+// require of a large module compiles under the calling callback's budget:
+// the callback is stopped at its budget, not when the compiler is done.
+func TestRequireCompilesUnderTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("do local a = 1 end\n", (4<<20)/19-100) + "return {}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.lua"), []byte(big), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "req.lua"), []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) ctx.m = require("big") end } } }`), 0o644))
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Budget: 20 * time.Millisecond, ReportAllErrors: true,
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadFile(filepath.Join(dir, "req.lua"))
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, errs, 1)
+	require.ErrorIs(t, errs[0], host.ErrBudget)
+	require.Contains(t, errs[0].Msg, "callback ran past its 20ms budget")
 }

@@ -220,6 +220,9 @@ type budget struct {
 	tickState atomic.Uint64
 	tickSeq   uint64 // VM goroutine
 	tickDepth int    // VM goroutine: nested ticks share the outer one
+
+	// The work counted when the running call, and the running tick, began.
+	callWork0, tickWork0 atomic.Uint64
 }
 
 func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *budget {
@@ -288,6 +291,7 @@ func (b *budget) begin(load bool) uint64 {
 	}
 	b.seq++
 	s := b.seq<<budgetSeqShift | flags
+	b.callWork0.Store(b.ctx.work)
 	// One atomic per call: end leaves the finished call's word in place
 	// (Idle clears it), so the watchdog may have stopped that call after it
 	// ended; then the channel is renewed before this call runs.
@@ -326,6 +330,7 @@ func (vm *VM) BeginTick() {
 		return
 	}
 	b.tickSeq++
+	b.tickWork0.Store(b.ctx.work)
 	b.tickState.Store(b.tickSeq << 1)
 	if !b.running.Load() && b.running.CompareAndSwap(false, true) {
 		b.wg.Add(1)
@@ -462,11 +467,9 @@ func (b *budget) watch() {
 	defer t.Stop()
 	var seen uint64
 	var since time.Time
-	var heap0 int64  // the heap when the running call was first seen
-	var work0 uint64 // its work then
+	var heap0 int64 // the heap when the running call was first seen
 	var tickSeen uint64
 	var tickSince time.Time
-	var tickWork0 uint64
 	idle := 0
 	for {
 		select {
@@ -481,8 +484,8 @@ func (b *budget) watch() {
 		if ts := b.tickState.Load(); ts == 0 || ts&1 != 0 {
 			tickSeen = 0
 		} else if ts != tickSeen {
-			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
-		} else if now.Sub(tickSince) >= b.tick && b.ctx.published.Load()-tickWork0 >= minWork &&
+			tickSeen, tickSince = ts, now
+		} else if now.Sub(tickSince) >= b.tick && b.worked(b.tickWork0.Load()) &&
 			b.tickState.CompareAndSwap(ts, ts|1) {
 			if s := b.state.Load(); s != 0 && s&budgetFired == 0 {
 				b.fire(s, budgetTick)
@@ -510,7 +513,7 @@ func (b *budget) watch() {
 		}
 		mem := b.mem.Load()
 		if s != seen {
-			seen, since, work0 = s, now, b.ctx.published.Load()
+			seen, since = s, now
 			if mem > 0 {
 				heap0 = b.heap.read()
 			}
@@ -524,10 +527,17 @@ func (b *budget) watch() {
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if limit > 0 && now.Sub(since) >= limit && b.ctx.published.Load()-work0 >= minWork {
+		if limit > 0 && now.Sub(since) >= limit && b.worked(b.callWork0.Load()) {
 			b.fire(s, 0)
 		}
 	}
+}
+
+// worked reports whether the VM has done minWork since its work counter
+// stood at work0 (which was stored before the call or tick began, so the
+// watchdog may read it any time after seeing that call or tick).
+func (b *budget) worked(work0 uint64) bool {
+	return b.ctx.published.Load()+workPublish >= work0+minWork
 }
 
 // fire stops call s if it is still the running one; why is 0 (its time

@@ -148,25 +148,33 @@ func loadError(err error, file string) error {
 // finishes on its own (it touches nothing but its input); until it has,
 // load() refuses further large chunks, so a script cannot pile them up.
 func (vm *VM) compileBudgeted(L *lua.LState, src, name string) (*lua.FunctionProto, error) {
+	return vm.budgetedCompile(L, "load", len(src), func() (*lua.FunctionProto, error) {
+		return Compile(strings.NewReader(src), name)
+	})
+}
+
+// budgetedCompile runs compile (of a chunk of size bytes) as compileBudgeted
+// describes; what names the Lua function in its refusal.
+func (vm *VM) budgetedCompile(L *lua.LState, what string, size int, compile func() (*lua.FunctionProto, error)) (*lua.FunctionProto, error) {
 	const small = 64 << 10 // compiles in well under a millisecond
 	b := vm.guard.bud
-	if b == nil || !b.active || len(src) <= small {
-		return Compile(strings.NewReader(src), name)
+	if b == nil || !b.active || size <= small {
+		return compile()
 	}
 	if !vm.guard.compiling.CompareAndSwap(false, true) {
-		L.RaiseError("load: a chunk abandoned by an earlier stop is still compiling")
+		L.RaiseError("%s: a chunk abandoned by an earlier stop is still compiling", what)
 	}
+	// Compiling is the call's own work (the budget stops only calls that
+	// worked): count it up front, about an instruction per 16 bytes.
+	b.ctx.addWork(uint64(size / 16))
 	type result struct {
 		proto *lua.FunctionProto
 		err   error
 	}
-	// Compiling is the call's own work (the budget stops only calls that
-	// worked): count it up front, about an instruction per 16 bytes.
-	b.ctx.addWork(uint64(len(src) / 16))
 	done := make(chan result, 1)
 	go func() {
 		defer vm.guard.compiling.Store(false)
-		p, err := Compile(strings.NewReader(src), name)
+		p, err := compile()
 		done <- result{p, err}
 	}()
 	select {

@@ -139,7 +139,13 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	if vm.loading[key] {
 		L.RaiseError("require %q: circular require", name)
 	}
-	proto, err := vm.opts.Cache.CompileFile(path)
+	size := 0
+	if st, err := os.Stat(path); err == nil {
+		size = int(st.Size())
+	}
+	proto, err := vm.budgetedCompile(L, "require", size, func() (*lua.FunctionProto, error) {
+		return vm.opts.Cache.CompileFile(path)
+	})
 	if err != nil {
 		L.RaiseError("require %q: %v", name, err)
 	}
