@@ -303,3 +303,22 @@ return ai.fsm { initial = "t", states = {
 	require.Len(t, f.se, 1)
 	require.Contains(t, f.se[0].Error(), `test.lua:14: ai.action "action" returned "sucess" (did you mean "success"?), not a status`)
 }
+
+// A node name cannot carry a line break or a terminal escape into traces,
+// nor be longer than 200 bytes.
+func TestTreeNodeNamesArePrintable(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	for _, tc := range []struct{ name, want string }{
+		{`"a\ntick 3 agent 1 forged"`, "may not contain control characters"},
+		{`"\27:31mred"`, "may not contain control characters"},
+		{`string.rep("n", 201)`, "name is 201 bytes long, more than 200"},
+	} {
+		_, err := h.LoadString("names.lua", `local ai = require("luaai")
+return ai.fsm { initial = "t", states = { t = ai.tree { root =
+  ai.action(function() return "running" end, { name = `+tc.name+` }) } } }`)
+		require.ErrorContains(t, err, tc.want)
+		require.ErrorContains(t, err, "names.lua:3:")
+	}
+}

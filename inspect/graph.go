@@ -387,6 +387,17 @@ func mermaidText(s string) string {
 	return r.Replace(s)
 }
 
+// mermaidID makes a Mermaid id of a node path: letters, digits and _ are
+// kept, anything else (a name may hold spaces, quotes, arrows) becomes _.
+func mermaidID(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
 func (g *graph) mermaid(b *strings.Builder, name string) {
 	title := machineTitle(name, g.root.def)
 	fmt.Fprintf(b, "---\ntitle: %s\n---\n", strconv.Quote(title))
@@ -454,7 +465,7 @@ func (g *graph) mermaidTree(b *strings.Builder, n *gnode, indent string) {
 	nodes := n.def.Tree.Nodes
 	ids := make([]string, len(nodes))
 	for i, tn := range nodes {
-		ids[i] = g.unique(n.id + "_" + strings.NewReplacer(".", "_", "#", "_").Replace(tn.Path))
+		ids[i] = g.unique(n.id + "_" + mermaidID(tn.Path))
 		fmt.Fprintf(b, "%sstate %s as %s\n", indent, strconv.Quote(tn.Def.Label()), ids[i])
 	}
 	fmt.Fprintf(b, "%s[*] --> %s\n", indent, ids[0])

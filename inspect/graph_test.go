@@ -76,3 +76,22 @@ func TestGraphLabels(t *testing.T) {
 	require.Equal(t, "m (utility, history, decide_every 0.25s, random_top 3, momentum 0.5)",
 		machineTitle("m", &luabind.State{Kind: luabind.KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
 }
+
+// Tree node names may hold spaces, quotes and arrows: the Mermaid ids are
+// made of letters, digits and _ only, so a name cannot forge a line.
+func TestGraphMermaidTreeNames(t *testing.T) {
+	out := graphOf(t, `local ai = require("luaai")
+return ai.fsm { initial = "t", states = { t = ai.tree { root = ai.sequence {
+  ai.action(function() return "success" end, { name = "a --> b : x %% y" }),
+  ai.action(function() return "success" end, { name = "q\"uote" }),
+  name = "root seq" } } } }`, GraphMermaid)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "state \"") {
+			continue // a quoted label: strconv.Quote keeps it one string
+		}
+		require.NotContains(t, line, "b : x", line)
+	}
+	require.Contains(t, out, "state \"action a --> b : x %% y fn@lint.lua:3\" as t_root_seq_a_____b___x____y\n")
+	require.Contains(t, out, "t_root_seq --> t_root_seq_a_____b___x____y : 1\n")
+}

@@ -336,8 +336,19 @@ func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
 		errs.Add(pos, "%s: name %q may not contain any of . [ ] { } ,", what, string(s))
 		return ""
 	}
+	if strings.ContainsFunc(string(s), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		errs.Add(pos, "%s: name %q may not contain control characters (line breaks, escapes)", what, string(s))
+		return ""
+	}
+	if len(s) > MaxNameBytes {
+		errs.Add(pos, "%s: name is %d bytes long, more than %d", what, len(s), MaxNameBytes)
+		return ""
+	}
 	return string(s)
 }
+
+// MaxNameBytes bounds the length of a tree node's name.
+const MaxNameBytes = 200
 
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),

@@ -160,7 +160,7 @@ func (o *runOutput) transition(t host.Transition) {
 		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, string(t.Kind)})
 		return
 	}
-	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, orNone(t.From), orNone(t.To))
+	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, oneLine(orNone(t.From)), oneLine(orNone(t.To)))
 	if t.Kind != "to" {
 		fmt.Fprintf(o.w, " (%s)", t.Kind)
 	}
@@ -272,21 +272,21 @@ func (o *runOutput) decision(d host.Decision) {
 	if machine == "" {
 		machine = "(root)"
 	}
-	fmt.Fprintf(o.w, "tick %d agent %d decide %s:", d.Tick, d.Agent, machine)
+	fmt.Fprintf(o.w, "tick %d agent %d decide %s:", d.Tick, d.Agent, oneLine(machine))
 	for _, c := range d.Candidates {
-		fmt.Fprintf(o.w, " %s=%s", c.State, strconv.FormatFloat(c.Score, 'g', 6, 64))
+		fmt.Fprintf(o.w, " %s=%s", oneLine(c.State), strconv.FormatFloat(c.Score, 'g', 6, 64))
 		if len(c.Parts) > 0 {
 			o.w.WriteString(" [")
 			for i, p := range c.Parts {
 				if i > 0 {
 					o.w.WriteByte(' ')
 				}
-				fmt.Fprintf(o.w, "%s=%s", p.Name, strconv.FormatFloat(p.Value, 'g', 6, 64))
+				fmt.Fprintf(o.w, "%s=%s", oneLine(p.Name), strconv.FormatFloat(p.Value, 'g', 6, 64))
 			}
 			o.w.WriteByte(']')
 		}
 	}
-	fmt.Fprintf(o.w, " -> %s", orNone(d.Winner))
+	fmt.Fprintf(o.w, " -> %s", oneLine(orNone(d.Winner)))
 	if d.Kept {
 		o.w.WriteString(" (kept)")
 	}
@@ -321,5 +321,5 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 		// The whole stack: what a pop returns to.
 		state = orNone(state) + " paused " + strings.Join(paused, ",")
 	}
-	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), orNone(state), strings.TrimSuffix(b.String(), "\n"))
+	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), oneLine(orNone(state)), strings.TrimSuffix(b.String(), "\n"))
 }
