@@ -503,6 +503,10 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
+			if !n.isFSM() {
+				// ai.push, ai.pop and ai.replace reach fsms only.
+				return nil, nil, bad("machine %q: a %s machine takes no request", path, n.def.Kind)
+			}
 			var payload lua.LValue = lua.LNil
 			if len(r.Payload) > 0 {
 				if payload, err = d.decode(r.Payload); err != nil {

@@ -410,3 +410,41 @@ return ai.fsm { initial = "s", states = { s = {} } }`
 	}}, b3)
 	require.ErrorContains(t, err, "migrating version 0: too old")
 }
+
+// A request is something an fsm holds: a crafted snapshot that puts one
+// on a utility or regions machine is refused (a later save of it would
+// not load).
+func TestRestoreRefusesRequestsOffFSMs(t *testing.T) {
+	src := `local ai = require("luaai")
+return ai.regions { states = { move = ai.fsm { initial = "walk", states = { walk = {}, run = {} } },
+  pick = ai.utility { initial = "x", states = { x = { score = 1 }, y = { score = 0 } } } } }`
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("r.lua", src)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	good, err := a.Snapshot()
+	require.NoError(t, err)
+	for _, machine := range []string{`"pick":{"stack":["x"]`, `"":{"stack":["move","pick"]`} {
+		data := strings.Replace(string(good), machine, machine+`,"request":{"kind":"pop"}`, 1)
+		require.NotEqual(t, string(good), data, machine)
+		h2, err := host.New(host.Options{})
+		require.NoError(t, err)
+		b2, err := h2.LoadString("r.lua", src)
+		require.NoError(t, err)
+		_, err = h2.Restore([]byte(data), b2)
+		require.ErrorIs(t, err, host.ErrBadSnapshot)
+		require.ErrorContains(t, err, "machine takes no request")
+		h2.Close()
+	}
+	data := strings.Replace(string(good), `"move":{"stack":["walk"]`, `"move":{"stack":["walk"],"request":{"kind":"replace","target":"run"}`, 1)
+	h3, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h3.Close()
+	b3, err := h3.LoadString("r.lua", src)
+	require.NoError(t, err)
+	_, err = h3.Restore([]byte(data), b3)
+	require.NoError(t, err, "an fsm's request is fine")
+}
