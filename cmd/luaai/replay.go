@@ -15,7 +15,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -48,12 +50,15 @@ cannot be read; 2 a usage error.
 // maxRecording bounds what a recording may hold once decompressed.
 const maxRecording = 1 << 30
 
-// recording is a recording read whole.
+// recording is a recording read whole: its lines kept as they were
+// written (checked as they are read, decoded again tick by tick), so a
+// recording costs about its decompressed size in memory, not the many
+// times that decoded values take.
 type recording struct {
 	file     string
 	header   recHeader
-	inputs   map[int][]recInput
-	rows     map[int][]recLine
+	inputs   map[int][][]byte // input lines by tick
+	rows     map[int][][]byte // agent rows by tick
 	reloadAt int // the first tick a reload came before; 0: none
 	last     int // the last tick seen
 	end      int // the end line's tick; -1 when missing (truncated)
@@ -76,7 +81,8 @@ func readRecording(file string) (*recording, error) {
 		}
 		r = gz
 	}
-	rec := &recording{file: file, inputs: map[int][]recInput{}, rows: map[int][]recLine{}, end: -1}
+	rec := &recording{file: file, inputs: map[int][][]byte{}, rows: map[int][][]byte{}, end: -1}
+	agents0 := map[int]bool{} // agents with a row at tick 0
 	sc := bufio.NewScanner(io.LimitReader(r, maxRecording))
 	sc.Buffer(make([]byte, 64<<10), maxSnapshotFile+1<<20)
 	n := 0
@@ -108,13 +114,16 @@ func readRecording(file string) (*recording, error) {
 		case l.End != nil:
 			rec.end = *l.End
 		case l.Input != nil:
-			rec.inputs[l.Tick] = append(rec.inputs[l.Tick], *l.Input)
+			rec.inputs[l.Tick] = append(rec.inputs[l.Tick], bytes.Clone(line))
 		case l.Reload != "":
 			if rec.reloadAt == 0 {
 				rec.reloadAt = l.Tick
 			}
 		case l.Agent > 0:
-			rec.rows[l.Tick] = append(rec.rows[l.Tick], l)
+			rec.rows[l.Tick] = append(rec.rows[l.Tick], bytes.Clone(line))
+			if l.Tick == 0 && len(agents0) <= maxAgents {
+				agents0[l.Agent] = true
+			}
 		default:
 			return nil, fmt.Errorf("%s:%d: a line that is neither an input, a row, a reload nor the end", file, n)
 		}
@@ -128,10 +137,30 @@ func readRecording(file string) (*recording, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s: empty: not a luaai recording", file)
 	}
+	if len(rec.header.Snapshot) == 0 && len(agents0) < rec.header.Agents {
+		// The recorder writes every agent's row at tick 0: a header that
+		// claims more agents than that would spawn them for nothing.
+		return nil, fmt.Errorf("%s:1: the header claims %d agents, and tick 0 has rows for %d", file, rec.header.Agents, len(agents0))
+	}
+	if rec.end > rec.last+maxQuietTicks {
+		return nil, fmt.Errorf("%s: the end line's tick %d is more than %d ticks after the last line (tick %d): not a recording luaai wrote", file, rec.end, maxQuietTicks, rec.last)
+	}
 	if rec.end < 0 {
 		return rec, fmt.Errorf("%s: truncated after tick %d: it has no end line (was the run that wrote it killed?)", file, rec.last)
 	}
 	return rec, nil
+}
+
+// maxQuietTicks bounds the ticks a recording may end after its last line:
+// a run in which no agent changed for that long (over four hours at 60
+// ticks a second) is taken for a forged end.
+const maxQuietTicks = 1 << 20
+
+// decodeLine decodes a line readRecording has already checked.
+func decodeLine(raw []byte) recLine {
+	var l recLine
+	_ = json.Unmarshal(raw, &l)
+	return l
 }
 
 func (rec *recording) readHeader(line []byte) error {
@@ -158,6 +187,20 @@ func (rec *recording) readHeader(line []byte) error {
 		return fmt.Errorf("%s:1: dt %v is out of range", rec.file, h.Dt)
 	}
 	return nil
+}
+
+// underFolderOf refuses a recorded script that is not in the recording's
+// folder or below it: a recording from elsewhere must not make replay run
+// any file of the machine (name the script on the command line instead).
+func underFolderOf(script, recording string) error {
+	dir, err1 := filepath.Abs(filepath.Dir(recording))
+	abs, err2 := filepath.Abs(script)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s names the script %s, outside the recording's folder: replay runs it only when named: luaai replay %s %s", recording, script, recording, script)
 }
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
@@ -196,8 +239,13 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	script := hd.Script
 	if len(pos) == 2 {
 		script = pos[1]
+	} else if err := underFolderOf(script, pos[0]); err != nil {
+		return fail("%v", err)
 	}
-	h, err := host.New(host.Options{Seed: hd.Seed, Workers: hd.Workers, Roots: scriptRoots(script), Stdout: io.Discard})
+	// Results do not depend on the workers: more than the cores gain
+	// nothing, and a forged header must not make a thousand Lua states.
+	workers := min(hd.Workers, runtime.GOMAXPROCS(0))
+	h, err := host.New(host.Options{Seed: hd.Seed, Workers: workers, Roots: scriptRoots(script), Stdout: io.Discard})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -243,7 +291,8 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		last = min(last, rec.reloadAt-1)
 	}
 	for tick := start + 1; diff == "" && tick <= last; tick++ {
-		for i, in := range rec.inputs[tick] {
+		for i, raw := range rec.inputs[tick] {
+			in := decodeLine(raw).Input
 			l := in.line(fmt.Sprintf("%s: input %d of tick %d", rec.file, i+1, tick))
 			l.applyTo(h, stderr)
 		}
@@ -311,7 +360,8 @@ func (rec *recording) spawn(h *host.Host, b *host.Behaviour) (int, error) {
 // compare brings want (the recorded agents) to tick and compares them with
 // h's; it returns 1 and "" when they are the same, else the difference.
 func (rec *recording) compare(h *host.Host, tick int, want map[int]agentRow) (int, string) {
-	for _, l := range rec.rows[tick] {
+	for _, raw := range rec.rows[tick] {
+		l := decodeLine(raw)
 		if l.Removed {
 			delete(want, l.Agent)
 			continue

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,6 +165,8 @@ func TestReplayBadRecordings(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope.rec"), "nope.rec: no such file", ""},
 		{"a folder", dir, "not a regular file", ""},
 		{"absurd agents", write("agents.rec", strings.Replace(string(data), `"agents":1`, `"agents":-4`, 1)), "agents -4 is out of range", ""},
+		{"a million agents claimed", write("million.rec", strings.Replace(string(data), `"agents":1`, `"agents":1000000`, 1)), "million.rec:1: the header claims 1000000 agents, and tick 0 has rows for 1", ""},
+		{"an end far away", write("far.rec", strings.Replace(string(data), `{"end":5}`, `{"end":900000000000}`, 1)), "far.rec: the end line's tick 900000000000 is more than 1048576 ticks after the last line", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := cli("replay", c.file, "../../scripts/guard.lua")
@@ -172,6 +175,16 @@ func TestReplayBadRecordings(t *testing.T) {
 			assert.Equal(t, c.stdout, stdout)
 		})
 	}
+	// A thousand workers claimed: the replay runs on the cores it has.
+	many := write("workers.rec", strings.Replace(string(data), `"workers":1`, `"workers":1024`, 1))
+	code, stdout, stderr := cli("replay", many, "../../scripts/guard.lua")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "identical for 5 ticks\n", stdout)
+	// Without SCRIPT, the recorded script runs only from the recording's
+	// folder or below it.
+	code, _, stderr = cli("replay", good)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "outside the recording's folder: replay runs it only when named: luaai replay")
 	// A script that does not load is its load error.
 	broken := write("broken.lua", "return ai.fsm {")
 	code, _, stderr = cli("replay", good, broken)
@@ -219,7 +232,9 @@ func TestReplayInspect(t *testing.T) {
 	defer cancel()
 	var stdout, errs syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- replayContext(ctx, []string{rec, "--inspect", "127.0.0.1:0"}, &stdout, &errs) }()
+	go func() {
+		done <- replayContext(ctx, []string{rec, "../../scripts/guard.lua", "--inspect", "127.0.0.1:0"}, &stdout, &errs)
+	}()
 	deadline := time.Now().Add(waitTimeout)
 	for !inspectorAt.MatchString(errs.String()) || !strings.Contains(errs.String(), "shows the run") {
 		require.True(t, time.Now().Before(deadline), "no inspector: %s", errs.String())
@@ -240,4 +255,47 @@ func TestReplayInspect(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("replay --inspect did not end when interrupted")
 	}
+}
+
+// A recording costs about its decompressed size to read: a gzip of a
+// million small rows (a bomb of 47 MB, a few hundred kB on disk) holds
+// well under three times that once read, where decoding every line held
+// about eleven times.
+func TestReplayRecordingMemory(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.rec")
+	code, _, stderr := cli("run", "../../scripts/guard.lua", "--ticks", "1", "--record", good)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	bomb := filepath.Join(dir, "bomb.rec.gz")
+	f, err := os.Create(bomb)
+	require.NoError(t, err)
+	w := gzip.NewWriter(f)
+	size := 0
+	for _, l := range lines[:len(lines)-1] {
+		n, _ := w.Write([]byte(l))
+		size += n
+	}
+	row := []byte(`{"tick":1,"agent":1,"ctx":{"a":{"b":[1,2,3]}}}` + "\n")
+	for range 1_000_000 {
+		n, _ := w.Write(row)
+		size += n
+	}
+	n, _ := w.Write([]byte(`{"end":1}` + "\n"))
+	size += n
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rec, err := readRecording(bomb)
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	require.GreaterOrEqual(t, len(rec.rows[1]), 1_000_000)
+	require.Less(t, held, int64(3*size), "held %d MB for %d MB of recording", held>>20, size>>20)
+	runtime.KeepAlive(rec)
 }
