@@ -59,9 +59,9 @@ type recording struct {
 	header   recHeader
 	inputs   map[int][][]byte // input lines by tick
 	rows     map[int][][]byte // agent rows by tick
-	reloadAt int // the first tick a reload came before; 0: none
-	last     int // the last tick seen
-	end      int // the end line's tick; -1 when missing (truncated)
+	reloadAt int              // the first tick a reload came before; 0: none
+	last     int              // the last tick seen
+	end      int              // the end line's tick; -1 when missing (truncated)
 }
 
 // readRecording reads a recording, gzipped or not; errors name the file
