@@ -41,8 +41,9 @@ type InspectorOptions struct {
 	// OnCommand, if set, receives every command the page sends instead of
 	// the inspector applying it, for a game loop that paces its ticks or
 	// records its inputs (luaai run does). It is called on an HTTP
-	// goroutine: hand the command over to the game loop, and report pause
-	// and rate with SetStatus. The default (zero) value is none: sends and
+	// goroutine: hand the command over to the game loop, report pause and
+	// rate with SetStatus, and what became of a send or set with
+	// InspectorHandler.Done. The default (zero) value is none: sends and
 	// sets are applied at the start of the next Tick; pause, step and
 	// resume call Host.Pause, Host.Step and Host.Resume there (a paused
 	// Tick returns an error wrapping ErrPaused).
@@ -76,6 +77,9 @@ type Command struct {
 	Value   any      // set: plain data decoded from JSON
 	Steps   int      // step: ticks to run, at least 1
 	Hz      float64  // rate: ticks per second
+	// Seq numbers the command for InspectorHandler.Done (set for the
+	// commands OnCommand receives).
+	Seq int
 }
 
 // Errors of the inspector's commands.
@@ -145,6 +149,21 @@ func (i *InspectorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (i *InspectorHandler) Refresh() {
 	if !i.in.closed {
 		i.in.publish(true)
+	}
+}
+
+// Done reports what became of a send or set command that OnCommand
+// received (its Seq): nil when it was applied, else why not. The page
+// shows a send or set as done only once Done reports it. Any goroutine may
+// call it.
+func (i *InspectorHandler) Done(seq int, err error) {
+	s := i.in.shared
+	s.mu.Lock()
+	_, ok := s.sent[seq]
+	s.mu.Unlock()
+	if ok {
+		s.result(seq, err)
+		s.notify()
 	}
 }
 

@@ -179,6 +179,7 @@ func (s *shared) result(seq int, err error) {
 	if n := len(s.status.Results); n > 20 {
 		s.status.Results = append([]resultJSON(nil), s.status.Results[n-20:]...)
 	}
+	s.ver++ // the streams send the status again
 	s.mu.Unlock()
 }
 
@@ -838,9 +839,12 @@ func (s *shared) command(w http.ResponseWriter, r *http.Request) {
 	s.sent[seq] = c.Op
 	s.mu.Unlock()
 	if forward != nil {
+		c.Seq = seq
 		forward(c)
-		s.result(seq, nil)
-		s.notify()
+		if c.Op != "send" && c.Op != "set" {
+			s.result(seq, nil) // the game's pause, step and rate cannot fail
+			s.notify()
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)

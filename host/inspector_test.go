@@ -155,6 +155,13 @@ func (s *sse) wait(t *testing.T, name string, tick func(), ok func(data string) 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	s.mu.Lock()
+	for _, e := range s.events {
+		if e.name == name {
+			t.Logf("seen: %.400s", e.data)
+		}
+	}
+	s.mu.Unlock()
 	t.Fatalf("no %s event as wanted", name)
 	return ""
 }
@@ -363,8 +370,22 @@ func TestInspectorOnCommand(t *testing.T) {
 	require.Len(t, got, 3)
 	assert.Equal(t, "pause", got[0].Op)
 	assert.Equal(t, 20.0, got[1].Hz)
-	assert.Equal(t, host.Command{Op: "send", All: true, Event: "alarm", Payload: map[string]any{"n": 1.0}}, got[2])
+	assert.Equal(t, host.Command{Op: "send", All: true, Event: "alarm", Payload: map[string]any{"n": 1.0}, Seq: 3}, got[2])
 	require.NoError(t, host.ApplyCommand(r.h, got[2]))
+	// A send or set is shown done only when the game says so, with its
+	// error when it was refused.
+	s := r.stream("")
+	r.ih.Done(got[2].Seq, nil)
+	r.ih.Done(99, errors.New("no such command: ignored"))
+	mu.Unlock()
+	code, _ = r.post(`{"op":"set","agent":1,"path":"hunger.x","value":1}`)
+	require.Equal(t, 202, code)
+	mu.Lock()
+	require.Len(t, got, 4)
+	r.ih.Done(got[3].Seq, host.ApplyCommand(r.h, got[3]))
+	s.wait(t, "status", nil, func(d string) bool {
+		return strings.Contains(d, `{"seq":3,"op":"send"}`) && strings.Contains(d, `"seq":4,"op":"set","error":"agent 1: SetPath: ctx.hunger: not a table`)
+	})
 	r.tick(1)
 	assert.True(t, r.as[0].Active("busy"))
 	assert.ErrorIs(t, host.ApplyCommand(r.h, host.Command{Op: "send", Agents: []int{42}, Event: "x"}), host.ErrUnknownAgent)

@@ -280,7 +280,10 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 		} else {
 			n.Children = []*BTNode{c}
 		}
-		p := L.Get(2)
+		var p lua.LValue = lua.LNil // the parameter, unless the options table stands there
+		if top >= 2 {
+			p = L.Get(2)
+		}
 		switch kind {
 		case BTLoop:
 			params = 2

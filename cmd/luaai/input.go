@@ -296,15 +296,20 @@ func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer, rec *recorde
 	in.pending = in.pending[n:]
 }
 
-func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
+func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
+	var errs []error
+	report := func(err error) {
+		fmt.Fprintf(stderr, "%s: %v\n", l.where, err)
+		errs = append(errs, err)
+	}
 	var agents []*host.Agent
 	if l.all {
 		agents = h.Agents()
 	} else if a, ok := h.Agent(l.agent); ok {
 		agents = []*host.Agent{a}
 	} else {
-		fmt.Fprintf(stderr, "%s: no agent %d\n", l.where, l.agent)
-		return
+		report(fmt.Errorf("no agent %d", l.agent))
+		return errors.Join(errs...)
 	}
 	keys := make([]string, 0, len(l.set))
 	for k := range l.set {
@@ -315,14 +320,14 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 		if len(l.assign) > 0 {
 			for _, as := range l.assign {
 				if err := as.applyTo(a); err != nil {
-					fmt.Fprintf(stderr, "%s: agent %d: %v\n", l.where, a.ID(), err)
+					report(fmt.Errorf("agent %d: %w", a.ID(), err))
 				}
 			}
 			continue
 		}
 		if l.send != "" {
 			if err := a.Send(l.send, l.payload); err != nil {
-				fmt.Fprintf(stderr, "%s: %v\n", l.where, err)
+				report(err)
 			}
 			continue
 		}
@@ -330,10 +335,11 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) {
 			// A key with dots is a path into a table of the context, as
 			// for --set.
 			if err := a.SetPath(strings.Split(k, "."), l.set[k]); err != nil {
-				fmt.Fprintf(stderr, "%s: set %s: %v\n", l.where, k, err)
+				report(fmt.Errorf("set %s: %w", k, err))
 			}
 		}
 	}
+	return errors.Join(errs...)
 }
 
 // applyTo writes the assignment into a's context: the field must be there,

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -118,6 +119,7 @@ func (l *runLoop) command(c host.Command, done int) {
 				targets = append(targets, inputLine{agent: id})
 			}
 		}
+		var errs []error
 		for _, in := range targets {
 			in.where = "inspector"
 			if c.Op == "send" {
@@ -125,8 +127,11 @@ func (l *runLoop) command(c host.Command, done int) {
 			} else {
 				in.set = map[string]any{strings.Join(c.Path, "."): c.Value}
 			}
-			l.take(in, done)
+			if err := l.take(in, done); err != nil {
+				errs = append(errs, err)
+			}
 		}
+		l.insp.Done(c.Seq, errors.Join(errs...))
 	}
 	l.syncStatus()
 	if l.paused {
@@ -223,16 +228,16 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 // take takes a line from --input - or the terminal between ticks: a
 // line for a later tick waits for it, anything else applies at once.
 // done is the number of ticks done.
-func (l *runLoop) take(in inputLine, done int) {
+func (l *runLoop) take(in inputLine, done int) error {
 	say := func(format string, args ...any) { fmt.Fprintf(l.out.stderr, format+"\n", args...) }
 	switch in.control {
 	case "":
 		if in.tick == 0 || in.tick <= done+1 {
 			// Due before the next tick: applied now, which is between
 			// ticks too, so that a paused run reports a bad set at once.
-			in.applyTo(l.h, l.out.stderr)
+			err := in.applyTo(l.h, l.out.stderr)
 			l.rec.input(done+1, in)
-			return
+			return err
 		}
 		l.in.pending = append(l.in.pending, in)
 	case "pause":
@@ -251,6 +256,7 @@ func (l *runLoop) take(in inputLine, done int) {
 		say("%s", commandHelp)
 	}
 	l.syncStatus()
+	return nil
 }
 
 // reload reloads the behaviour from its file and watches what it now
