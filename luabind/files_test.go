@@ -24,6 +24,8 @@ func TestScriptFilesAreBounded(t *testing.T) {
 	write("ok.lua", `return 1`)
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.lua"), 0o644))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero.lua")))
+	require.NoError(t, os.Symlink("loop2.lua", filepath.Join(dir, "loop1.lua")))
+	require.NoError(t, os.Symlink("loop1.lua", filepath.Join(dir, "loop2.lua")))
 	sparse, err := os.Create(filepath.Join(dir, "sparse.lua"))
 	require.NoError(t, err)
 	require.NoError(t, sparse.Truncate(8<<30))
@@ -52,7 +54,8 @@ func TestScriptFilesAreBounded(t *testing.T) {
 		require.ErrorContains(t, err, "not a regular file (a device)")
 		vm := NewVM(Options{})
 		defer vm.Close()
-		for _, tc := range append(cases, struct{ name, want string }{"zero.lua", "a symbolic link leads out of"}) {
+		for _, tc := range append(cases, struct{ name, want string }{"zero.lua", "a symbolic link leads out of"},
+			struct{ name, want string }{"loop1.lua", "symbolic links that lead to each other in a loop"}) {
 			_, err := vm.RunString(filepath.Join(dir, "main.lua"), `return require("`+tc.name+`")`)
 			require.Error(t, err, tc.name)
 			require.Contains(t, err.Error(), tc.want, tc.name)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/luaai/luaai/internal/safefile"
 	lua "github.com/yuin/gopher-lua"
@@ -64,7 +65,18 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 	dirs = append(dirs, vm.roots...)
 	for _, d := range dirs {
 		p := filepath.Join(d, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		st, err := os.Stat(p)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			// There, but unreadable: a loop of symbolic links, a
+			// permission. Say so rather than "not found".
+			if _, lerr := os.Lstat(p); lerr == nil {
+				if errors.Is(err, syscall.ELOOP) {
+					return "", fmt.Errorf("%q: symbolic links that lead to each other in a loop: %w", name, err)
+				}
+				return "", fmt.Errorf("%q: %w", name, err)
+			}
+		}
+		if err == nil && !st.IsDir() {
 			if !inside(d, p) {
 				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
 			}
