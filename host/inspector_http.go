@@ -104,6 +104,7 @@ type shared struct {
 	wantsChanged bool
 	streams      int
 	subs         map[chan struct{}]struct{}
+	open         []*openStream // oldest first: the one a new page displaces
 
 	seq  int
 	cmds []queued
@@ -421,6 +422,15 @@ func (q streamQuery) list(rows []rowJSON) listJSON {
 	return out
 }
 
+// openStream is a stream being served; kick is closed to end it.
+type openStream struct {
+	kick    chan struct{}
+	evicted bool // ended by a newer page: it no longer counts in streams
+}
+
+// streamWriteTimeout drops a page that stops reading: its writes block.
+const streamWriteTimeout = 10 * time.Second
+
 // stream serves a page's Server-Sent Events: "status" at every change,
 // "list" (its page of the agent list), "structure" (once per behaviour
 // shape) and "agent" (a picked agent's latest frame), at most ten
@@ -443,11 +453,17 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, "closed")
 		return
 	}
-	if s.streams >= maxStreams {
-		s.mu.Unlock()
-		httpError(w, http.StatusServiceUnavailable, "%d pages are open already", maxStreams)
-		return
+	if s.streams >= maxStreams && len(s.open) > 0 {
+		// The oldest page gives way: idle connections cannot lock the
+		// newest one out.
+		old := s.open[0]
+		s.open = s.open[1:]
+		old.evicted = true
+		s.streams--
+		close(old.kick)
 	}
+	me := &openStream{kick: make(chan struct{})}
+	s.open = append(s.open, me)
 	s.streams++
 	s.subs[wake] = struct{}{}
 	for _, id := range q.agents {
@@ -457,7 +473,15 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.streams--
+		if !me.evicted {
+			s.streams--
+			for i, o := range s.open {
+				if o == me {
+					s.open = append(s.open[:i], s.open[i+1:]...)
+					break
+				}
+			}
+		}
 		delete(s.subs, wake)
 		for _, id := range q.agents {
 			if s.wants[id]--; s.wants[id] <= 0 {
@@ -468,8 +492,11 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 
+	rc := http.NewResponseController(w)
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) }
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
+	deadline()
 	fmt.Fprint(w, "retry: 1000\n\n")
 	fl.Flush()
 
@@ -481,6 +508,7 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		s.collect(&st, &buf)
 		if buf.Len() > 0 {
+			deadline()
 			if _, err := w.Write(buf.Bytes()); err != nil {
 				return
 			}
@@ -494,7 +522,10 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-s.done:
 			return
+		case <-me.kick:
+			return // a newer page took this one's place
 		case <-keep.C:
+			deadline()
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
 				return
 			}

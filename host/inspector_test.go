@@ -582,3 +582,31 @@ return ai.fsm { initial = "a", states = { a = {
 	require.Contains(t, string(body), "(too large to show)")
 	require.Contains(t, string(body), `"name":"noise"`)
 }
+
+// Idle connections cannot lock the page out: with 32 streams open, the
+// 33rd is served and the oldest is ended.
+func TestInspectorStreamsMakeRoom(t *testing.T) {
+	r := newInspectorRig(t, 1, host.InspectorOptions{})
+	var first *http.Response
+	for i := range 32 {
+		res, err := http.Get(r.srv.URL + "/api/stream")
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		t.Cleanup(func() { res.Body.Close() })
+		if i == 0 {
+			first = res
+		}
+	}
+	s := r.stream("") // the 33rd
+	s.wait(t, "status", nil, func(string) bool { return true })
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, first.Body)
+		done <- err
+	}()
+	select {
+	case <-done: // the oldest stream ended
+	case <-time.After(5 * time.Second):
+		t.Fatal("the oldest stream was not ended")
+	}
+}
