@@ -282,6 +282,7 @@ func (a *Agent) remap(p *remapPlan) {
 	var vanished []*node  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
 	var restarted []*node // states whose steps start again
+	var dropped []*node   // machines whose request's asker is gone
 	for _, o := range p.ot.nodes {
 		n := p.to[o.id]
 		if n == nil {
@@ -350,6 +351,10 @@ func (a *Agent) remap(p *remapPlan) {
 		switch {
 		case !n.isFSM(): // requests go to fsms only
 		case !om.req.pending:
+		case len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0:
+			// The state that asked (the top of the stack) is gone: its
+			// push, pop or replace goes with it.
+			dropped = append(dropped, n)
 		case om.req.kind == luabind.Pop:
 			nm.req = om.req
 		case idx[om.req.target] >= 0:
@@ -369,6 +374,9 @@ func (a *Agent) remap(p *remapPlan) {
 	}
 	for _, n := range restarted {
 		a.traceLine(n, "steps restarted by the reload: the list changed length, or its current item changed kind")
+	}
+	for _, n := range dropped {
+		a.traceLine(n, "a pending push, pop or replace was dropped by the reload: the state that asked for it is gone")
 	}
 	a.settle(p.nt.root, vanished, oldPath)
 	if fn := p.nt.def.OnReload; fn != nil {

@@ -307,3 +307,41 @@ return ai.fsm { initial = "s", context = { hp = 10, ammo = 5, bag = {} }, states
 		h.Close()
 	}
 }
+
+// A reload that removes the state that asked for a pop drops the pop: the
+// agent never makes a pop it did not ask for in its new state.
+func TestReloadDropsRequestsOfRemovedStates(t *testing.T) {
+	var trs []host.Transition
+	var logs []host.Log
+	h, err := host.New(host.Options{OnTransition: func(tr host.Transition) { trs = append(trs, tr) },
+		OnLog: func(l host.Log) { logs = append(logs, l) }})
+	require.NoError(t, err)
+	defer h.Close()
+	v1 := `local ai = require("luaai")
+return ai.fsm { initial = "base", states = {
+  base = { transitions = { { push = "look", on = "noise" } } },
+  look = { update = function() ai.pop() end },
+  other = {} } }`
+	b, err := h.LoadString("r.lua", v1)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Send("noise", nil))
+	require.NoError(t, h.Tick(0.1)) // pushed look; its update asked for a pop
+	require.Equal(t, []string{"base", "look"}, must(a.Stack("")))
+	v2 := `local ai = require("luaai")
+return ai.fsm { initial = "base", states = { base = {}, other = {} } }`
+	require.NoError(t, b.ReloadSource(v2))
+	require.Equal(t, []string{"base"}, must(a.Stack("")))
+	trs = nil
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	require.Empty(t, trs, "no pop the agent never asked for in its new state")
+	require.Equal(t, "base", a.Path())
+	require.Empty(t, a.Errors())
+	found := false
+	for _, l := range logs {
+		found = found || strings.Contains(l.Msg, "a pending push, pop or replace was dropped by the reload")
+	}
+	require.True(t, found, "the drop is traced")
+}
