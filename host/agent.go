@@ -194,6 +194,13 @@ func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, bt []btRT, path
 // spawn makes an agent on w and runs its enter hooks; events are queued for
 // its first tick before they run.
 func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *Agent {
+	a, _ := w.spawnWith(b, t, ctx, events, nil)
+	return a
+}
+
+// spawnWith is spawn with setup run before the enter hooks (SpawnOptions);
+// when setup fails, no agent is made and its id is given back.
+func (w *worker) spawnWith(b *Behaviour, t *tree, ctx *lua.LTable, events []event, setup func(*Agent) error) (*Agent, error) {
 	h := w.h
 	h.spawned++
 	a := w.newAgent(h.spawned, b, t)
@@ -201,11 +208,18 @@ func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *
 	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
 	a.rng = rand.New(a.pcg)
 	a.incoming = append(a.incoming, events...)
+	if setup != nil {
+		if err := setup(a); err != nil {
+			h.release(a)
+			h.spawned--
+			return nil, err
+		}
+	}
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
 	a.emitState(TransitionSpawn, "")
-	return a
+	return a, nil
 }
 
 // ID is the agent's spawn number, from 1.

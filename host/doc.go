@@ -28,16 +28,41 @@
 //
 // Each agent owns one Lua table, its context: defaults from the behaviour's
 // `context` fields (deep-copied), then the overrides given to Spawn. Read and
-// write it with Agent.Get, Number, String, Bool and Set; put a Go value in it
-// with Agent.Bind (gopher-luar), so Lua calls its methods.
+// write it with Agent.Get, Number, String, Bool and Set. Two ways put the
+// game's objects in it:
+//
+//   - Agent.Sync (the fast binding) copies a struct's `lua`-tagged fields
+//     into a plain table before each of the agent's ticks and back after
+//     it: scripts read ctx.body.hp at table speed, and a snapshot saves it.
+//   - Agent.Bind (the slow binding) puts the Go value itself in the context
+//     with gopher-luar, so Lua calls its methods (ctx.body:MoveTo(x, y));
+//     each access goes through reflection.
+//
+// SpawnWith attaches both, and the agent's UserData, before the enter
+// hooks run. Module functions (Options.Modules, Options.Funcs) are the
+// game's API for scripts; Caller tells one which agent called it.
 //
 // # Errors
 //
-// Loading reports every problem of a script as a ErrorList of
-// "file:line: message". A callback that fails at run time never stops the
-// game: it is reported to Options.OnError as a *ScriptError (state path,
-// callback, file:line, traceback), kept for Agent.Errors, and counts as
-// false, score 0 or no-op.
+// Loading reports every problem of a script as an ErrorList of Problems,
+// each "file:line: message" (Pos). A callback that fails at run time never
+// stops the game: it is reported to Options.OnError as a *ScriptError
+// (state path, callback, file:line, traceback), kept for Agent.Errors, and
+// counts as false, score 0 or no-op. A callback stopped by a limit wraps a
+// *BudgetError (errors.As), and ErrBudget or ErrMemoryLimit (errors.Is).
+// LogErrors and LogLines write errors and ai.log lines to a log/slog
+// logger.
+//
+// # Limits
+//
+// Everything a script can use has an owner and a limit: Options.Budget
+// (one callback), Options.AgentTickBudget (one agent's tick),
+// Options.MemoryLimit (contexts and each script's own data), MaxOverruns
+// (an agent whose callbacks keep running past their budget is suspended),
+// MaxPendingEvents, and a frame deadline given to TickContext (what does
+// not fit waits for the next tick, and its time is not lost). A suspended
+// agent stays so across snapshots until Agent.Resume. The README's Safety
+// section lists each limit and its default.
 //
 // # Inspecting
 //
@@ -49,8 +74,17 @@
 //
 // # Concurrency
 //
-// A Lua state is not goroutine-safe. A Host owns one, and a Host and
-// everything it hands out (Behaviour, Agent) must be used from one goroutine
-// at a time: the game loop's. Ticks, spawns, context reads and writes all
-// happen there, between or during ticks.
+// A Lua state is not goroutine-safe. A Host owns one Lua state per worker
+// (Options.Workers), each ticking its own shard of the agents on its own
+// goroutine during Host.Tick. A Host and everything it hands out
+// (Behaviour, Agent) must otherwise be used from one goroutine at a time:
+// the game loop's. Ticks, spawns, context reads and writes all happen
+// there, between ticks, or in the hooks of Options (which run on it after
+// the workers finish).
+//
+// Module functions and bound Go methods run on a worker's goroutine while
+// the other workers tick: there, every Host and Agent method that changes
+// agents returns ErrReentrant, Host.Tick from a hook too; Caller and the
+// read methods of Caller's own agent are safe. Host.QueueReload and an
+// inspector's handler may be used from any goroutine.
 package host

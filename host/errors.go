@@ -81,14 +81,21 @@ var (
 
 type (
 	// ErrorList is every problem found in a script that did not load or
-	// reload, each with its file and line (errors.As).
+	// reload, each with its file and line: LoadFile, LoadString, Reload and
+	// ReloadSource return one (errors.As), sorted by position; its Error
+	// method prints one "file:line: message" per line.
 	ErrorList = luabind.ErrorList
-	// Problem is one entry of an ErrorList: a position and a message.
+	// Problem is one entry of an ErrorList: Pos (where) and Msg (what).
 	Problem = luabind.Error
-	// Pos is a file and a 1-based line (0: unknown).
+	// Pos is a file and a 1-based line (0: unknown); String prints
+	// "file:line".
 	Pos = luabind.Pos
-	// BudgetError is a call stopped by a budget: which, where and after how
-	// long (errors.As; it wraps ErrBudget or ErrMemoryLimit).
+	// BudgetError is a call stopped by a limit (errors.As): Pos is where
+	// the script was, Budget the time budget it ran past (the callback's,
+	// or the agent's tick's when Tick is set), Steps the instruction
+	// budget, Memory the memory limit, Cause the context's cause for a
+	// stop by TickContext's ctx. It wraps ErrBudget, ErrMemoryLimit or that
+	// cause.
 	BudgetError = luabind.BudgetError
 )
 

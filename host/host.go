@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"iter"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -325,6 +326,19 @@ func (h *Host) usable() error {
 // The slice is a copy: removing agents while ranging over it is safe.
 func (h *Host) Agents() []*Agent { return slices.Clone(h.agents) }
 
+// All ranges over the agents Host.Tick ticks, in id order, without the copy
+// Agents makes: for a game that reads every agent every frame. Spawning or
+// removing agents while ranging over it is not allowed (use Agents then).
+func (h *Host) All() iter.Seq[*Agent] {
+	return func(yield func(*Agent) bool) {
+		for _, a := range h.agents {
+			if !yield(a) {
+				return
+			}
+		}
+	}
+}
+
 // Agent is the agent Host.Tick ticks with the given id, if any.
 // target is the agent ai.send_to names: one Host.Tick ticks, or one a
 // script spawned outside a tick and still holds.
@@ -407,6 +421,30 @@ func (h *Host) Despawn(a *Agent) error {
 // from a script while the workers run it returns ErrReentrant (scripts
 // spawn with ai.spawn).
 func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
+	return h.SpawnWith(b, SpawnOptions{Overrides: overrides})
+}
+
+// SpawnOptions adjust Host.SpawnWith. The zero value spawns as Spawn does.
+type SpawnOptions struct {
+	// Overrides replace context defaults, as Spawn's do. The default
+	// (zero) value is none.
+	Overrides map[string]any
+	// UserData is attached as Agent.SetUserData does. The default (zero)
+	// value is nil.
+	UserData any
+	// Sync syncs each struct pointer into the context at its key, as
+	// Agent.Sync does. The default (zero) value is none.
+	Sync map[string]any
+	// Bind binds each Go value at its key, as Agent.Bind does. The
+	// default (zero) value is none.
+	Bind map[string]any
+}
+
+// SpawnWith is Spawn with everything the game attaches to the agent
+// attached before its enter hooks run: they see the synced and bound
+// values, and Caller's agent already has its UserData. When one cannot be
+// attached (ErrNotSyncable, ErrNotShared…), no agent is made.
+func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	if err := h.usable(); err != nil {
 		return nil, err
 	}
@@ -421,8 +459,8 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 	L := w.vm.L
 	ctx := t.newContext(L)
 	c := converter{L: L, h: h, agent: h.spawned + 1}
-	for _, k := range sortedMapKeys(overrides) {
-		ctx.RawSetString(k, c.value(overrides[k]))
+	for _, k := range sortedMapKeys(opts.Overrides) {
+		ctx.RawSetString(k, c.value(opts.Overrides[k]))
 	}
 	if c.err != nil {
 		for _, k := range c.bound {
@@ -430,8 +468,24 @@ func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
 		}
 		return nil, fmt.Errorf("spawn: %w", c.err)
 	}
-	a := w.spawn(b, t, ctx, nil)
-	a.bound = c.bound
+	a, err := w.spawnWith(b, t, ctx, nil, func(a *Agent) error {
+		a.bound = c.bound
+		a.user = opts.UserData
+		for _, k := range sortedMapKeys(opts.Bind) {
+			if err := a.Bind(k, opts.Bind[k]); err != nil {
+				return fmt.Errorf("spawn: %w", err)
+			}
+		}
+		for _, k := range sortedMapKeys(opts.Sync) {
+			if err := a.Sync(k, opts.Sync[k]); err != nil {
+				return fmt.Errorf("spawn: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	h.agents = append(h.agents, a)
 	w.agents = append(w.agents, a)
 	h.dispatch()

@@ -41,7 +41,8 @@ type Options struct {
 	// is called; older ones are dropped. The default (zero) value is 256.
 	MaxErrors int
 	// Stdout receives what scripts print with print(). The default (zero)
-	// value is os.Stdout.
+	// value is os.Stdout: on a server, mods' prints go to the server's
+	// standard output; set io.Discard, or a writer into the server's log.
 	Stdout io.Writer
 	// Budget is how long one callback may run (wall time) before it is
 	// stopped and reported like an error (errors.Is ErrBudget), so

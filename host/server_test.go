@@ -1,9 +1,11 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -497,4 +499,111 @@ return ai.fsm { initial = "s", states = { s = {
 	require.Len(t, errs, 1)
 	require.ErrorIs(t, errs[0], host.ErrBudget)
 	require.Contains(t, errs[0].Msg, "callback ran past its 20ms budget")
+}
+
+type body struct {
+	X  float64 `lua:"x"`
+	HP float64 `lua:"hp"`
+}
+
+// What the game attaches at spawn is there before the enter hooks run;
+// a snapshot remembers which keys were synced, and Attach gets them back
+// on restore with the game's user data.
+func TestSpawnWithAndAttach(t *testing.T) {
+	var got []string
+	h, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {
+		"unit": func(a *host.Agent) string { return a.UserData().(string) },
+	}}})
+	require.NoError(t, err)
+	defer h.Close()
+	src := `local ai = require("luaai")
+local game = require("game")
+return ai.fsm { initial = "s", states = { s = {
+  enter = function(ctx) ctx.seen = ctx.body.hp .. " " .. game.unit() .. " " .. ctx.tool:Name() end,
+  update = function(ctx) ctx.body.x = ctx.body.x + 1 end } } }`
+	b, err := h.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	bd := &body{HP: 7}
+	a, err := h.SpawnWith(b, host.SpawnOptions{UserData: "orc#1", Sync: map[string]any{"body": bd}, Bind: map[string]any{"tool": &tool{"axe"}}})
+	require.NoError(t, err)
+	seen, _ := a.String("seen")
+	require.Equal(t, "7 orc#1 axe", seen)
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, 1.0, bd.X)
+
+	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": body{}}})
+	require.ErrorIs(t, err, host.ErrNotSyncable)
+	require.Len(t, h.Agents(), 1, "no agent when an attachment is refused")
+	c, err := h.SpawnWith(b, host.SpawnOptions{UserData: "orc#2", Sync: map[string]any{"body": &body{}}, Bind: map[string]any{"tool": &tool{"bow"}}})
+	require.NoError(t, err)
+	require.Equal(t, 2, c.ID(), "the refused spawn gave its id back")
+	n := 0
+	for x := range h.All() {
+		n++
+		require.Equal(t, n, x.ID())
+	}
+	require.Equal(t, 2, n)
+
+	data, err := h.Snapshot()
+	require.NoError(t, err)
+	h2, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {
+		"unit": func(a *host.Agent) string { return a.UserData().(string) },
+	}}})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	bodies := map[int]*body{}
+	agents, err := h2.RestoreFrom(bytes.NewReader(data), host.RestoreOptions{
+		Rebind: func(a *host.Agent, path string) any { return &tool{"again"} },
+		Attach: func(a *host.Agent, synced []string) error {
+			got = append(got, fmt.Sprint(a.ID(), synced))
+			if err := a.SetUserData(fmt.Sprintf("orc#%d", a.ID())); err != nil {
+				return err
+			}
+			for _, k := range synced {
+				bodies[a.ID()] = &body{X: 100}
+				if err := a.Sync(k, bodies[a.ID()]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, b2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 [body]", "2 [body]"}, got)
+	require.NoError(t, h2.Tick(0.1))
+	require.Equal(t, 101.0, bodies[1].X)
+	require.Equal(t, "orc#2", agents[1].UserData())
+
+	for _, a := range agents {
+		require.NoError(t, h2.Remove(a))
+	}
+	_, err = h2.RestoreFrom(bytes.NewReader(data), host.RestoreOptions{Attach: func(*host.Agent, []string) error {
+		return errors.New("no such unit")
+	}}, b2)
+	require.ErrorContains(t, err, "attach: no such unit")
+	require.Empty(t, h2.Agents(), "a refused restore adds nothing")
+}
+
+type tool struct{ name string }
+
+func (t *tool) Name() string { return t.name }
+
+// The slog adapters write script errors and ai.log lines with their fields.
+func TestSlogAdapters(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h, err := host.New(host.Options{OnError: host.LogErrors(l), OnLog: host.LogLines(l), Faults: host.Suspend})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("bad.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  update = function(ctx) ai.log("hello") error("boom") end } } }`)
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	out := buf.String()
+	require.Contains(t, out, `level=INFO msg=hello agent=1 tick=1 state=s`)
+	require.Contains(t, out, `level=ERROR msg="luaai: boom" script=bad.lua line=3 agent=1 tick=1 state=s callback=update count=1 suspends=true`)
 }

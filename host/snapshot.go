@@ -57,6 +57,9 @@ type agentSnapshot struct {
 	// Owed is the time of the ticks a frame deadline made the agent miss,
 	// added to its next tick's dt.
 	Owed float64 `json:"owed,omitempty"`
+	// Synced lists the keys Agent.Sync filled (saved as plain data), for
+	// RestoreOptions.Attach.
+	Synced []string `json:"synced,omitempty"`
 }
 
 type stateSnapshot struct {
@@ -144,6 +147,12 @@ type RestoreOptions struct {
 	// version; its error refuses the restore. The default (zero) value
 	// refuses snapshots of another version.
 	Migrate func(version int, data []byte) ([]byte, error)
+	// Attach, if set, is called for every restored agent (after Rebind),
+	// with the keys that were synced when it was saved (Agent.Sync), for
+	// the game to attach what a snapshot cannot hold: Agent.SetUserData,
+	// Agent.Sync of its structs. Its error refuses the restore. The
+	// default (zero) value attaches nothing.
+	Attach func(a *Agent, synced []string) error
 }
 
 // RestoreFrom is Restore reading the snapshot from r, with opts.
@@ -181,6 +190,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
 		RNG:       base64.StdEncoding.EncodeToString(rng),
 		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
+		Synced: a.syncedKeys(),
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
 	enc := &encoder{}
@@ -341,6 +351,16 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 				h.release(a)
 			}
 			return nil, fmt.Errorf("restore: agent %d: %w", out[i].id, err)
+		}
+	}
+	if opts.Attach != nil {
+		for i, a := range out {
+			if err := opts.Attach(a, f.Agents[i].Synced); err != nil {
+				for _, a := range out {
+					h.release(a)
+				}
+				return nil, fmt.Errorf("restore: agent %d: attach: %w", a.id, err)
+			}
 		}
 	}
 	for _, a := range out {

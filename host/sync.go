@@ -82,6 +82,18 @@ func (a *Agent) Unsync(key string) error {
 	return nil
 }
 
+// syncedKeys lists the keys of the structs synced into the agent.
+func (a *Agent) syncedKeys() []string {
+	if len(a.syncs) == 0 {
+		return nil
+	}
+	keys := make([]string, len(a.syncs))
+	for i, s := range a.syncs {
+		keys[i] = s.key
+	}
+	return keys
+}
+
 // synced is one struct synced into an agent's context.
 type synced struct {
 	key  string
