@@ -8,15 +8,20 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// memoryAccount is the host's side of Options.MemoryLimit: what the agents'
-// contexts held at the last measure, and the heap size at which to measure
-// again.
+// memoryAccount is the host's side of Options.MemoryLimit: what the agents
+// held at the last measure, and how much the heap may grow before the next.
+//
+// Growth counts from the lowest heap reading since the last measure, not
+// from the reading then: a reading includes garbage not yet collected (a
+// previous level's, a burst of temporaries), and growth counted from such a
+// peak would let a hoard grow unseen until the heap passed it.
 type memoryAccount struct {
-	limit   int64 // 0: off
-	used    int64 // bytes the contexts held at the last measure
-	trigger int64 // measure again once the heap is this large
-	sizer   sizer
-	sizes   []agentSize // scratch
+	limit int64 // 0: off
+	used  int64 // bytes the agents held at the last measure
+	low   int64 // the lowest heap reading since the last measure
+	step  int64 // measure again once the heap is this far above low
+	sizer sizer
+	sizes []agentSize // scratch
 }
 
 type agentSize struct {
@@ -28,7 +33,7 @@ type agentSize struct {
 func (m *memoryAccount) init(limit int64) {
 	m.limit = limit
 	if limit > 0 {
-		m.trigger = luabind.HeapBytes() + limit/2
+		m.low, m.step = luabind.HeapBytes(), limit/2
 	}
 }
 
@@ -46,7 +51,8 @@ func (h *Host) checkMemory() {
 		return
 	}
 	heap := luabind.HeapBytes()
-	if heap < m.trigger {
+	m.low = min(m.low, heap)
+	if heap-m.low < m.step {
 		return
 	}
 	m.sizer = sizer{} // counts each table once across all agents
@@ -114,7 +120,7 @@ func (h *Host) checkMemory() {
 	for _, w := range h.workers {
 		w.vm.SetMemoryAllowance(left, m.limit)
 	}
-	m.trigger = luabind.HeapBytes() + left/2
+	m.low, m.step = luabind.HeapBytes(), left/2
 	clear(m.sizes)
 	m.sizer = sizer{}
 }
