@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +58,71 @@ func TestJSONSafeBounded(t *testing.T) {
 	assert.LessOrEqual(t, n, 2*MaxJSONValues+1, "each value counted, or a placeholder in a counted table")
 	assert.Greater(t, n, MaxJSONValues/2)
 	assert.Equal(t, map[string]any{"n": 1.0, "s": "nan"}, JSONSafe(map[string]any{"n": 1.0, "s": math.NaN()}))
+}
+
+// FuzzCopyPlain builds a payload from the input — tables nested as the
+// bytes say, keys of any length and kind, shared tables, cycles, values of
+// every kind — and copies it as ai.send_to does: CopyPlain either copies
+// it (and FromPlain gives back the same data) or refuses it with
+// ErrNotPlain; it never panics, and its work is bounded by the entries it
+// copies, not by depth × key length.
+func FuzzCopyPlain(f *testing.F) {
+	f.Add([]byte{3, 1, 200, 2, 7, 0, 9})
+	f.Add([]byte("\x05\x10deep and long keys\x00\x01\x02"))
+	f.Add(make([]byte, 300))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		L := lua.NewState()
+		defer L.Close()
+		next := func() byte {
+			if len(data) == 0 {
+				return 0
+			}
+			b := data[0]
+			data = data[1:]
+			return b
+		}
+		var tables []*lua.LTable
+		var build func(depth int) lua.LValue
+		build = func(depth int) lua.LValue {
+			switch b := next(); b % 8 {
+			case 0:
+				return lua.LNumber(float64(next()) - 100)
+			case 1:
+				return lua.LString(strings.Repeat(string(rune('a'+next()%26)), int(next())*int(next())))
+			case 2:
+				return lua.LBool(b&8 != 0)
+			case 3:
+				if len(tables) > 0 {
+					return tables[int(next())%len(tables)] // shared, or a cycle
+				}
+				return lua.LNil
+			case 4:
+				return L.NewFunction(func(*lua.LState) int { return 0 })
+			default:
+				t := L.NewTable()
+				tables = append(tables, t)
+				if depth < 150 {
+					for n := int(next() % 4); n >= 0 && len(data) > 0; n-- {
+						var k lua.LValue = lua.LString(strings.Repeat("k", int(next())*64))
+						if next()%3 == 0 {
+							k = lua.LNumber(float64(next()))
+						}
+						t.RawSet(k, build(depth+1))
+					}
+				}
+				return t
+			}
+		}
+		v := build(0)
+		cp, err := CopyPlain(v)
+		if err != nil {
+			require.ErrorIs(t, err, ErrNotPlain)
+			require.Less(t, len(err.Error()), 2000, "an error names its place, clipped")
+			return
+		}
+		back := FromPlain(L, cp)
+		again, err := CopyPlain(back)
+		require.NoError(t, err)
+		require.Equal(t, JSONSafe(ToGo(FromPlain(L, again))), JSONSafe(ToGo(back)))
+	})
 }

@@ -142,6 +142,9 @@ func readRecording(file string) (*recording, error) {
 		// claims more agents than that would spawn them for nothing.
 		return nil, fmt.Errorf("%s:1: the header claims %d agents, and tick 0 has rows for %d", file, rec.header.Agents, len(agents0))
 	}
+	if rec.end >= 0 && rec.end < rec.last {
+		return nil, fmt.Errorf("%s: the end line's tick %d comes before tick %d", file, rec.end, rec.last)
+	}
 	if rec.end > rec.last+maxQuietTicks {
 		return nil, fmt.Errorf("%s: the end line's tick %d is more than %d ticks after the last line (tick %d): not a recording luaai wrote", file, rec.end, maxQuietTicks, rec.last)
 	}

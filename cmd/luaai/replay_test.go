@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -298,4 +299,44 @@ func TestReplayRecordingMemory(t *testing.T) {
 	require.GreaterOrEqual(t, len(rec.rows[1]), 1_000_000)
 	require.Less(t, held, int64(3*size), "held %d MB for %d MB of recording", held>>20, size>>20)
 	runtime.KeepAlive(rec)
+}
+
+// FuzzReadRecording reads any bytes as a recording, plain or gzipped: it
+// is a recording, or an error naming the file; never a panic, and never
+// more memory than a few times what the bytes decompress to.
+func FuzzReadRecording(f *testing.F) {
+	dir := f.TempDir()
+	good := filepath.Join(dir, "good.rec")
+	if code, _, stderr := cli("run", "../../scripts/guard.lua", "--ticks", "3", "--record", good); code != exitOK {
+		f.Fatal(stderr)
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, false)
+	f.Add(data, true)
+	f.Add([]byte(`{"luaai_recording":1,"script":"x.lua","agents":1000000,"workers":1024,"dt":0.1}`+"\n"+`{"end":99999999999}`), false)
+	f.Fuzz(func(t *testing.T, content []byte, zip bool) {
+		p := filepath.Join(t.TempDir(), "f.rec")
+		if zip {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(content)
+			w.Close()
+			content = b.Bytes()
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := readRecording(p)
+		if err != nil {
+			require.Contains(t, err.Error(), p)
+		}
+		if rec != nil && err == nil {
+			require.GreaterOrEqual(t, rec.end, rec.last)
+			require.LessOrEqual(t, rec.end, rec.last+maxQuietTicks)
+			require.LessOrEqual(t, rec.header.Workers, 1024)
+		}
+	})
 }

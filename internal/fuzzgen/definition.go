@@ -216,7 +216,8 @@ func (g *defGen) btNode() string {
 	}
 	g.nest++
 	defer func() { g.nest-- }()
-	opts := g.pick("", "", `, { name = "n" }`, `, { name = "a.b" }`, `, { bogus = 1 }`)
+	opts := g.pick("", "", `, { name = "n" }`, `, { name = "a.b" }`, `, { bogus = 1 }`,
+		`, { name = string.rep("n", 190) }`, `, { name = string.rep("n", 201) }`, `, { name = "a\nb" }`)
 	switch g.next() % 12 {
 	case 0, 1, 2:
 		var b strings.Builder
@@ -230,7 +231,11 @@ func (g *defGen) btNode() string {
 	case 3:
 		return "ai." + g.pick("invert", "timeout", "cooldown", "loop", "force") + "(" + g.btNode() + ", " +
 			g.pick(g.number(), `"success"`, `"running"`, "nil", `"maybe"`) + opts + ")"
-	case 4, 5:
+	case 4:
+		// A deep chain of long names: refused by the path cap, or placed.
+		return fmt.Sprintf("(function() local n = ai.wait(0.1) for i = 1, %d do n = ai.invert(n, { name = string.rep(%q, %d) .. i }) end return n end)()",
+			[]int{10, 200, 3000}[g.next()%3], g.pick("d", "e"), []int{1, 50, 190}[g.next()%3])
+	case 5:
 		return "ai.action(" + g.pick(g.function(), "function() return 'running' end", "function() return 'success' end", g.scalar()) + opts + ")"
 	case 6:
 		return "ai.check(" + g.cond() + opts + ")"
