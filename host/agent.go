@@ -40,8 +40,8 @@ type Agent struct {
 	// tickStopped: the agent's tick budget stopped this tick, and it was
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
-	suspended   bool      // why: suspension (suspend.go)
-	syncs       []*synced // Agent.Sync
+	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
+	syncs       []*synced     // Agent.Sync
 
 	id     int
 	b      *Behaviour
@@ -54,15 +54,14 @@ type Agent struct {
 	errs    []*ScriptError
 	dropped int // errors MaxErrors discarded
 	// watch: the agent keeps its last decisions (WatchDecisions).
-	watch      bool
-	decisions  map[string]Decision // last decision by machine path, when watched
-	user       any                 // SetUserData
-	removed    bool                // by Remove or Despawn
-	spawnSeq   int                 // ai.spawn calls queued by this agent's callbacks
-	msgSeq     int                 // ai.send_to calls made by this agent's callbacks
-	suspension SuspendReason       // why the agent is suspended
-	bound      []uintptr           // Go values this agent binds (Host.boundBy)
-	overruns   int                 // callbacks stopped by the time budget since spawn or Resume
+	watch     bool
+	decisions map[string]Decision // last decision by machine path, when watched
+	user      any                 // SetUserData
+	removed   bool                // by Remove or Despawn
+	spawnSeq  int                 // ai.spawn calls queued by this agent's callbacks
+	msgSeq    int                 // ai.send_to calls made by this agent's callbacks
+	bound     []uintptr           // Go values this agent binds (Host.boundBy)
+	overruns  int                 // callbacks stopped by the time budget since spawn or Resume
 	// inspected: an inspector follows the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	inspected bool
@@ -543,11 +542,11 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 	if a.h.opts.OnError != nil || len(a.h.insps) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
-	if a.h.opts.Faults == Suspend && !a.suspended {
+	if a.h.opts.Faults == Suspend && a.suspension == NotSuspended {
 		a.suspend(SuspendedByFault)
 		se.Suspends = true
 	}
-	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && !a.suspended {
+	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && a.suspension == NotSuspended {
 		a.overruns++
 		if a.overruns >= a.h.opts.MaxOverruns {
 			a.suspend(SuspendedByOverruns)

@@ -611,7 +611,7 @@ func (w *worker) tick(dt float64) {
 				// which starts with them.
 				for j := k; j < n; j++ {
 					a := w.agents[(start+j)%n]
-					if !a.suspended {
+					if a.suspension == NotSuspended {
 						a.owed += dt
 					}
 				}
@@ -621,7 +621,7 @@ func (w *worker) tick(dt float64) {
 			}
 		}
 		a := w.agents[i]
-		if a.suspended {
+		if a.suspension != NotSuspended {
 			continue
 		}
 		if a.owed > 0 {

@@ -139,7 +139,7 @@ func (in *inspector) rows() []rowJSON {
 	rows := make([]rowJSON, len(in.h.agents))
 	for i, a := range in.h.agents {
 		r := &rows[i]
-		r.ID, r.Behaviour, r.Path, r.Ticks, r.Suspended = a.id, a.b.name, a.Path(), a.ticks, a.suspended
+		r.ID, r.Behaviour, r.Path, r.Ticks, r.Suspended = a.id, a.b.name, a.Path(), a.ticks, a.Suspended()
 		if e := in.errs[a.id]; e != nil {
 			r.Errors = e.count
 		}
@@ -152,7 +152,7 @@ func (in *inspector) rows() []rowJSON {
 func (in *inspector) frame(a *Agent) agentFrame {
 	f := frameJSON{
 		ID: a.id, Tick: a.ticks, Clock: a.clock, Behaviour: a.b.name, Path: a.Path(),
-		Suspended: a.suspended, Paused: a.Paused(),
+		Suspended: a.Suspended(), Paused: a.Paused(),
 		Context:   luabind.JSONSafe(a.Context()),
 		Structure: in.structureOf(a.t),
 	}

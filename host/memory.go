@@ -67,7 +67,7 @@ func (h *Host) checkMemory() {
 			n += m.sizer.size(ev.payload, 0)
 		}
 		used += n
-		if !a.suspended {
+		if a.suspension == NotSuspended {
 			ticking += n
 			m.sizes = append(m.sizes, agentSize{a: a, size: n})
 		}
@@ -135,10 +135,7 @@ func (a *Agent) overMemory(size, mod, sharing, limit int64) {
 	err := fmt.Errorf("%w: %s, and the host's agents together more than its %s limit; the agent is suspended",
 		luabind.ErrMemoryLimit, held, luabind.FormatBytes(limit))
 	a.report(a.deepest(), CallbackMemory, err)
-	if !a.suspended { // the Suspend fault policy may have suspended it for the report
-		a.suspend(SuspendedByMemory)
-	}
-	a.suspension = SuspendedByMemory
+	a.suspension = SuspendedByMemory // whatever the fault policy made of the report
 	a.errs[len(a.errs)-1].Suspends = true
 }
 

@@ -107,9 +107,6 @@ type eventSnapshot struct {
 // path; bound Go values are recorded by name and must be bound again after
 // Restore.
 func (a *Agent) Snapshot() ([]byte, error) {
-	if a.h.running {
-		return nil, ErrReentrant
-	}
 	if err := a.usable(); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (r SuspendReason) String() string {
 
 // Suspended reports whether the agent is suspended: Host.Tick skips it
 // until Agent.Resume. SuspendReason says why.
-func (a *Agent) Suspended() bool { return a.suspended }
+func (a *Agent) Suspended() bool { return a.suspension != NotSuspended }
 
 // SuspendReason says why the agent is suspended (NotSuspended when it
 // ticks).
@@ -55,12 +55,12 @@ func (a *Agent) Resume() error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	a.suspended, a.suspension, a.overruns = false, NotSuspended, 0
+	a.suspension, a.overruns = NotSuspended, 0
 	return nil
 }
 
 func (a *Agent) suspend(why SuspendReason) {
-	if !a.suspended {
-		a.suspended, a.suspension = true, why
+	if a.suspension == NotSuspended {
+		a.suspension = why
 	}
 }

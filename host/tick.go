@@ -36,7 +36,7 @@ func (a *Agent) tickOne(dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
-	if a.suspended {
+	if a.suspension != NotSuspended {
 		return ErrSuspended
 	}
 	if !a.w.busy {
