@@ -40,6 +40,7 @@ type Agent struct {
 	// tickStopped: the agent's tick budget stopped this tick, and it was
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
+	logs        int           // ai.log lines in this tick (MaxLogLines)
 	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
 	syncs       []*synced     // Agent.Sync
 
@@ -658,11 +659,39 @@ func (r runner) Log(msg string) {
 	if a.h.opts.OnLog == nil && !a.inspected {
 		return
 	}
+	if a.logs++; a.logs > MaxLogLines {
+		return // counted; one line says how many at the end of the tick
+	}
 	state := ""
 	if a.cur != nil {
 		state = a.cur.path
 	}
+	if len(msg) > maxLogBytes {
+		msg = fmt.Sprintf("%s… (%d more bytes)", msg[:maxLogBytes], len(msg)-maxLogBytes)
+	}
 	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg}})
+}
+
+// MaxLogLines bounds the ai.log lines one agent's tick reports: a script
+// logging in a loop until its budget stops it would otherwise pile up
+// records outside any memory limit. The lines past it are counted in one
+// line at the end of the tick.
+const MaxLogLines = 1000
+
+// maxLogBytes is where an ai.log line is cut.
+const maxLogBytes = 4 << 10
+
+// endLogs reports the ai.log lines MaxLogLines dropped in this tick.
+func (a *Agent) endLogs() {
+	if a.logs > MaxLogLines {
+		state := ""
+		if n := a.deepest(); n != nil {
+			state = n.path
+		}
+		a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state,
+			Msg: fmt.Sprintf("luaai: %d more ai.log lines in this tick were dropped (at most %d a tick)", a.logs-MaxLogLines, MaxLogLines)}})
+	}
+	a.logs = 0
 }
 
 // luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn. An agent

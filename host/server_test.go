@@ -626,3 +626,29 @@ return ai.fsm { initial = "s", states = { s = {
 	require.Contains(t, out, `level=INFO msg=hello agent=1 tick=1 state=s`)
 	require.Contains(t, out, `level=ERROR msg="luaai: boom" script=bad.lua line=3 agent=1 tick=1 state=s callback=update count=1 suspends=true`)
 }
+
+// A script logging in a loop cannot pile up log records: at most
+// MaxLogLines a tick reach OnLog, then one line counts the rest; a long
+// line is cut.
+func TestLogLinesAreBounded(t *testing.T) {
+	var logs []host.Log
+	h, err := host.New(host.Options{OnLog: func(l host.Log) { logs = append(logs, l) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("chatty.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function(ctx)
+  ai.log(string.rep("x", 10000))
+  for i = 1, 5000 do ai.log("line " .. i) end
+end } } }`)
+	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, logs, host.MaxLogLines+1)
+	require.Contains(t, logs[0].Msg, "… (5904 more bytes)")
+	require.Equal(t, "line 999", logs[host.MaxLogLines-1].Msg)
+	require.Equal(t, "luaai: 4001 more ai.log lines in this tick were dropped (at most 1000 a tick)", logs[host.MaxLogLines].Msg)
+	logs = nil
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, logs, host.MaxLogLines+1, "the count starts again each tick")
+}

@@ -65,7 +65,9 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	old := a.w.vm.SetRunner(runner{a})
 	a.w.vm.BeginTick()
 	a.tickStopped = false
+	a.logs = 0
 	defer func() {
+		a.endLogs()
 		a.w.vm.EndTick()
 		a.w.vm.SetRunner(old)
 		a.cur, a.curKind, a.curScore = nil, cbNone, false
