@@ -172,7 +172,9 @@ const (
 	budgetSteps    = 8  // it was stopped by the instruction budget
 	budgetCancel   = 16 // it was stopped by the context given to StopOn
 	budgetTick     = 32 // it was stopped by the agent's tick budget
-	budgetSeqShift = 6
+	budgetTickShift = 6  // then the agent's tick (BeginTick), 0 outside one
+	budgetTickMask  = 1<<20 - 1
+	budgetSeqShift  = 26 // then the call's sequence number
 )
 
 // budgetIdleTicks is how many watchdog ticks without a call let the
@@ -204,7 +206,7 @@ type budget struct {
 	memLimit atomic.Int64
 	heap     heapReader // watchdog goroutine
 
-	state   atomic.Uint64         // seq<<budgetSeqShift | flags of the running call; 0 when none
+	state   atomic.Uint64         // seq<<budgetSeqShift | tick<<budgetTickShift | flags of the running call; 0 when none
 	cancel  atomic.Pointer[error] // StopOn's context ended: stop every call until cleared
 	mu      sync.Mutex            // serialises closing the channel and installing a new one
 	running atomic.Bool           // a watchdog goroutine is running
@@ -215,14 +217,12 @@ type budget struct {
 	active bool   // VM goroutine: a budgeted call is running (nested calls share it)
 	closed bool   // VM goroutine
 
-	// The agent's tick: tickState is tickSeq<<1 | 1 once the watchdog
-	// found the tick past its budget; 0 between ticks.
-	tickState atomic.Uint64
-	tickSeq   uint64 // VM goroutine
+	// The agent's tick: its number is in the state word of each call made
+	// in it (no store of its own per tick); firedTick is the number of the
+	// tick the watchdog found past its budget.
+	firedTick atomic.Uint64
+	tickSeq   uint64 // VM goroutine: the running tick's number, 1..budgetTickMask
 	tickDepth int    // VM goroutine: nested ticks share the outer one
-
-	// The work counted when the running call, and the running tick, began.
-	callWork0, tickWork0 atomic.Uint64
 }
 
 func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *budget {
@@ -290,8 +290,11 @@ func (b *budget) begin(load bool) uint64 {
 		b.ctx.steps, b.ctx.over, b.ctx.stepLimit = 0, false, b.steps
 	}
 	b.seq++
-	s := b.seq<<budgetSeqShift | flags
-	b.callWork0.Store(b.ctx.work)
+	tick := uint64(0)
+	if b.tickDepth > 0 && !load {
+		tick = b.tickSeq
+	}
+	s := b.seq<<budgetSeqShift | tick<<budgetTickShift | flags
 	// One atomic per call: end leaves the finished call's word in place
 	// (Idle clears it), so the watchdog may have stopped that call after it
 	// ended; then the channel is renewed before this call runs.
@@ -312,7 +315,7 @@ func (b *budget) begin(load bool) uint64 {
 	}
 	if b.cancel.Load() != nil {
 		b.interrupt(s) // stopped before it starts
-	} else if !load && b.tickState.Load()&1 != 0 {
+	} else if tick != 0 && b.firedTick.Load() == tick {
 		b.fire(s, budgetTick) // the agent's tick is over: stopped before it starts
 	}
 	return s
@@ -329,12 +332,8 @@ func (vm *VM) BeginTick() {
 	if b.tickDepth++; b.tickDepth > 1 {
 		return
 	}
-	b.tickSeq++
-	b.tickWork0.Store(b.ctx.work)
-	b.tickState.Store(b.tickSeq << 1)
-	if !b.running.Load() && b.running.CompareAndSwap(false, true) {
-		b.wg.Add(1)
-		go b.watch()
+	if b.tickSeq++; b.tickSeq > budgetTickMask {
+		b.tickSeq = 1
 	}
 }
 
@@ -344,9 +343,7 @@ func (vm *VM) EndTick() {
 	if b == nil || b.tick <= 0 || b.tickDepth == 0 {
 		return
 	}
-	if b.tickDepth--; b.tickDepth == 0 {
-		b.tickState.Store(0)
-	}
+	b.tickDepth--
 }
 
 // TickOver reports whether the running agent's tick has run past
@@ -354,7 +351,7 @@ func (vm *VM) EndTick() {
 // the tick is stopped as it starts. VM goroutine.
 func (vm *VM) TickOver() bool {
 	b := vm.guard.bud
-	return b != nil && b.tickState.Load()&1 != 0
+	return b != nil && b.tickDepth > 0 && b.firedTick.Load() == b.tickSeq
 }
 
 // interrupt stops call s, if it is still running, because StopOn's context
@@ -467,9 +464,11 @@ func (b *budget) watch() {
 	defer t.Stop()
 	var seen uint64
 	var since time.Time
-	var heap0 int64 // the heap when the running call was first seen
+	var heap0 int64  // the heap when the running call was first seen
+	var work0 uint64 // the work counted then
 	var tickSeen uint64
 	var tickSince time.Time
+	var tickWork0 uint64
 	idle := 0
 	for {
 		select {
@@ -481,18 +480,21 @@ func (b *budget) watch() {
 		// The time of this look, not the tick's: a tick read late would make
 		// a call seem older than it is.
 		now := time.Now()
-		if ts := b.tickState.Load(); ts == 0 || ts&1 != 0 {
+		s := b.state.Load()
+		// The agent's tick: the one of the running call, or of the last
+		// call while the engine works between calls.
+		if ts := s >> budgetTickShift & budgetTickMask; ts == 0 || b.tick <= 0 {
 			tickSeen = 0
 		} else if ts != tickSeen {
-			tickSeen, tickSince = ts, now
-		} else if now.Sub(tickSince) >= b.tick && b.worked(b.tickWork0.Load()) &&
-			b.tickState.CompareAndSwap(ts, ts|1) {
-			if s := b.state.Load(); s != 0 && s&budgetFired == 0 {
+			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
+		} else if now.Sub(tickSince) >= b.tick && b.worked(tickWork0) && b.firedTick.Load() != ts {
+			b.firedTick.Store(ts)
+			if s&budgetFired == 0 {
 				b.fire(s, budgetTick)
 			}
+			s = b.state.Load()
 		}
-		s := b.state.Load()
-		if s == 0 && b.tickState.Load() == 0 {
+		if s == 0 {
 			seen = 0
 			if idle++; idle < budgetIdleTicks {
 				continue
@@ -501,7 +503,7 @@ func (b *budget) watch() {
 			// before it looks at running, this clears running before it looks
 			// at the state, so one of the two sees the other.
 			b.running.Store(false)
-			if (b.state.Load() == 0 && b.tickState.Load() == 0) || !b.running.CompareAndSwap(false, true) {
+			if b.state.Load() == 0 || !b.running.CompareAndSwap(false, true) {
 				return
 			}
 			idle = 0
@@ -513,7 +515,7 @@ func (b *budget) watch() {
 		}
 		mem := b.mem.Load()
 		if s != seen {
-			seen, since = s, now
+			seen, since, work0 = s, now, b.ctx.published.Load()
 			if mem > 0 {
 				heap0 = b.heap.read()
 			}
@@ -527,17 +529,18 @@ func (b *budget) watch() {
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if limit > 0 && now.Sub(since) >= limit && b.worked(b.callWork0.Load()) {
+		if limit > 0 && now.Sub(since) >= limit && b.worked(work0) {
 			b.fire(s, 0)
 		}
 	}
 }
 
-// worked reports whether the VM has done minWork since its work counter
-// stood at work0 (which was stored before the call or tick began, so the
-// watchdog may read it any time after seeing that call or tick).
+// worked reports whether the VM has done minWork since its published
+// work count stood at work0 (when the watchdog first saw the call or
+// tick: work has to go on while the budget runs out, and a runaway's
+// does).
 func (b *budget) worked(work0 uint64) bool {
-	return b.ctx.published.Load()+workPublish >= work0+minWork
+	return b.ctx.published.Load() >= work0+minWork
 }
 
 // fire stops call s if it is still the running one; why is 0 (its time

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/luabind/internal/astpass"
 	"github.com/luaai/luaai/luabind/internal/dialect"
@@ -164,9 +165,6 @@ func (vm *VM) budgetedCompile(L *lua.LState, what string, size int, compile func
 	if !vm.guard.compiling.CompareAndSwap(false, true) {
 		L.RaiseError("%s: a chunk abandoned by an earlier stop is still compiling", what)
 	}
-	// Compiling is the call's own work (the budget stops only calls that
-	// worked): count it up front, about an instruction per 16 bytes.
-	b.ctx.addWork(uint64(size / 16))
 	type result struct {
 		proto *lua.FunctionProto
 		err   error
@@ -177,11 +175,18 @@ func (vm *VM) budgetedCompile(L *lua.LState, what string, size int, compile func
 		p, err := compile()
 		done <- result{p, err}
 	}()
-	select {
-	case r := <-done:
-		return r.proto, r.err
-	case <-b.ctx.Done():
-		L.RaiseError("%s", b.stopMessage())
+	// Compiling is the call's own work (the budget stops only calls that
+	// worked): it counts as it goes on.
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.proto, r.err
+		case <-b.ctx.Done():
+			L.RaiseError("%s", b.stopMessage())
+		case <-tick.C:
+			b.ctx.addWork(minWork / 4)
+		}
 	}
-	return nil, nil
 }
