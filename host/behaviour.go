@@ -225,9 +225,13 @@ func deepCopy(L *lua.LState, v lua.LValue, seen map[*lua.LTable]*lua.LTable) lua
 	})
 	c := L.CreateTable(n, nhash)
 	seen[t] = c
-	t.ForEach(func(k, val lua.LValue) {
-		c.RawSet(deepCopy(L, k, seen), deepCopy(L, val, seen))
-	})
+	// In a stable order: gopher-lua's ForEach walks a Go map, and the
+	// order keys are set in is the order pairs() gives, so a context built
+	// in ForEach order iterates differently in every process (a replay of
+	// a script that iterates it would diverge).
+	for _, k := range sortedKeys(t) {
+		c.RawSet(deepCopy(L, k, seen), deepCopy(L, t.RawGet(k), seen))
+	}
 	if mt := L.GetMetatable(t); mt != lua.LNil {
 		L.SetMetatable(c, mt)
 	}

@@ -652,3 +652,25 @@ end } } }`)
 	require.NoError(t, h.Tick(0.1))
 	require.Len(t, logs, host.MaxLogLines+1, "the count starts again each tick")
 }
+
+// A fresh context iterates in one order in every process (its keys are set
+// in sorted order): a script that walks it with pairs replays the same.
+func TestContextOrderIsStable(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("walk.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { zeta = 1, alpha = 2, mid = 3, beta = 4, [7] = 5, omega = 6, gamma = 7, keys = "" },
+  states = { s = { enter = function(ctx)
+    local out = {}
+    for k in pairs(ctx) do out[#out + 1] = tostring(k) end
+    ctx.keys = table.concat(out, " ")
+  end } } }`)
+	require.NoError(t, err)
+	for range 3 {
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		keys, _ := a.String("keys")
+		require.Equal(t, "7 alpha beta gamma keys mid omega zeta", keys)
+	}
+}
