@@ -166,12 +166,12 @@ func (e *BudgetError) Unwrap() []error {
 // Bits of budget.state: the low two bits flag the call, the rest is its
 // sequence number. Zero means no budgeted call is running.
 const (
-	budgetFired    = 1  // the watchdog stopped this call
-	budgetLoad     = 2  // the call is a script load (Options.LoadBudget)
-	budgetMem      = 4  // it was stopped by the memory limit
-	budgetSteps    = 8  // it was stopped by the instruction budget
-	budgetCancel   = 16 // it was stopped by the context given to StopOn
-	budgetTick     = 32 // it was stopped by the agent's tick budget
+	budgetFired     = 1  // the watchdog stopped this call
+	budgetLoad      = 2  // the call is a script load (Options.LoadBudget)
+	budgetMem       = 4  // it was stopped by the memory limit
+	budgetSteps     = 8  // it was stopped by the instruction budget
+	budgetCancel    = 16 // it was stopped by the context given to StopOn
+	budgetTick      = 32 // it was stopped by the agent's tick budget
 	budgetTickShift = 6  // then the agent's tick (BeginTick), 0 outside one
 	budgetTickMask  = 1<<20 - 1
 	budgetSeqShift  = 26 // then the call's sequence number
