@@ -163,8 +163,9 @@ func (e *BudgetError) Unwrap() []error {
 	return []error{sentinel, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
 }
 
-// Bits of budget.state: the low two bits flag the call, the rest is its
-// sequence number. Zero means no budgeted call is running.
+// Bits of budget.state: the low six bits flag the call, the next twenty
+// are the agent's tick it runs in, the rest its sequence number. Zero
+// means no budgeted call is running.
 const (
 	budgetFired     = 1  // the watchdog stopped this call
 	budgetLoad      = 2  // the call is a script load (Options.LoadBudget)
