@@ -40,9 +40,11 @@ type Agent struct {
 	// tickStopped: the agent's tick budget stopped this tick, and it was
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
-	logs        int           // ai.log lines in this tick (MaxLogLines)
-	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
-	syncs       []*synced     // Agent.Sync
+	// gap: the fsm a transition's run is between states in (between).
+	gap        *node
+	logs       int           // ai.log lines in this tick (MaxLogLines)
+	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
+	syncs      []*synced     // Agent.Sync
 
 	id     int
 	b      *Behaviour
@@ -74,6 +76,7 @@ type nodeRT struct {
 	stepTime float64 // steps: seconds in the current item
 	step     int     // steps: the current item, from 0 (len(steps): done)
 	stepSeen bool    // steps: the current item ran in an earlier update
+	treeTime float64 // a tree state: the dt of the updates its tree received
 }
 
 type machineRT struct {
@@ -117,9 +120,10 @@ const (
 	cbWhen
 	cbScore
 	cbCheck
+	cbWaitUntil // a steps item's ai.wait_until: a condition, reported as "steps"
 )
 
-var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "run", "steps", "action", "lock", "when", "score", "check"}
+var callbackNames = [...]string{"", "enter", "exit", "update", "pause", "resume", "on_reload", "run", "steps", "action", "lock", "when", "score", "check", "wait_until"}
 
 func (c callback) String() string { return callbackNames[c] }
 
@@ -273,7 +277,7 @@ func (a *Agent) writeConfig(b *strings.Builder, n *node) {
 		}
 		return
 	}
-	if !n.isMachine() {
+	if !n.isMachine() || n == a.gap {
 		return
 	}
 	st := a.ms[n.mid].stack
@@ -332,7 +336,7 @@ func (a *Agent) eachActive(n *node, fn func(*node)) {
 // the path reaches one: below it the active states branch).
 func (a *Agent) deepest() *node {
 	n := a.t.root
-	for n.isMachine() && !n.isRegions() {
+	for n.isMachine() && !n.isRegions() && n != a.gap {
 		st := a.ms[n.mid].stack
 		if len(st) == 0 {
 			break
@@ -359,7 +363,8 @@ func (a *Agent) Active(nameOrPath string) bool {
 	return false
 }
 
-// live: the node is on its parent's stack, and the parent is live.
+// live: the node is on its parent's stack, and the parent is live; during
+// a push's run the covered state is paused, not active: it stays live.
 func (a *Agent) live(n *node) bool {
 	for ; n.parent != nil; n = n.parent {
 		found := false
@@ -597,6 +602,10 @@ func (r runner) ID() int                                     { return r.a.id }
 func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 	a := r.a
 	to, ok := a.h.target(id)
+	if id == a.id {
+		// Itself, from its spawn-time enter too (before the host lists it).
+		to, ok = a, true
+	}
 	if !ok || to.removed {
 		return false, nil
 	}

@@ -61,6 +61,7 @@ type node struct {
 	pathLV  lua.LValue // path as a Lua string: the payload of tree:success and tree:failure
 	// hasBody: an update hook, steps or a tree run in its update phase.
 	hasBody bool
+	depth   int // machines above it: 0 for the root
 }
 
 type transition struct {
@@ -120,7 +121,7 @@ func newTree(L *lua.LState, name string, def *luabind.State) *tree {
 func (b *tree) place(def *luabind.State) *node {
 	placed := map[*luabind.Node]*node{}
 	luabind.Walk(def, func(w *luabind.Node) bool {
-		n := &node{def: w.Def, name: w.Name, path: w.Path, id: len(b.nodes), mid: -1, initial: -1, index: w.Index}
+		n := &node{def: w.Def, name: w.Name, path: w.Path, id: len(b.nodes), mid: -1, initial: -1, index: w.Index, depth: w.Depth}
 		placed[w] = n
 		b.nodes = append(b.nodes, n)
 		b.byPath[w.Path] = n

@@ -35,6 +35,8 @@ func (a *Agent) body(n *node, dt lua.LValue, fdt float64) {
 		a.runSteps(n, dt, fdt)
 	}
 	if n.bt != nil {
+		// Tree time is the sum of the updates' dt, as steps count it.
+		a.nodes[n.id].treeTime += fdt
 		a.tickTree(n, dt)
 	}
 }
@@ -66,7 +68,7 @@ func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
 		case luabind.BTWait:
 			done = rt.stepTime+eps >= item.Seconds
 		case luabind.BTWaitUntil:
-			ok, err := a.testCond(n, item.Cond, cbSteps)
+			ok, err := a.testCond(n, item.Cond, cbWaitUntil)
 			if err != nil {
 				a.report(n, CallbackSteps, err) // counts as false
 			}
@@ -84,7 +86,10 @@ func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
 			rt.step = 0
 		}
 		if rt.step == begin {
-			return // a loop stops where this update began
+			// A loop stops where this update began: that item has been
+			// reached in this update (a wait there counts it as 0).
+			rt.stepSeen = true
+			return
 		}
 	}
 }
@@ -233,7 +238,7 @@ func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
 		rt.on = true // the next run starts at the next tick
 		return luabind.Running
 	case luabind.BTCooldown:
-		now := a.nodes[n.id].time
+		now := a.nodes[n.id].treeTime
 		if rt.cooling && now-rt.cool+eps < d.Seconds {
 			return luabind.Failure
 		}
@@ -244,7 +249,7 @@ func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
 		}
 		return st
 	case luabind.BTTimeout:
-		now := a.nodes[n.id].time
+		now := a.nodes[n.id].treeTime
 		if rt.on && now-rt.start+eps >= d.Seconds {
 			a.halt(n, i, tn.End)
 			return luabind.Failure
@@ -288,7 +293,7 @@ func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
 		rt.on = true
 		return luabind.Running
 	case luabind.BTWait:
-		now := a.nodes[n.id].time
+		now := a.nodes[n.id].treeTime
 		if !rt.on {
 			rt.on, rt.start = true, now
 		}

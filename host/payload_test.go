@@ -86,7 +86,7 @@ func TestPayloadOfPendingRequestSnapshot(t *testing.T) {
 	f.tick(a, 0.1) // ai.push("look", {n = 7}) is pending
 	snap, err := f.h.Snapshot()
 	require.NoError(t, err)
-	require.Contains(t, string(snap), `"request":{"kind":"push","target":"look","payload":{"n":7}}`)
+	require.Contains(t, string(snap), `"request":{"kind":"push","target":"look","where":"test.lua:29:","payload":{"n":7}}`)
 
 	g := newFixture(t, payloadSrc)
 	agents, err := g.h.Restore(snap, g.b)

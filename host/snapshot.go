@@ -70,6 +70,9 @@ type stateSnapshot struct {
 	Step     int     `json:"step,omitempty"`
 	StepTime float64 `json:"step_time,omitempty"`
 	StepSeen bool    `json:"step_seen,omitempty"`
+	// TreeTime: a tree state's tree time (the dt of the updates its tree
+	// received), what its waits, cooldowns and timeouts count.
+	TreeTime float64 `json:"tree_time,omitempty"`
 	// Tree: the records of the tree's nodes that hold something, by node
 	// path.
 	Tree map[string]nodeSnapshot `json:"tree,omitempty"`
@@ -94,6 +97,7 @@ type machineSnapshot struct {
 type requestSnapshot struct {
 	Kind    string          `json:"kind"` // push, pop, replace
 	Target  string          `json:"target,omitempty"`
+	Where   string          `json:"where,omitempty"`   // "file:line: " of the ai.* call, for its error
 	Payload json.RawMessage `json:"payload,omitempty"` // absent: nil
 }
 
@@ -222,7 +226,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			tree = a.treeSnapshot(n)
 		}
 		if rt != (nodeRT{}) || tree != nil {
-			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, Tree: tree}
+			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
 		}
 		if !n.isMachine() {
 			continue
@@ -239,7 +243,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			ms.History = n.children[m.history].name
 		}
 		if m.req.pending {
-			r := &requestSnapshot{Kind: m.req.kind.String()}
+			r := &requestSnapshot{Kind: m.req.kind.String(), Where: m.req.where}
 			if m.req.target >= 0 {
 				r.Target = n.children[m.req.target].name
 			}
@@ -464,13 +468,13 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		if !ok {
 			return nil, nil, bad("state %q is not in behaviour %s", path, b.name)
 		}
-		if !finite(st.Time) || !finite(st.Every) || st.Time < 0 || st.Every < 0 {
+		if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
 			return nil, nil, bad("state %q: timers must be finite numbers ≥ 0", path)
 		}
 		if st.Step < 0 || st.Step > len(n.def.Steps) || !finite(st.StepTime) || st.StepTime < 0 {
 			return nil, nil, bad("state %q: steps at item %d (of %d), time %v", path, st.Step, len(n.def.Steps), st.StepTime)
 		}
-		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen}
+		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
 		if len(st.Tree) > 0 {
 			if n.bt == nil {
 				return nil, nil, bad("state %q is not an ai.tree", path)
@@ -520,6 +524,9 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
+			if len(r.Where) > 1024 {
+				return nil, nil, bad("machine %q: request where is %d bytes long", path, len(r.Where))
+			}
 			if !n.isFSM() {
 				// ai.push, ai.pop and ai.replace reach fsms only.
 				return nil, nil, bad("machine %q: a %s machine takes no request", path, n.def.Kind)
@@ -536,9 +543,9 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 				if err != nil {
 					return nil, nil, err
 				}
-				m.req = request{pending: true, kind: kind, target: i, payload: payload}
+				m.req = request{pending: true, kind: kind, target: i, payload: payload, where: r.Where}
 			case luabind.Pop:
-				m.req = request{pending: true, kind: kind, target: -1, payload: payload}
+				m.req = request{pending: true, kind: kind, target: -1, payload: payload, where: r.Where}
 			default:
 				return nil, nil, bad("machine %q: request kind %q", path, r.Kind)
 			}

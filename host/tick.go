@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -158,30 +159,43 @@ func (a *Agent) addActive(n *node) {
 // applyRequests is step 1: pending ai.push/pop/replace, innermost first.
 func (a *Agent) applyRequests() {
 	path := a.activeMachines()
-	for i := len(path) - 1; i >= 0; i-- {
-		n := path[i]
-		m := &a.ms[n.mid]
-		req := m.req
-		if !req.pending {
-			continue
+	if a.t.regions {
+		// Innermost machine first, then in region name order (the path is
+		// in pre-order, regions in name order: a stable sort by depth).
+		slices.SortStableFunc(path, func(x, y *node) int { return y.depth - x.depth })
+		for _, n := range path {
+			a.applyRequest(n)
 		}
-		m.req = request{}
-		var err error
-		switch req.kind {
-		case luabind.Push:
-			err = a.push(n, req.target, req.payload, nil)
-		case luabind.Pop:
-			err = a.pop(n, req.payload, nil)
-		case luabind.Replace:
-			err = a.replace(n, req.target, TransitionReplace, req.payload, nil)
-		}
-		if err != nil {
-			// Said where the modder asked for it, not where the state is.
-			a.report(a.top(n), CallbackTransition, fmt.Errorf("%sai.%s: %w", req.where, req.kind, err))
-			continue
-		}
-		m.blocked = a.ticks
+		return
 	}
+	for i := len(path) - 1; i >= 0; i-- { // one branch: innermost first
+		a.applyRequest(path[i])
+	}
+}
+
+// applyRequest applies the pending request of machine n, if any.
+func (a *Agent) applyRequest(n *node) {
+	m := &a.ms[n.mid]
+	req := m.req
+	if !req.pending {
+		return
+	}
+	m.req = request{}
+	var err error
+	switch req.kind {
+	case luabind.Push:
+		err = a.push(n, req.target, req.payload, nil)
+	case luabind.Pop:
+		err = a.pop(n, req.payload, nil)
+	case luabind.Replace:
+		err = a.replace(n, req.target, TransitionReplace, req.payload, nil)
+	}
+	if err != nil {
+		// Said where the modder asked for it, not where the state is.
+		a.report(a.top(n), CallbackTransition, fmt.Errorf("%sai.%s: %w", req.where, req.kind, err))
+		return
+	}
+	m.blocked = a.ticks
 }
 
 func (a *Agent) top(n *node) *node {
@@ -217,8 +231,9 @@ func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValu
 	}
 	from := n.children[cur]
 	a.exit(from)
-	a.action(from, run, payload)
-	m.stack[len(m.stack)-1] = idx
+	m.stack = m.stack[:len(m.stack)-1]
+	a.between(n, from, run, payload)
+	m.stack = append(m.stack, idx)
 	to := n.children[idx]
 	a.emit(kind, from, to)
 	a.enter(to, payload)
@@ -241,12 +256,26 @@ func (a *Agent) push(n *node, idx int, payload lua.LValue, run *lua.LFunction) e
 	}
 	covered := n.children[cur]
 	a.hook(covered, covered.def.Pause, cbPause)
-	a.action(covered, run, payload)
+	a.between(n, covered, run, payload)
 	m.stack = append(m.stack, idx)
 	to := n.children[idx]
 	a.emit(TransitionPush, covered, to)
 	a.enter(to, payload)
 	return nil
+}
+
+// between runs a transition's action while fsm n is between states: the
+// state left (or paused) is no longer active and the next not yet, so
+// ai.state() ends at n and ai.active of the old state is false (states
+// paused below stay paused).
+func (a *Agent) between(n, from *node, run *lua.LFunction, payload lua.LValue) {
+	if run == nil {
+		return
+	}
+	prev := a.gap
+	a.gap = n
+	a.action(from, run, payload)
+	a.gap = prev
 }
 
 // pop exits the top state of fsm n and resumes the one below.
@@ -257,8 +286,8 @@ func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
 	}
 	from := n.children[m.stack[len(m.stack)-1]]
 	a.exit(from)
-	a.action(from, run, payload)
 	m.stack = m.stack[:len(m.stack)-1]
+	a.between(n, from, run, payload)
 	to := n.children[m.stack[len(m.stack)-1]]
 	a.emit(TransitionPop, from, to)
 	a.hookArg(to, to.def.Resume, cbResume, payload)

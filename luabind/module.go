@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -154,7 +155,16 @@ func (vm *VM) luaID(L *lua.LState) int {
 // event is queued, false for an unknown id.
 func (vm *VM) luaSendTo(L *lua.LState) int {
 	r := vm.mustRunner(L, "send_to")
-	id := L.CheckNumber(1)
+	// The id is checked first: an agent id is an integer number (a string
+	// that looks like one is not converted).
+	idv := L.Get(1)
+	id, isNum := idv.(lua.LNumber)
+	switch {
+	case !isNum:
+		L.RaiseError("ai.send_to: the id must be an agent id (an integer), got a %s", luaTypeName(idv))
+	case math.IsNaN(float64(id)) || math.IsInf(float64(id), 0) || float64(id) != math.Trunc(float64(id)):
+		L.RaiseError("ai.send_to: the id must be an agent id (an integer), got the number %v", float64(id))
+	}
 	event := L.CheckString(2)
 	if event == "" {
 		L.ArgError(2, "an event name expected")
@@ -377,4 +387,13 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// luaTypeName names a value's type for an error: "nil" for nil (an absent
+// argument too).
+func luaTypeName(v lua.LValue) string {
+	if v == nil {
+		return "nil"
+	}
+	return v.Type().String()
 }
