@@ -1,6 +1,11 @@
 package host_test
 
 import (
+	"fmt"
+	"github.com/luaai/luaai/internal/fuzzgen"
+	"github.com/luaai/luaai/luabind"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -267,4 +272,95 @@ return ai.fsm { initial = "s", context = { to = 0, msg = "" }, states = { s = {
 	require.NoError(t, y.Tick(0.1))
 	require.NoError(t, r.Tick(0.1))
 	require.Equal(t, []string{"from_y", "from_x", "from_y_again"}, seen)
+}
+
+// Generated behaviours (fsm, utility, regions, trees, steps; good ones)
+// run the same with 1, 2 and 4 workers and through a save and restore
+// halfway: the same transitions, in the same order, and the same final
+// states and contexts.
+func TestGeneratedBehavioursAgree(t *testing.T) {
+	defs, agents := 200, 70
+	if raceEnabled || testing.Short() {
+		defs = 40
+	}
+	loaded := 0
+	// Most generated definitions are bad on purpose (the fuzzer's): go
+	// through seeds until enough good ones ran.
+	for seed := 0; loaded < defs && seed < 200*defs; seed++ {
+		data := make([]byte, 96)
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		src := fuzzgen.Definition(data)
+		run := func(workers int, restoreAt int) string {
+			var trace strings.Builder
+			opts := host.Options{Workers: workers, Budget: -1, BudgetSteps: 100000, MemoryLimit: -1, Seed: 3, Stdout: io.Discard,
+				OnTransition: func(tr host.Transition) {
+					fmt.Fprintf(&trace, "%d %d %s %s>%s\n", tr.Tick, tr.Agent, tr.Kind, tr.From, tr.To)
+				}}
+			h, err := host.New(opts)
+			require.NoError(t, err)
+			defer func() { h.Close() }()
+			b, err := h.LoadString("def.lua", src)
+			if err != nil {
+				return "load error"
+			}
+			for range agents {
+				if _, err := h.Spawn(b, nil); err != nil {
+					return "spawn error"
+				}
+			}
+			for tick := 1; tick <= 10; tick++ {
+				if tick == restoreAt {
+					snap, err := h.Snapshot()
+					if err != nil {
+						return "unsaveable" // a function kept in a context
+					}
+					g, err := host.New(opts)
+					require.NoError(t, err)
+					gb, err := g.LoadString("def.lua", src)
+					require.NoError(t, err)
+					_, err = g.Restore(snap, gb)
+					require.NoError(t, err, "%s", src)
+					h.Close()
+					h = g
+				}
+				for _, a := range h.Agents() {
+					if (tick+a.ID())%3 == 0 {
+						require.NoError(t, a.Send("hit", float64(tick)))
+					}
+				}
+				require.NoError(t, h.Tick(0.1))
+			}
+			for _, a := range h.Agents() {
+				fmt.Fprintf(&trace, "%d %s %v\n", a.ID(), a.Path(), luabind.JSONSafe(a.Context()))
+			}
+			return trace.String()
+		}
+		want := run(1, 0)
+		if want == "load error" {
+			continue
+		}
+		loaded++
+		for _, workers := range []int{2, 4} {
+			require.Equal(t, want, run(workers, 0), "%d workers:\n%s", workers, src)
+		}
+		if got := run(2, 5); got != "unsaveable" {
+			// The same, but for the lines the restore reports itself.
+			require.Equal(t, want, withoutRestores(got), "restored:\n%s", src)
+		}
+	}
+	require.Equal(t, defs, loaded, "too few generated behaviours load to say anything")
+}
+
+// withoutRestores drops the transitions of kind restore from a trace.
+func withoutRestores(trace string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(trace, "\n") {
+		if !strings.Contains(l, " restore ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
 }
