@@ -96,11 +96,16 @@ return ai.fsm { initial = "top", context = { seen = {} }, states = {
 }
 
 // "Tree time is the sum of the dt of the updates the tree state receives,
-// exactly as for steps": after a push and a pop, a tree's wait and the
-// same wait in steps finish in the same tick.
+// exactly as for steps": through a push and a pop, with a dt that varies
+// from tick to tick, a tree's wait and the same wait in steps finish in
+// the same update.
 func TestTreeTimeIsUpdateTime(t *testing.T) {
-	h := semHost(t, host.Options{})
-	b := semLoad(t, h, `local ai = require("luaai")
+	for _, tc := range []struct {
+		pushAt, gap int
+		dts         []float64
+	}{{2, 1, []float64{0.1, 0.2}}, {2, 3, []float64{0.05, 0.15}}, {3, 1, []float64{0.1, 0.2}}, {2, 2, []float64{0.1}}} {
+		h := semHost(t, host.Options{})
+		b := semLoad(t, h, `local ai = require("luaai")
 return ai.fsm { initial = "t", context = { tick = 0 }, states = {
   t = ai.tree {
     update = function(ctx) ctx.tick = ctx.tick + 1 end,
@@ -108,22 +113,22 @@ return ai.fsm { initial = "t", context = { tick = 0 }, states = {
     root = ai.sequence { ai.wait(0.3), ai.action(function(ctx) ctx.tree_done = ctx.tree_done or ctx.tick return "running" end) },
     transitions = { { push = "other", on = "away" } } },
   other = { transitions = { { pop = true, on = "back" } } } } }`)
-	a, err := h.Spawn(b, nil)
-	require.NoError(t, err)
-	require.NoError(t, h.Tick(0.1)) // both waits reached
-	require.NoError(t, a.Send("away", nil))
-	require.NoError(t, h.Tick(0.1))
-	for range 3 {
-		require.NoError(t, h.Tick(0.1)) // paused: neither counts
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		for i := 1; i <= 30; i++ {
+			if i == tc.pushAt {
+				require.NoError(t, a.Send("away", nil))
+			}
+			if i == tc.pushAt+tc.gap {
+				require.NoError(t, a.Send("back", nil))
+			}
+			require.NoError(t, h.Tick(tc.dts[i%len(tc.dts)]))
+		}
+		steps, _ := a.Number("steps_done")
+		tree, _ := a.Number("tree_done")
+		require.NotZero(t, steps)
+		require.Equal(t, steps, tree, "the tree's wait and the steps' wait finish together: %+v", tc)
 	}
-	require.NoError(t, a.Send("back", nil))
-	for range 5 {
-		require.NoError(t, h.Tick(0.1))
-	}
-	steps, _ := a.Number("steps_done")
-	tree, _ := a.Number("tree_done")
-	require.NotZero(t, steps)
-	require.Equal(t, steps, tree, "the tree's wait and the steps' wait finish together")
 }
 
 // "ai.wait_until(cond) ... is a condition, like when and ai.check:
