@@ -1,0 +1,78 @@
+package luaai_test
+
+import (
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The import rule of docs/architecture.md, checked: each package of the
+// module may import only the module's packages listed for it (tests
+// aside). debts are imports the rule does not want and the code still has;
+// they are listed to be removed, and no new one may appear.
+var (
+	allowedImports = map[string][]string{
+		"luabind/internal/astpass": nil,
+		"luabind/internal/dialect": nil,
+		"luabind/internal/pattern": nil,
+		"luabind/internal/srcpos":  nil,
+		"luabind/internal/syntax":  nil,
+		"internal/safefile":        nil,
+		"internal/suggest":         nil,
+		"internal/fuzzgen":         nil,
+		"types":                    nil,
+		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
+			"luabind/internal/srcpos", "luabind/internal/syntax", "internal/safefile", "internal/suggest"},
+		"host":               {"luabind", "internal/suggest"},
+		"luatest":            {"host", "luabind", "internal/suggest"},
+		"inspect":            {"luabind"},
+		"cmd/luaai":          {"host", "luatest", "inspect", "internal/safefile", "internal/suggest", "types"},
+		"examples/arena":     {"host"},
+		"examples/embed":     {"host"},
+		"examples/hotreload": {"host"},
+		"":                   nil,
+	}
+	importDebts = map[string][]string{
+		"internal/bridge": {"luabind"},         // the back door itself
+		"host":            {"internal/bridge"}, // sets the back door's hooks
+		"luatest":         {"internal/bridge"}, // a host's Lua state, an agent's context
+		"inspect":         {"host", "internal/bridge"},
+		"cmd/luaai":       {"luabind"}, // JSON encoding and a few helpers
+	}
+)
+
+func TestImportRule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	require.NoError(t, err)
+	const mod = "github.com/luaai/luaai"
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], mod), "/")
+		seen[pkg] = true
+		allowed, known := allowedImports[pkg]
+		_, indebted := importDebts[pkg]
+		require.True(t, known || indebted, "package %q is not in the import rule: add it (and to docs/architecture.md)", pkg)
+		ok := map[string]bool{}
+		for _, p := range append(allowed, importDebts[pkg]...) {
+			ok[p] = true
+		}
+		var bad []string
+		for _, imp := range fields[1:] {
+			if imp != mod && !strings.HasPrefix(imp, mod+"/") {
+				continue
+			}
+			if p := strings.TrimPrefix(strings.TrimPrefix(imp, mod), "/"); !ok[p] {
+				bad = append(bad, p)
+			}
+		}
+		sort.Strings(bad)
+		require.Empty(t, bad, "%q imports what the rule does not allow it", pkg)
+	}
+	for pkg := range allowedImports {
+		require.True(t, seen[pkg], "the rule names %q, which no longer exists", pkg)
+	}
+}
