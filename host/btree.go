@@ -41,59 +41,6 @@ func (a *Agent) body(n *node, dt lua.LValue, fdt float64) {
 	}
 }
 
-// runSteps runs the steps of n for one update: from the current item, each
-// item at most once, until one has not completed.
-func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
-	steps := n.def.Steps
-	rt := &a.nodes[n.id]
-	if rt.step >= len(steps) {
-		return // done, until the state is entered again
-	}
-	if rt.stepSeen {
-		rt.stepTime += fdt
-	}
-	begin := rt.step
-	for {
-		item := steps[rt.step]
-		rt.stepSeen = true
-		done := true
-		switch item.Kind {
-		case luabind.BTAction:
-			v, err := a.callStatus(n, item.Fn, dt, cbSteps)
-			if err != nil {
-				a.report(n, CallbackSteps, err) // counts as completed
-			} else if v == lua.LString("running") {
-				done = false
-			}
-		case luabind.BTWait:
-			done = rt.stepTime+eps >= item.Seconds
-		case luabind.BTWaitUntil:
-			ok, err := a.testCond(n, item.Cond, cbWaitUntil)
-			if err != nil {
-				a.report(n, CallbackSteps, err) // counts as false
-			}
-			done = ok && err == nil
-		}
-		if !done {
-			return
-		}
-		rt = &a.nodes[n.id]
-		rt.step, rt.stepTime, rt.stepSeen = rt.step+1, 0, false
-		if rt.step == len(steps) {
-			if !n.def.StepsLoop {
-				return
-			}
-			rt.step = 0
-		}
-		if rt.step == begin {
-			// A loop stops where this update began: that item has been
-			// reached in this update (a wait there counts it as 0).
-			rt.stepSeen = true
-			return
-		}
-	}
-}
-
 // tickTree ticks the tree of state n once; when its root finishes, the
 // agent is sent "tree:success" or "tree:failure" with the state's path.
 func (a *Agent) tickTree(n *node, dt lua.LValue) {

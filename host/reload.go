@@ -434,15 +434,6 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 	}
 }
 
-// sameSteps: a reload keeps a state's steps progress when the list has the
-// same length and the current item the same kind.
-func sameSteps(old, nw []*luabind.BTNode, at int) bool {
-	if len(old) != len(nw) {
-		return false
-	}
-	return at >= len(old) || old[at].Kind == nw[at].Kind
-}
-
 // remapTree carries the records of a tree over a reload (README: Behaviour
 // trees): cooldown timers where the node path still exists; the running
 // path's records when every node on it still exists, of the same kind,

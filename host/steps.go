@@ -1,0 +1,74 @@
+package host
+
+// Steps (README: Steps): a state's list of items run in order in its
+// update phase, after its update hook and before its tree and children —
+// their tick, and how a reload carries their progress over. Their
+// progress lives in the state's nodeRT (step, stepTime, stepSeen), saved by
+// snapshots with the state's timers.
+
+import (
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// runSteps runs the steps of n for one update: from the current item, each
+// item at most once, until one has not completed.
+func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
+	steps := n.def.Steps
+	rt := &a.nodes[n.id]
+	if rt.step >= len(steps) {
+		return // done, until the state is entered again
+	}
+	if rt.stepSeen {
+		rt.stepTime += fdt
+	}
+	begin := rt.step
+	for {
+		item := steps[rt.step]
+		rt.stepSeen = true
+		done := true
+		switch item.Kind {
+		case luabind.BTAction:
+			v, err := a.callStatus(n, item.Fn, dt, cbSteps)
+			if err != nil {
+				a.report(n, CallbackSteps, err) // counts as completed
+			} else if v == lua.LString("running") {
+				done = false
+			}
+		case luabind.BTWait:
+			done = rt.stepTime+eps >= item.Seconds
+		case luabind.BTWaitUntil:
+			ok, err := a.testCond(n, item.Cond, cbWaitUntil)
+			if err != nil {
+				a.report(n, CallbackSteps, err) // counts as false
+			}
+			done = ok && err == nil
+		}
+		if !done {
+			return
+		}
+		rt = &a.nodes[n.id]
+		rt.step, rt.stepTime, rt.stepSeen = rt.step+1, 0, false
+		if rt.step == len(steps) {
+			if !n.def.StepsLoop {
+				return
+			}
+			rt.step = 0
+		}
+		if rt.step == begin {
+			// A loop stops where this update began: that item has been
+			// reached in this update (a wait there counts it as 0).
+			rt.stepSeen = true
+			return
+		}
+	}
+}
+
+// sameSteps: a reload keeps a state's steps progress when the list has the
+// same length and the current item the same kind.
+func sameSteps(old, nw []*luabind.BTNode, at int) bool {
+	if len(old) != len(nw) {
+		return false
+	}
+	return at >= len(old) || old[at].Kind == nw[at].Kind
+}
