@@ -319,7 +319,9 @@ function luaai.id() end
 ---ordered by sender id, then send order, whatever the worker count. The
 ---payload must be plain data (nil, booleans, numbers, strings and tables of
 ---those, without metatables or cycles) and is copied; anything else is an
----error, checked before the id is looked up.
+---error, checked before the id is looked up. The id must be an integer
+---number (a string such as "2", nil, NaN, 1.5 are errors naming the type);
+---an agent can message itself, from its spawn-time enter too.
 ---@param id integer
 ---@param event string
 ---@param payload? any
