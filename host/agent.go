@@ -413,19 +413,6 @@ func (a *Agent) Paused() []string {
 	return out
 }
 
-// Send queues an event for the agent's next decide phase. payload is
-// converted like a context value.
-func (a *Agent) Send(name string, payload any) error {
-	if err := a.usable(); err != nil {
-		return err
-	}
-	if len(a.incoming) >= MaxPendingEvents {
-		return fmt.Errorf("send %q: %w", name, errTooManyEvents)
-	}
-	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.w.vm.L, payload)})
-	return nil
-}
-
 // usable is nil for an agent Tick, Send, Set, Bind and Snapshot may act on:
 // ErrClosed once its host is closed or it was removed, ErrReentrant while
 // the host's workers run scripts (a module function or a bound Go value
@@ -446,22 +433,6 @@ func (a *Agent) alive() error {
 	case a.removed:
 		return fmt.Errorf("agent %d: removed from its host: %w", a.id, ErrClosed)
 	}
-	return nil
-}
-
-// MaxPendingEvents bounds the events waiting for one agent's next tick
-// (Agent.Send, ai.send, agent:send): past it a send is refused, so a
-// script that sends in a loop cannot make the next decide phase scan
-// without end.
-const MaxPendingEvents = 1 << 16
-
-var errTooManyEvents = fmt.Errorf("more than %d events are waiting for the agent's next tick", MaxPendingEvents)
-
-func (a *Agent) sendLua(name string, payload lua.LValue) error {
-	if len(a.incoming) >= MaxPendingEvents {
-		return errTooManyEvents
-	}
-	a.incoming = append(a.incoming, event{name: name, payload: payload})
 	return nil
 }
 
@@ -594,38 +565,6 @@ func (r runner) Active(name string) bool                     { return r.a.Active
 func (r runner) Rand() *rand.Rand                            { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
 func (r runner) ID() int                                     { return r.a.id }
-
-// SendTo is ai.send_to: during Host.Tick the message waits for the end of
-// the tick (Host.deliverMessages orders them the same whatever the
-// workers); otherwise it is delivered at once, for the receiver's next
-// tick.
-func (r runner) SendTo(id int, name string, payload any) (bool, error) {
-	a := r.a
-	to, ok := a.h.target(id)
-	if id == a.id {
-		// Itself, from its spawn-time enter too (before the host lists it).
-		to, ok = a, true
-	}
-	if !ok || to.removed {
-		return false, nil
-	}
-	if a.w.busy {
-		if len(a.w.msgQ) >= maxQueuedMessages {
-			return false, errMessageQueueFull
-		}
-		a.msgSeq++
-		a.w.msgQ = append(a.w.msgQ, pendingMsg{from: a.id, seq: a.msgSeq, to: to, name: name, payload: payload})
-		return true, nil
-	}
-	to.deliver(name, payload)
-	return true, nil
-}
-
-// deliver puts a message into the agent's inbox, its payload rebuilt in the
-// agent's own Lua state.
-func (a *Agent) deliver(name string, payload any) {
-	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload)})
-}
 
 // Request asks for a push, pop or replace on the nearest fsm holding the
 // running state, applied at the start of the next tick.

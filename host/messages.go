@@ -1,0 +1,120 @@
+package host
+
+// Events and messages (README: A tick, Functions usable inside callbacks):
+// an agent's own events (Agent.Send, ai.send, agent:send) wait in its
+// incoming list for its next decide phase; messages from other agents
+// (ai.send_to) are queued per worker during a tick and delivered at its end,
+// ordered by sender id then send order, into the receiver's inbox, seen
+// after its own events. Snapshots save both lists.
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Send queues an event for the agent's next decide phase. payload is
+// converted like a context value.
+func (a *Agent) Send(name string, payload any) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	if len(a.incoming) >= MaxPendingEvents {
+		return fmt.Errorf("send %q: %w", name, errTooManyEvents)
+	}
+	a.incoming = append(a.incoming, event{name: name, payload: toLua(a.w.vm.L, payload)})
+	return nil
+}
+
+// MaxPendingEvents bounds the events waiting for one agent's next tick
+// (Agent.Send, ai.send, agent:send): past it a send is refused, so a
+// script that sends in a loop cannot make the next decide phase scan
+// without end.
+const MaxPendingEvents = 1 << 16
+
+var errTooManyEvents = fmt.Errorf("more than %d events are waiting for the agent's next tick", MaxPendingEvents)
+
+func (a *Agent) sendLua(name string, payload lua.LValue) error {
+	if len(a.incoming) >= MaxPendingEvents {
+		return errTooManyEvents
+	}
+	a.incoming = append(a.incoming, event{name: name, payload: payload})
+	return nil
+}
+
+// SendTo is ai.send_to: during Host.Tick the message waits for the end of
+// the tick (Host.deliverMessages orders them the same whatever the
+// workers); otherwise it is delivered at once, for the receiver's next
+// tick.
+func (r runner) SendTo(id int, name string, payload any) (bool, error) {
+	a := r.a
+	to, ok := a.h.target(id)
+	if id == a.id {
+		// Itself, from its spawn-time enter too (before the host lists it).
+		to, ok = a, true
+	}
+	if !ok || to.removed {
+		return false, nil
+	}
+	if a.w.busy {
+		if len(a.w.msgQ) >= maxQueuedMessages {
+			return false, errMessageQueueFull
+		}
+		a.msgSeq++
+		a.w.msgQ = append(a.w.msgQ, pendingMsg{from: a.id, seq: a.msgSeq, to: to, name: name, payload: payload})
+		return true, nil
+	}
+	to.deliver(name, payload)
+	return true, nil
+}
+
+// deliver puts a message into the agent's inbox, its payload rebuilt in the
+// agent's own Lua state.
+func (a *Agent) deliver(name string, payload any) {
+	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload)})
+}
+
+// pendingMsg is an ai.send_to made while the workers ran.
+type pendingMsg struct {
+	from, seq int // the sender's id, and its count of sends
+	to        *Agent
+	name      string
+	payload   any // luabind.CopyPlain's copy
+}
+
+// maxQueuedMessages bounds the messages one worker's scripts may send in
+// one tick.
+const maxQueuedMessages = 1 << 16
+
+// errMessageQueueFull: a worker's scripts sent more than maxQueuedMessages
+// messages in one tick.
+var errMessageQueueFull = fmt.Errorf("more than %d messages sent in one tick", maxQueuedMessages)
+
+// deliverMessages puts the messages sent during a tick into their
+// receivers' inboxes, ordered by sender id, then send order: the same
+// whatever the worker count.
+func (h *Host) deliverMessages() {
+	var all []pendingMsg
+	for _, w := range h.workers {
+		all = append(all, w.msgQ...)
+		clear(w.msgQ)
+		w.msgQ = w.msgQ[:0]
+	}
+	if len(all) == 0 {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].from != all[j].from {
+			return all[i].from < all[j].from
+		}
+		return all[i].seq < all[j].seq
+	})
+	for _, m := range all {
+		if m.to.removed {
+			continue
+		}
+		m.to.deliver(m.name, m.payload)
+	}
+}
