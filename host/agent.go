@@ -87,16 +87,6 @@ type machineRT struct {
 	blocked   int // tick in which a request was applied here
 }
 
-// request is a push, pop or replace asked for by ai.push/ai.pop/ai.replace,
-// applied at the start of the next tick.
-type request struct {
-	pending bool
-	kind    luabind.TransitionKind // Push, Pop or Replace
-	target  int                    // child index; -1 for Pop
-	where   string                 // "file:line: " of the ai.* call, for an error when it is applied
-	payload lua.LValue             // for the entered state's enter, or (Pop) the resumed state's resume
-}
-
 type event struct {
 	name     string
 	payload  lua.LValue
@@ -565,32 +555,6 @@ func (r runner) Active(name string) bool                     { return r.a.Active
 func (r runner) Rand() *rand.Rand                            { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
 func (r runner) ID() int                                     { return r.a.id }
-
-// Request asks for a push, pop or replace on the nearest fsm holding the
-// running state, applied at the start of the next tick.
-func (r runner) Request(kind luabind.TransitionKind, name string, payload lua.LValue) error {
-	a := r.a
-	if !a.curKind.isHook() {
-		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
-	}
-	m := a.cur.fsm
-	if m == nil {
-		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
-	}
-	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1), payload: payload}
-	if kind != luabind.Pop {
-		req.target = m.def.Child(name)
-		if req.target < 0 {
-			where := m.path
-			if where == "" {
-				where = "the root machine"
-			}
-			return fmt.Errorf("%q is not a state of %s: %w", name, where, ErrUnknownState)
-		}
-	}
-	a.ms[m.mid].req = req
-	return nil
-}
 
 // Time is the seconds the running state has been active.
 func (r runner) Time() float64 {

@@ -1,0 +1,188 @@
+package host
+
+// The stack of an fsm (README: A tick, step 1; Transitions): ai.push,
+// ai.pop and ai.replace asked for by hooks are requests, applied at the
+// start of the next tick, innermost machine first; the same push, pop and
+// replace carry out the transitions that name them.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// request is a push, pop or replace asked for by ai.push/ai.pop/ai.replace,
+// applied at the start of the next tick.
+type request struct {
+	pending bool
+	kind    luabind.TransitionKind // Push, Pop or Replace
+	target  int                    // child index; -1 for Pop
+	where   string                 // "file:line: " of the ai.* call, for an error when it is applied
+	payload lua.LValue             // for the entered state's enter, or (Pop) the resumed state's resume
+}
+
+// Request asks for a push, pop or replace on the nearest fsm holding the
+// running state, applied at the start of the next tick.
+func (r runner) Request(kind luabind.TransitionKind, name string, payload lua.LValue) error {
+	a := r.a
+	if !a.curKind.isHook() {
+		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
+	}
+	m := a.cur.fsm
+	if m == nil {
+		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
+	}
+	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1), payload: payload}
+	if kind != luabind.Pop {
+		req.target = m.def.Child(name)
+		if req.target < 0 {
+			where := m.path
+			if where == "" {
+				where = "the root machine"
+			}
+			return fmt.Errorf("%q is not a state of %s: %w", name, where, ErrUnknownState)
+		}
+	}
+	a.ms[m.mid].req = req
+	return nil
+}
+
+// applyRequests is step 1: pending ai.push/pop/replace, innermost first.
+func (a *Agent) applyRequests() {
+	path := a.activeMachines()
+	if a.t.regions {
+		// Innermost machine first, then in region name order (the path is
+		// in pre-order, regions in name order: a stable sort by depth).
+		slices.SortStableFunc(path, func(x, y *node) int { return y.depth - x.depth })
+		for _, n := range path {
+			a.applyRequest(n)
+		}
+		return
+	}
+	for i := len(path) - 1; i >= 0; i-- { // one branch: innermost first
+		a.applyRequest(path[i])
+	}
+}
+
+// applyRequest applies the pending request of machine n, if any.
+func (a *Agent) applyRequest(n *node) {
+	m := &a.ms[n.mid]
+	req := m.req
+	if !req.pending {
+		return
+	}
+	m.req = request{}
+	var err error
+	switch req.kind {
+	case luabind.Push:
+		err = a.push(n, req.target, req.payload, nil)
+	case luabind.Pop:
+		err = a.pop(n, req.payload, nil)
+	case luabind.Replace:
+		err = a.replace(n, req.target, TransitionReplace, req.payload, nil)
+	}
+	if err != nil {
+		// Said where the modder asked for it, not where the state is.
+		a.report(a.top(n), CallbackTransition, fmt.Errorf("%sai.%s: %w", req.where, req.kind, err))
+		return
+	}
+	m.blocked = a.ticks
+}
+
+func (a *Agent) top(n *node) *node {
+	st := a.ms[n.mid].stack
+	if len(st) == 0 {
+		return n
+	}
+	return n.children[st[len(st)-1]]
+}
+
+func (a *Agent) onStack(n *node, idx int) bool {
+	for _, i := range a.ms[n.mid].stack {
+		if i == idx {
+			return true
+		}
+	}
+	return false
+}
+
+// replace exits the top state of fsm n and enters child idx. Naming the
+// active state changes nothing; naming a paused one is refused.
+// run is a transition's action: it runs after the exits and before the
+// enters, and also on a transition to the active state.
+func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValue, run *lua.LFunction) error {
+	m := &a.ms[n.mid]
+	cur := m.stack[len(m.stack)-1]
+	if cur == idx {
+		a.action(n.children[cur], run, payload)
+		return nil
+	}
+	if a.onStack(n, idx) {
+		return fmt.Errorf("%s %q: %w", kind, n.children[idx].name, ErrOnStack)
+	}
+	from := n.children[cur]
+	a.exit(from)
+	m.stack = m.stack[:len(m.stack)-1]
+	a.between(n, from, run, payload)
+	m.stack = append(m.stack, idx)
+	to := n.children[idx]
+	a.emit(kind, from, to)
+	a.enter(to, payload)
+	return nil
+}
+
+// push pauses the top state of fsm n and enters child idx above it.
+func (a *Agent) push(n *node, idx int, payload lua.LValue, run *lua.LFunction) error {
+	m := &a.ms[n.mid]
+	cur := m.stack[len(m.stack)-1]
+	if cur == idx {
+		a.action(n.children[cur], run, payload)
+		return nil
+	}
+	if a.onStack(n, idx) {
+		return fmt.Errorf("push %q: %w", n.children[idx].name, ErrOnStack)
+	}
+	if len(m.stack) >= a.h.opts.MaxStackDepth {
+		return fmt.Errorf("push %q onto %d states: %w (MaxStackDepth %d)", n.children[idx].name, len(m.stack), ErrStackDepth, a.h.opts.MaxStackDepth)
+	}
+	covered := n.children[cur]
+	a.hook(covered, covered.def.Pause, cbPause)
+	a.between(n, covered, run, payload)
+	m.stack = append(m.stack, idx)
+	to := n.children[idx]
+	a.emit(TransitionPush, covered, to)
+	a.enter(to, payload)
+	return nil
+}
+
+// between runs a transition's action while fsm n is between states: the
+// state left (or paused) is no longer active and the next not yet, so
+// ai.state() ends at n and ai.active of the old state is false (states
+// paused below stay paused).
+func (a *Agent) between(n, from *node, run *lua.LFunction, payload lua.LValue) {
+	if run == nil {
+		return
+	}
+	prev := a.gap
+	a.gap = n
+	a.action(from, run, payload)
+	a.gap = prev
+}
+
+// pop exits the top state of fsm n and resumes the one below.
+func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
+	m := &a.ms[n.mid]
+	if len(m.stack) < 2 {
+		return fmt.Errorf("pop %q: %w", n.children[m.stack[len(m.stack)-1]].name, ErrEmptyStack)
+	}
+	from := n.children[m.stack[len(m.stack)-1]]
+	a.exit(from)
+	m.stack = m.stack[:len(m.stack)-1]
+	a.between(n, from, run, payload)
+	to := n.children[m.stack[len(m.stack)-1]]
+	a.emit(TransitionPop, from, to)
+	a.hookArg(to, to.def.Resume, cbResume, payload)
+	return nil
+}

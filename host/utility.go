@@ -1,0 +1,169 @@
+package host
+
+// Utility machines (README: Utility machines): every child scored, the
+// winner made active (momentum, lock, random_top), each decision traced
+// where decisions are watched.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// decideUtility scores every child of utility machine n and switches to the
+// winner.
+func (a *Agent) decideUtility(n *node) {
+	m := &a.ms[n.mid]
+	active := -1
+	if len(m.stack) > 0 {
+		active = m.stack[len(m.stack)-1]
+	}
+	scores := a.scores[:len(n.children)]
+	for i, c := range n.children {
+		scores[i] = a.score(c, i == active)
+		if i == active {
+			scores[i] += n.def.Momentum
+		}
+	}
+	winner, kept := -1, false
+	if active >= 0 && a.locked(n.children[active]) {
+		winner, kept = active, true
+	} else if n.def.RandomTop > 0 {
+		winner = a.randomTop(scores, n.def.RandomTop, active)
+	} else {
+		winner = best(scores, active)
+	}
+	if a.tracesDecisions() {
+		a.reportDecision(n, scores, winner, kept)
+	}
+	if winner == active || winner < 0 {
+		return
+	}
+	var from *node
+	if active >= 0 {
+		from = n.children[active]
+		a.exit(from)
+		m.stack = m.stack[:0]
+	}
+	m.stack = append(m.stack, winner)
+	to := n.children[winner]
+	a.emit(TransitionSelect, from, to)
+	a.enter(to, lua.LNil)
+}
+
+// best is the highest score; the active child keeps a tie, else the first
+// (smallest) name wins.
+func best(scores []float64, active int) int {
+	w := -1
+	for i, s := range scores {
+		if w < 0 || s > scores[w] || s == scores[w] && i == active {
+			w = i
+		}
+	}
+	return w
+}
+
+// randomTop draws among the n best positive scores, weighted by score, with
+// the agent's RNG; without a positive score it falls back to the best.
+func (a *Agent) randomTop(scores []float64, n, active int) int {
+	idx := a.order[:0]
+	for i, s := range scores {
+		if s > 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return best(scores, active)
+	}
+	// Insertion sort, stable (ties keep name order) and allocation-free.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && scores[idx[j]] > scores[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	a.order = idx
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	total := 0.0
+	for _, i := range idx {
+		total += scores[i]
+	}
+	r := a.rng.Float64() * total
+	for _, i := range idx {
+		r -= scores[i]
+		if r < 0 {
+			return i
+		}
+	}
+	return idx[len(idx)-1]
+}
+
+func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool) {
+	d := Decision{Agent: a.id, Tick: a.ticks, Machine: n.path, Kept: kept, Candidates: make([]Candidate, len(scores))}
+	for i, c := range n.children {
+		d.Candidates[i] = Candidate{State: c.path, Score: scores[i]}
+		if i < len(a.parts) {
+			d.Candidates[i].Parts, a.parts[i] = a.parts[i], nil
+		}
+	}
+	if winner >= 0 {
+		d.Winner = n.children[winner].path
+	}
+	if a.watch || a.inspected {
+		if a.decisions == nil {
+			a.decisions = map[string]Decision{}
+		}
+		a.decisions[n.path] = d
+	}
+	if a.h.opts.OnDecision != nil && (a.watch || !a.h.opts.DecisionsOptIn) {
+		a.w.records = append(a.w.records, record{kind: recDecision, dec: d})
+	}
+}
+
+// score is candidate n's score, its scorer run as the callback "score" (a
+// candidate that is not active sees ai.time() as 0); an error or NaN is
+// reported and scores 0.
+func (a *Agent) score(n *node, active bool) float64 {
+	if n.def.Score == nil {
+		return 0
+	}
+	pn, pk, ps := a.setCur(n, cbScore)
+	a.curScore = !active
+	s, err := n.def.Score.Score(a.w.vm, a.ctx)
+	if a.tracesDecisions() {
+		// The parts of a native scorer, for the "why" trace, evaluated as
+		// the candidate (ai.time() and friends see it).
+		if p, ok := n.def.Score.(interface {
+			Parts(*luabind.VM, *lua.LTable) []luabind.Part
+		}); ok {
+			if len(a.parts) < a.t.maxKids {
+				a.parts = make([][]Part, a.t.maxKids)
+			}
+			parts := p.Parts(a.w.vm, a.ctx)
+			hp := make([]Part, len(parts))
+			for i, x := range parts {
+				hp[i] = Part{Name: x.Name, Value: x.Value}
+			}
+			a.parts[n.index] = hp
+		}
+	}
+	a.cur, a.curKind, a.curScore = pn, pk, ps
+	if err == nil && math.IsNaN(s) {
+		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)
+	}
+	if err != nil && errors.Is(err, luabind.ErrNotANumber) {
+		// Not a Lua error: point at the scoring function, if it is one.
+		if ls, ok := n.def.Score.(luabind.LuaScorer); ok && ls.Fn.Proto != nil {
+			err = fmt.Errorf("%s:%d: %w", ls.Fn.Proto.SourceName, ls.Fn.Proto.LineDefined, err)
+		}
+	}
+	if err != nil {
+		a.report(n, CallbackScore, err)
+		return 0
+	}
+	return s
+}
