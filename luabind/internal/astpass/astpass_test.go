@@ -61,3 +61,57 @@ return s, "x" .. "y"`
 	require.NoError(t, err)
 	require.Len(t, Concat(plain, "(cat)", "cat_global"), 1, "no `..`: no declaration added")
 }
+
+// Absent rewrites uses of missing names into a check that names them,
+// leaves reads (feature tests) alone, and keeps a name the script defined.
+func TestAbsent(t *testing.T) {
+	m := Missing{
+		Global: func(n string) bool { return n == "dofile" },
+		Field:  func(lib, n string) bool { return lib == "os" && n == "execute" || lib == "debug" && n != "traceback" },
+		Lib:    func(lib string) bool { return lib == "io" },
+	}
+	run := func(src string) (string, error) {
+		chunk, err := parse.Parse(strings.NewReader(src), "t.lua")
+		require.NoError(t, err)
+		proto, err := lua.Compile(Absent(chunk, "(absent)", "absent_global", m), "t.lua")
+		require.NoError(t, err)
+		L := lua.NewState()
+		defer L.Close()
+		L.SetGlobal("io", lua.LNil)
+		L.SetGlobal("dofile", lua.LNil)
+		L.SetGlobal("debug", L.NewTable())
+		L.GetGlobal("os").(*lua.LTable).RawSetString("execute", lua.LNil)
+		L.SetGlobal("absent_global", L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s is not available", L.CheckString(1))
+			return 0
+		}))
+		L.Push(L.NewFunctionFromProto(proto))
+		if err := L.PCall(0, 1, nil); err != nil {
+			return "", err
+		}
+		return L.Get(-1).String(), nil
+	}
+	for _, tc := range []struct{ src, want, err string }{
+		{`return tostring(io and io.write or print == print)`, "true", ""},
+		{`return tostring(debug.getinfo)`, "nil", ""},
+		{`return io.write("x")`, "", "t.lua:1: io.write is not available"},
+		{`local f = io.lines return 1`, "", "t.lua:1: io.lines is not available"},
+		{`return io:write("x")`, "", "t.lua:1: io.write is not available"},
+		{"\n\nreturn dofile('x')", "", "t.lua:3: dofile is not available"},
+		{`return os.execute("ls")`, "", "t.lua:1: os.execute is not available"},
+		{`return debug.getinfo(1)`, "", "t.lua:1: debug.getinfo is not available"},
+		{`function dofile() return "mine" end return dofile()`, "mine", ""},
+		{`local os = { execute = function() return "own" end } return os.execute()`, "own", ""},
+	} {
+		got, err := run(tc.src)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.src)
+			continue
+		}
+		require.NoError(t, err, tc.src)
+		require.Equal(t, tc.want, got, tc.src)
+	}
+	plain, err := parse.Parse(strings.NewReader("return os.time()"), "t.lua")
+	require.NoError(t, err)
+	require.Len(t, Absent(plain, "(absent)", "g", m), 1, "no use of a missing name: no declaration added")
+}
