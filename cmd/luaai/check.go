@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
 )
 
-const checkUsage = `Usage: luaai check SCRIPT...
+const checkUsage = `Usage: luaai check SCRIPT|DIR...
 
 Loads and validates each behaviour SCRIPT without running it, and prints on
 stdout every problem, one a line, sorted by file and line:
@@ -26,8 +28,10 @@ never fire because an earlier one always fires, or whose when is false; a
 native condition or scorer (ai.field, ai.gt, ...) reading a context field
 that is in no context defaults. Lua functions are not looked into.
 
-A *_test.lua file is only compiled (it runs under luaai test). Prints
-nothing for a clean script. Modules are required from the script's
+A DIR is every .lua file below it in name order (folders named testdata,
+or starting with "." or "_", are skipped, as luaai test skips them). A *_test.lua or *_spec.lua file is only compiled (it runs under
+luaai test), and so is a file found in a DIR that returns something
+other than a machine (a module). Prints nothing for a clean script. Modules are required from the script's
 folder and from ./scripts when it exists.
 
 Exit codes: 0 no errors (warnings allowed); 1 a script with an error;
@@ -45,8 +49,22 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "check", checkUsage, "missing SCRIPT")
 	}
 	code := exitOK
-	for _, script := range scripts {
-		errs, warns := checkScript(script)
+	var files []checkFile
+	for _, arg := range scripts {
+		found, err := expandCheckArg(arg)
+		if err != nil {
+			fmt.Fprintf(stdout, "%v\n", err)
+			code = exitFail
+			continue
+		}
+		files = append(files, found...)
+	}
+	for _, f := range files {
+		errs, warns := checkScript(f.path)
+		if f.inDir && isNotAMachine(errs) {
+			// A module in a folder: compiling it is what can be checked.
+			errs, warns = compileOnly(f.path), nil
+		}
 		for _, e := range errs {
 			fmt.Fprintln(stdout, e)
 		}
@@ -60,16 +78,60 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// checkFile is a file to check, and whether a folder argument found it.
+type checkFile struct {
+	path  string
+	inDir bool
+}
+
+// expandCheckArg is a SCRIPT as given, or the .lua files below a DIR in
+// name order (the folders luaai test skips are skipped).
+func expandCheckArg(arg string) ([]checkFile, error) {
+	st, err := os.Stat(arg)
+	if err != nil || !st.IsDir() {
+		return []checkFile{{path: arg}}, nil // a file, or an error checkScript reports
+	}
+	var out []checkFile
+	err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != arg && skipDir(d.Name()) { // as luaai test walks folders
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".lua") {
+			out = append(out, checkFile{path: p, inDir: true})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", arg, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no .lua files in this folder", arg)
+	}
+	return out, nil
+}
+
+// isNotAMachine: the only problem is that the file returns no machine.
+func isNotAMachine(errs []string) bool {
+	return len(errs) == 1 && strings.Contains(errs[0], "the script must return a machine")
+}
+
+func compileOnly(script string) []string {
+	if err := inspect.Compile(script); err != nil {
+		return loadErrors(script, err)
+	}
+	return nil
+}
+
 // checkScript loads one script in a fresh host, as `luaai run` would, and
 // returns its errors ("file:line: message") or, when it loads, its warnings.
 func checkScript(script string) (errs []string, warns host.ErrorList) {
-	if strings.HasSuffix(script, "_test.lua") {
+	if isTestFile(filepath.Base(script)) {
 		// A test file runs under `luaai test`, with describe/it/assert: here
 		// it is only compiled, so "luaai check scripts/*.lua" checks it too.
-		if err := inspect.Compile(script); err != nil {
-			return loadErrors(script, err), nil
-		}
-		return nil, nil
+		return compileOnly(script), nil
 	}
 	err := withBehaviour(script, func(b *host.Behaviour) error {
 		warns = inspect.Lint(inspect.Definition(b))

@@ -150,3 +150,37 @@ func writeScript(t *testing.T, path, content string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
+
+// luaai check takes folders (every .lua file below, in name order) and
+// checks busted's *_spec.lua files as test files, compiled only; a module
+// found in a folder is compiled, not refused for returning no machine.
+func TestCheckFoldersAndSpecs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	write("guard.lua", `local ai = require("luaai")
+local util = require("lib.util")
+return ai.fsm { initial = "a", states = { a = { update = function(ctx) util.step(ctx) end } } }`)
+	write("lib/util.lua", `local M = {} function M.step(ctx) ctx.n = (ctx.n or 0) + 1 end return M`)
+	write("spec/guard_spec.lua", `describe("guard", function() it("loads", function() assert.is_true(true) end) end)`)
+	write("testdata/broken.lua", `return {`) // skipped, as luaai test skips it
+	code, stdout, stderr := cli("check", dir)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	require.Empty(t, stdout)
+
+	code, stdout, _ = cli("check", filepath.Join(dir, "spec", "guard_spec.lua"))
+	require.Equal(t, exitOK, code, stdout)
+
+	write("spec/bad_spec.lua", "describe(\"x\", function()\n  it(\"y\", function() end\nend)")
+	code, stdout, _ = cli("check", dir)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stdout, filepath.Join(dir, "spec", "bad_spec.lua")+":3:")
+
+	empty := t.TempDir()
+	code, stdout, _ = cli("check", empty)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stdout, empty+": no .lua files in this folder")
+}
