@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -427,9 +428,20 @@ func errorFiles(err error) []string {
 		if fi, err := os.Stat(filepath.Dir(e.Pos.File)); err == nil && fi.IsDir() {
 			files = append(files, e.Pos.File)
 		}
+		// A module that failed to load is named inside the message
+		// (`squad.lua:2: require "guard": guard.lua:2: …`): watch it too,
+		// so that fixing it is seen.
+		for _, m := range luaPosInText.FindAllStringSubmatch(e.Msg, -1) {
+			if fi, err := os.Stat(m[1]); err == nil && fi.Mode().IsRegular() {
+				files = append(files, m[1])
+			}
+		}
 	}
 	return files
 }
+
+// luaPosInText finds "file.lua:12:" positions inside a message.
+var luaPosInText = regexp.MustCompile(`([^\s"'():]+\.lua):\d+:`)
 
 // printLoadError prints why a script did not load, one "file:line: message"
 // a line.

@@ -441,3 +441,24 @@ func TestWatchBrokenAtStartInterrupted(t *testing.T) {
 	require.Equal(t, 1, r.stop(t))
 	require.Contains(t, r.stderr.String(), "luaai run: "+script+" never loaded")
 }
+
+// A script that does not start because a module it requires is broken:
+// fixing the module (the script itself unchanged) starts the run.
+func TestWatchBrokenModuleAtStart(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "squad.lua")
+	module := filepath.Join(dir, "guard.lua")
+	writeFile(t, script, `local ai = require("luaai")
+local guard = require("guard")
+return ai.fsm { initial = "a", context = { n = guard.n }, states = { a = {} } }`)
+	writeFile(t, module, "local M = {\nreturn M\n")
+	r := startRun(t, "--watch", "--hz", "50", "--trace", script)
+	r.waitFor(t, "the report", func(_, stderr string) bool {
+		return strings.Contains(stderr, `require "guard"`) && strings.Contains(stderr, "waiting for a version of "+script+" that loads")
+	})
+	renameOver(t, module, "return { n = 7 }\n")
+	r.waitFor(t, "ticks of the fixed script", func(stdout, _ string) bool {
+		return strings.Contains(stdout, `tick 2 agent 1 state a ctx {"n":7}`)
+	})
+	require.Equal(t, 0, r.stop(t))
+}
