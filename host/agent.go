@@ -41,10 +41,14 @@ type Agent struct {
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
 	// gap: the fsm a transition's run is between states in (between).
-	gap        *node
-	logs       int           // ai.log lines in this tick (MaxLogLines)
-	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
-	syncs      []*synced     // Agent.Sync
+	gap *node
+	// suspendAt and suspendText: the line whose failure suspended the
+	// agent, and its text then (a reload that changes it resumes the agent).
+	suspendAt   luabind.Pos
+	suspendText string
+	logs        int           // ai.log lines in this tick (MaxLogLines)
+	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
+	syncs       []*synced     // Agent.Sync
 
 	id     int
 	b      *Behaviour
@@ -511,13 +515,19 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 	}
 	if a.h.opts.Faults == Suspend && a.suspension == NotSuspended {
 		a.suspend(SuspendedByFault)
+		a.rememberCause(se)
 		se.Suspends = true
 	}
 	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && a.suspension == NotSuspended {
 		a.overruns++
 		if a.overruns >= a.h.opts.MaxOverruns {
 			a.suspend(SuspendedByOverruns)
-			a.report(n, cb, fmt.Errorf("%w: the agent is suspended after %d callbacks ran past their time budget (Agent.Resume lets it tick again)", ErrOverruns, a.overruns))
+			a.rememberCause(se)
+			at := ""
+			if se.Script != "" && se.Line > 0 { // the line that ran away, not the state's definition
+				at = luabind.Pos{File: se.Script, Line: se.Line}.String() + ": "
+			}
+			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget (Agent.Resume, or a reload that changes that line, lets it tick again)", at, ErrOverruns, a.overruns))
 			a.errs[len(a.errs)-1].Suspends = true
 		}
 	}

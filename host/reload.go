@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +26,10 @@ type ReloadResult struct {
 	// and the old one did not, sorted: they were added to every live
 	// context that lacked them (an existing key is never overwritten).
 	Added []string
+	// Resumed is how many agents the reload resumed: agents suspended by
+	// MaxOverruns or the Suspend fault policy whose failing line the new
+	// version changed (the fix of a runaway brings its agents back).
+	Resumed int
 }
 
 // reloads is the queue of reloads asked for from any goroutine.
@@ -137,14 +142,57 @@ func (h *Host) ApplyReloads() {
 }
 
 func (h *Host) reloaded(b *Behaviour, err error) error {
+	resumed := 0
+	if err == nil {
+		resumed = h.resumeFixed(b)
+	}
 	if h.opts.OnReload != nil {
 		r := ReloadResult{Behaviour: b.name, Err: err}
 		if err == nil {
-			r.Added = b.added
+			r.Added, r.Resumed = b.added, resumed
 		}
 		h.opts.OnReload(r)
 	}
 	return err
+}
+
+// resumeFixed resumes b's agents suspended by overruns or the fault policy
+// whose failing line the reload changed, and says how many.
+func (h *Host) resumeFixed(b *Behaviour) int {
+	n := 0
+	lines := map[luabind.Pos]string{}
+	for _, a := range h.agents {
+		if a.b != b || (a.suspension != SuspendedByOverruns && a.suspension != SuspendedByFault) || a.suspendAt.File == "" {
+			continue
+		}
+		now, ok := lines[a.suspendAt]
+		if !ok {
+			now = sourceLine(a.suspendAt)
+			lines[a.suspendAt] = now
+		}
+		if now != a.suspendText {
+			a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
+			n++
+		}
+	}
+	return n
+}
+
+// sourceLine is the text of a script's line ("" when it cannot be read):
+// what a suspension remembers, to see whether a reload changed it.
+func sourceLine(p luabind.Pos) string {
+	if st, err := os.Stat(p.File); err != nil || !st.Mode().IsRegular() || st.Size() > luabind.MaxScriptSize {
+		return ""
+	}
+	data, err := os.ReadFile(p.File)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if p.Line < 1 || p.Line > len(lines) {
+		return ""
+	}
+	return lines[p.Line-1]
 }
 
 // newDefaults lists the top-level keys of nt's merged context defaults

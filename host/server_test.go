@@ -674,3 +674,59 @@ return ai.fsm { initial = "s", context = { zeta = 1, alpha = 2, mid = 3, beta = 
 		require.Equal(t, "7 alpha beta gamma keys mid omega zeta", keys)
 	}
 }
+
+// A fixed runaway comes back: a reload that changes the line that ran
+// away resumes the agents it suspended, and says how many; a reload that
+// leaves it as it was resumes nobody. The suspension points at that line.
+func TestReloadResumesFixedRunaways(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "loop.lua")
+	bad := `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx)
+    while true do end
+  end } } }`
+	require.NoError(t, os.WriteFile(script, []byte(bad), 0o644))
+	var results []host.ReloadResult
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Budget: 10 * time.Millisecond, AgentTickBudget: -1, MaxOverruns: 1,
+		OnReload: func(r host.ReloadResult) { results = append(results, r) },
+		OnError:  func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadFile(script)
+	require.NoError(t, err)
+	var agents []*host.Agent
+	for range 3 {
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		agents = append(agents, a)
+	}
+	require.NoError(t, h.Tick(0.1))
+	for _, a := range agents {
+		require.Equal(t, host.SuspendedByOverruns, a.SuspendReason())
+	}
+	var suspension *host.ScriptError
+	for _, e := range errs {
+		if e.Suspends {
+			suspension = e
+		}
+	}
+	require.NotNil(t, suspension)
+	require.Equal(t, 4, suspension.Line, "the line that ran away, not the machine")
+
+	require.NoError(t, b.Reload()) // the same text: nobody comes back
+	require.Equal(t, 0, results[len(results)-1].Resumed)
+	require.True(t, agents[0].Suspended())
+
+	fixed := strings.Replace(bad, "while true do end", "ctx.n = ctx.n + 1", 1)
+	require.NoError(t, os.WriteFile(script, []byte(fixed), 0o644))
+	require.NoError(t, b.Reload())
+	require.Equal(t, 3, results[len(results)-1].Resumed)
+	require.NoError(t, h.Tick(0.1))
+	for _, a := range agents {
+		require.False(t, a.Suspended())
+		n, _ := a.Number("n")
+		require.Equal(t, 1.0, n)
+	}
+}

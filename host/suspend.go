@@ -1,5 +1,7 @@
 package host
 
+import "github.com/luaai/luaai/luabind"
+
 // SuspendReason says why an agent stopped ticking (Agent.SuspendReason).
 type SuspendReason uint8
 
@@ -55,8 +57,14 @@ func (a *Agent) Resume() error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	a.suspension, a.overruns = NotSuspended, 0
+	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
 	return nil
+}
+
+// rememberCause records the line of the error that suspended the agent.
+func (a *Agent) rememberCause(se *ScriptError) {
+	a.suspendAt = luabind.Pos{File: se.Script, Line: se.Line}
+	a.suspendText = sourceLine(a.suspendAt)
 }
 
 func (a *Agent) suspend(why SuspendReason) {

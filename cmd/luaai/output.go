@@ -20,14 +20,15 @@ import (
 // buffered and flushed at least once a tick; script errors and reloads on
 // stderr.
 type runOutput struct {
-	stdout io.Writer
-	w      *bufio.Writer // over stdout, or over a held buffer during a reload
-	enc    *json.Encoder
-	stderr io.Writer // the real one, or a held buffer during a reload
-	prog   *progress // the progress line on stderr, nil when not a terminal
-	json   bool
-	failed bool     // a callback raised an error
-	added  []string // context keys the last reload added (OnReload)
+	stdout  io.Writer
+	w       *bufio.Writer // over stdout, or over a held buffer during a reload
+	enc     *json.Encoder
+	stderr  io.Writer // the real one, or a held buffer during a reload
+	prog    *progress // the progress line on stderr, nil when not a terminal
+	json    bool
+	failed  bool     // a callback raised an error
+	added   []string // context keys the last reload added (OnReload)
+	resumed int      // suspended agents the last reload resumed (OnReload)
 
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
@@ -89,8 +90,15 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 
 	o.prog.clear()
 	if err == nil {
+		var notes []string
 		if len(o.added) > 0 {
-			fmt.Fprintf(stderr, "reload ok: %s (context keys added: %s)\n", script, strings.Join(o.added, ", "))
+			notes = append(notes, "context keys added: "+strings.Join(o.added, ", "))
+		}
+		if o.resumed > 0 {
+			notes = append(notes, fmt.Sprintf("%d suspended agent%s resumed", o.resumed, plural(o.resumed)))
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", script, strings.Join(notes, "; "))
 		} else {
 			fmt.Fprintf(stderr, "reload ok: %s\n", script)
 		}
@@ -322,4 +330,12 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 		state = orNone(state) + " paused " + strings.Join(paused, ",")
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), oneLine(orNone(state)), strings.TrimSuffix(b.String(), "\n"))
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

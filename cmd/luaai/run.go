@@ -242,7 +242,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 	}
 	opts := host.Options{
-		OnReload:     func(r host.ReloadResult) { out.added = r.Added },
+		OnReload:     func(r host.ReloadResult) { out.added, out.resumed = r.Added, r.Resumed },
 		Seed:         cfg.seed,
 		Budget:       cfg.budget,
 		MemoryLimit:  cfg.memory,

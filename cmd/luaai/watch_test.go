@@ -462,3 +462,30 @@ return ai.fsm { initial = "a", context = { n = guard.n }, states = { a = {} } }`
 	})
 	require.Equal(t, 0, r.stop(t))
 }
+
+// A runaway suspended by --watch's run comes back when its fix is saved,
+// and the reload line says so.
+func TestWatchResumesFixedRunaway(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "loop.lua")
+	v := func(body string) string {
+		return `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx)
+    ` + body + `
+  end } } }`
+	}
+	writeFile(t, script, v("while true do end"))
+	r := startRun(t, "--watch", "--hz", "50", "--budget", "20ms", "--agents", "3", "--trace", script)
+	r.waitFor(t, "the suspensions", func(_, stderr string) bool {
+		return strings.Count(stderr, "the agent is suspended after 3 callbacks") >= 3
+	})
+	renameOver(t, script, v("ctx.n = ctx.n + 1"))
+	r.waitFor(t, "the reload report", func(_, stderr string) bool {
+		return strings.Contains(lastReload(stderr), "reload ok: "+script+" (3 suspended agents resumed)")
+	})
+	r.waitFor(t, "ticks of the fixed agents", func(stdout, _ string) bool {
+		return strings.Contains(stdout, `agent 3 state s ctx {"n":2}`)
+	})
+	r.stop(t)
+}
