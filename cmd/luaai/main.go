@@ -43,7 +43,7 @@ Usage:
   luaai test [PATH...]       run the *_test.lua files below each PATH (default .)
   luaai bench SCRIPT [flags] measure a behaviour: agent-ticks/s, tick time
                              p50/p99/max, allocations and memory per agent
-  luaai check SCRIPT...      load and validate scripts without running them,
+  luaai check SCRIPT|DIR...  load and validate scripts without running them,
                              printing errors and warnings as file:line
   luaai graph SCRIPT [--format dot|mermaid]
                              print the behaviour as a diagram
@@ -52,6 +52,7 @@ Usage:
   luaai types                print the editor definitions of require("luaai")
   luaai curve KIND [m=N k=N b=N c=N] [--svg FILE]
                              draw a utility response curve
+  luaai version              print luaai's, Go's and gopher-lua's versions
   luaai help [COMMAND]       show this help, or a command's flags
 
 Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
@@ -86,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return curveCmd(rest, stdout, stderr)
 	case "replay":
 		return replayCmd(rest, stdout, stderr)
+	case "version", "--version":
+		return versionCmd(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
@@ -116,6 +119,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, curveUsage)
 	case "replay":
 		fmt.Fprint(stdout, replayUsage)
+	case "version":
+		fmt.Fprint(stdout, versionUsage)
 	default:
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage

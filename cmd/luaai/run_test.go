@@ -714,3 +714,17 @@ return ai.fsm { initial = "patrol", states = {
 	require.Equal(t, 0, code)
 	require.Contains(t, stdout, `{"tick":2,"agent":1,"state":"look.far","paused":["patrol","look.near"],"ctx":{}}`)
 }
+
+// luaai version names luaai's, Go's and gopher-lua's versions; it takes no
+// arguments.
+func TestVersion(t *testing.T) {
+	code, stdout, _ := cli("version")
+	require.Equal(t, exitOK, code)
+	require.Regexp(t, `^luaai \S+ \(go1\.\d+\S*, gopher-lua \S+, gopher-luar \S+\)\n$`, stdout)
+	code, _, stderr := cli("version", "x")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "version takes no arguments")
+	code, stdout, _ = cli("help", "version")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, stdout, "Usage: luaai version")
+}
