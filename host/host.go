@@ -52,6 +52,9 @@ type errKey struct {
 	script   string
 	line     int
 	callback Callback
+	// suspends: suspensions are counted apart from the failures that led to
+	// them (an overrun suspension is reported at the line that ran away).
+	suspends bool
 }
 
 // The default budgets of Options.

@@ -207,7 +207,7 @@ func (h *Host) deliver() bool {
 			if h.errCounts == nil {
 				h.errCounts = map[errKey]int{}
 			}
-			k := errKey{r.err.Script, r.err.Line, r.err.Callback}
+			k := errKey{r.err.Script, r.err.Line, r.err.Callback, r.err.Suspends}
 			h.errCounts[k]++
 			r.err.Count = h.errCounts[k]
 			if h.opts.ReportAllErrors || r.err.Suspends || isPowerOf10(r.err.Count) {
@@ -238,11 +238,16 @@ func isPowerOf10(n int) bool {
 
 // ErrorCounts returns how often each failing (script, line, callback) has
 // failed in this host so far, as reported to OnError ("file:line callback" →
-// count). Only counted while OnError is set.
+// count; suspensions apart, as "file:line callback (suspension)"). Only
+// counted while OnError is set.
 func (h *Host) ErrorCounts() map[string]int {
 	out := map[string]int{}
 	for k, n := range h.errCounts {
-		out[fmt.Sprintf("%s:%d %s", k.script, k.line, k.callback)] = n
+		key := fmt.Sprintf("%s:%d %s", k.script, k.line, k.callback)
+		if k.suspends {
+			key += " (suspension)"
+		}
+		out[key] = n
 	}
 	return out
 }
