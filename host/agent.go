@@ -588,9 +588,7 @@ func (r runner) Log(msg string) {
 	if a.cur != nil {
 		state = a.cur.path
 	}
-	if len(msg) > maxLogBytes {
-		msg = fmt.Sprintf("%s… (%d more bytes)", msg[:maxLogBytes], len(msg)-maxLogBytes)
-	}
+	msg = luabind.CutText(msg, maxLogBytes)
 	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg}})
 }
 

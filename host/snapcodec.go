@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -72,8 +73,8 @@ func (e *encoder) path(clip bool) string {
 			continue
 		}
 		k := lua.LVAsString(s.k)
-		if clip && len(k) > 40 {
-			k = k[:40] + "…"
+		if clip {
+			k = luabind.CutText(k, 40)
 		}
 		switch s.kind {
 		case segField:

@@ -160,7 +160,7 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 		states.ForEach(func(k, v lua.LValue) {
 			name, ok := k.(lua.LString)
 			if !ok || !isIdent(string(name)) {
-				d.errorf(pos, "%s: state names must be Lua identifiers, got %q", what, clipName(lua.LVAsString(k)))
+				d.errorf(pos, "%s: state names must be Lua identifiers, got %q", what, CutText(lua.LVAsString(k), 60))
 				return
 			}
 			d.at, d.trans = string(name), -1
@@ -467,14 +467,6 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 	default:
 		d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %s`, what, v.Type())
 	}
-}
-
-// clipName shortens a name for a message.
-func clipName(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }
 
 func isIdent(s string) bool {

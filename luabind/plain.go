@@ -114,11 +114,7 @@ func plainPath(keys []lua.LValue) string {
 	var b strings.Builder
 	for _, k := range keys {
 		b.WriteByte('[')
-		s := k.String()
-		if len(s) > 40 {
-			s = s[:40] + "…"
-		}
-		b.WriteString(s)
+		b.WriteString(CutText(k.String(), 40))
 		b.WriteByte(']')
 		if b.Len() > 400 {
 			b.WriteString("…")
