@@ -15,7 +15,6 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -153,7 +152,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	h, err := host.New(host.Options{Workers: 1, Roots: []string{dir}, Stdout: &bytes.Buffer{}})
 	require.NoError(t, err)
 	defer h.Close()
-	vm := bridge.VM(h)
+	var vm *luabind.VM
+	require.NoError(t, h.RunLua(func(v *luabind.VM) error { vm = v; return nil }))
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer

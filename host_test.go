@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -120,7 +119,7 @@ func TestScriptsLoad(t *testing.T) {
 			h := newHost(t, host.Options{})
 			b, err := h.LoadFile(path)
 			require.NoError(t, err)
-			require.Empty(t, luabind.Warnings(inspect.Definition(b)), "warnings in %s", path)
+			require.Empty(t, luabind.Warnings(b.Definition()), "warnings in %s", path)
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			for i := 0; i < 50; i++ {

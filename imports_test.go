@@ -36,11 +36,7 @@ var (
 		"":                   nil,
 	}
 	importDebts = map[string][]string{
-		"internal/bridge": {"luabind"},         // the back door itself
-		"host":            {"internal/bridge"}, // sets the back door's hooks
-		"luatest":         {"internal/bridge"}, // a host's Lua state, an agent's context
-		"inspect":         {"host", "internal/bridge"},
-		"cmd/luaai":       {"luabind"}, // JSON encoding and a few helpers
+		"cmd/luaai": {"luabind"}, // JSON encoding and a few helpers
 	}
 )
 

@@ -22,6 +22,11 @@ type Behaviour struct {
 	added []string // context defaults the last reload added (ReloadResult.Added)
 }
 
+// Definition is the validated definition b runs (its latest reload), for
+// tools that read a behaviour without running it (inspect's Lint and
+// WriteGraph). It is shared: do not change it.
+func (b *Behaviour) Definition() *luabind.State { return b.trees[0].def }
+
 // tree is one worker's immutable copy of a behaviour: the placed states.
 type tree struct {
 	name     string

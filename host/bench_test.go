@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/bridge"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -323,7 +322,7 @@ func BenchmarkMemoryPerAgent(b *testing.B) {
 		}
 		perAgent := float64(heap()-before) / benchAgents
 
-		L := bridge.VM(h).L
+		L := host.VM(h).L
 		keep := make([]*lua.LTable, benchAgents)
 		before = heap()
 		for j := range keep {

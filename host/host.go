@@ -10,7 +10,6 @@ import (
 	"time"
 	"weak"
 
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -223,12 +222,20 @@ func (h *Host) Close() {
 // Workers is the number of workers.
 func (h *Host) Workers() int { return len(h.workers) }
 
-func init() {
-	// The module's tools (luatest, inspect) and tests reach the Lua side
-	// through internal/bridge; a game cannot.
-	bridge.VM = func(h any) *luabind.VM { return h.(*Host).workers[0].vm }
-	bridge.Definition = func(b any) *luabind.State { return b.(*Behaviour).trees[0].def }
-	bridge.Context = func(a any) *lua.LTable { return a.(*Agent).ctx }
+// RunLua calls fn with the Lua side of h's first worker: the state that
+// test files (luatest), a console or a tool run their own Lua code in, with
+// ai.spawn there spawning into h. Call it on the goroutine that owns h and
+// use the state only there (never while a Tick runs, never after Close).
+// From a script while the workers run it returns ErrReentrant;
+// after Close, an error wrapping ErrClosed; otherwise fn's error.
+func (h *Host) RunLua(fn func(vm *luabind.VM) error) error {
+	switch {
+	case h.running:
+		return ErrReentrant
+	case h.closed:
+		return errHostClosed
+	}
+	return fn(h.workers[0].vm)
 }
 
 // LoadFile loads and validates a behaviour script. Errors name file:line; a

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -298,7 +297,7 @@ return ai.fsm { initial = "s", context = { hp = 10, ammo = 5, bag = { "rope" } }
 		require.Equal(t, 5.0, agents[129].Get("ammo"))
 		require.Equal(t, []any{"rope"}, agents[129].Get("bag"))
 		require.Equal(t, 5.0, agents[129].Get("seen"), "on_reload sees the new keys")
-		require.NotSame(t, bridge.Context(agents[2]).RawGetString("bag"), bridge.Context(agents[3]).RawGetString("bag"),
+		require.NotSame(t, host.ContextTable(agents[2]).RawGetString("bag"), host.ContextTable(agents[3]).RawGetString("bag"),
 			"each context gets its own copy")
 
 		require.NoError(t, b.ReloadSource(`local ai = require("luaai")

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -147,7 +146,7 @@ return ai.fsm { initial = "a", states = { a = {} } }`)
 	a, err := h.Spawn(b, map[string]any{"big": 1e300})
 	require.NoError(t, err)
 	a.Bind("body", &pos{X: 1})
-	bridge.Context(a).RawSetString("inf", lua.LNumber(math.Inf(1)))
+	host.ContextTable(a).RawSetString("inf", lua.LNumber(math.Inf(1)))
 	data, err := a.Snapshot()
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"bound":["ctx.body"]`)
@@ -299,11 +298,11 @@ return ai.fsm { initial = "a", context = {}, states = { a = {} },
 	require.NoError(t, err)
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
-	_, err = bridge.VM(h).RunString("setup.lua", "return 1")
+	_, err = host.VM(h).RunString("setup.lua", "return 1")
 	require.NoError(t, err)
-	ctx := bridge.Context(a)
-	L := bridge.VM(h).L
-	fn, err := bridge.VM(h).RunString("build.lua", `return function(ctx)
+	ctx := host.ContextTable(a)
+	L := host.VM(h).L
+	fn, err := host.VM(h).RunString("build.lua", `return function(ctx)
   local function nest(n) if n == 0 then return { ("x"):rep(100) } end local t = nest(n - 1) return { a = t, b = t } end
   ctx.shared = nest(24)
   ctx.cycle = { name = "c" } ctx.cycle.self = ctx.cycle
@@ -315,7 +314,7 @@ return ai.fsm { initial = "a", context = {}, states = { a = {} },
   ctx[string.char(255) .. "key"] = "bad key"
 end`)
 	require.NoError(t, err)
-	_, err = bridge.VM(h).Call(fn.(*lua.LFunction), ctx)
+	_, err = host.VM(h).Call(fn.(*lua.LFunction), ctx)
 	require.NoError(t, err)
 	_ = L
 	data, err := a.Snapshot()
@@ -332,7 +331,7 @@ end`)
 	again, err := restored[0].Snapshot()
 	require.NoError(t, err)
 	require.Equal(t, string(data), string(again))
-	check, err := bridge.VM(h2).RunString("check.lua", `return function(ctx)
+	check, err := host.VM(h2).RunString("check.lua", `return function(ctx)
   assert(ctx.shared.a == ctx.shared.b, "shared")
   assert(ctx.cycle.self == ctx.cycle and ctx.pair[1] == ctx.cycle, "cycle")
   local n = 0 local cur = ctx.deep while cur.x do cur = cur.x n = n + 1 end
@@ -342,7 +341,7 @@ end`)
   return true
 end`)
 	require.NoError(t, err)
-	v, err := bridge.VM(h2).Call(check.(*lua.LFunction), bridge.Context(restored[0]))
+	v, err := host.VM(h2).Call(check.(*lua.LFunction), host.ContextTable(restored[0]))
 	require.NoError(t, err)
 	require.Equal(t, lua.LTrue, v)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -77,7 +76,7 @@ func (f *fixture) spawn(over map[string]any) *host.Agent {
 
 // takeLog returns and clears ctx.log.
 func takeLog(a *host.Agent) []string {
-	t, _ := bridge.Context(a).RawGetString("log").(*lua.LTable)
+	t, _ := host.ContextTable(a).RawGetString("log").(*lua.LTable)
 	var out []string
 	if t == nil {
 		return nil
@@ -94,7 +93,7 @@ func takeLog(a *host.Agent) []string {
 func (f *fixture) tick(a *host.Agent, dt float64) {
 	f.t.Helper()
 	require.NoError(f.t, a.Tick(dt))
-	require.Equal(f.t, 0, bridge.VM(f.h).L.GetTop(), "Lua stack balanced after a tick")
+	require.Equal(f.t, 0, host.VM(f.h).L.GetTop(), "Lua stack balanced after a tick")
 }
 
 func TestHookOrderStatechart(t *testing.T) {
@@ -426,7 +425,7 @@ func TestControlOutsideTick(t *testing.T) {
 	require.NoError(t, err)
 	defer h.Close()
 	for _, fn := range []string{"ai.push('a')", "ai.pop()", "ai.replace('a')", "ai.send('e')", "ai.state()", "ai.active('a')", "ai.time()", "ai.random()", "ai.log('x')"} {
-		_, err := bridge.VM(h).RunString("outside.lua", "local ai = require('luaai')\n"+fn)
+		_, err := host.VM(h).RunString("outside.lua", "local ai = require('luaai')\n"+fn)
 		require.Error(t, err, fn)
 		require.Contains(t, err.Error(), "outside.lua:2:", fn)
 		require.Contains(t, err.Error(), "inside a callback", fn)
@@ -712,8 +711,8 @@ return ai.fsm {
 	require.Equal(t, "b", mustStr(a1.String("b_only")))
 	require.Equal(t, "a", mustStr(a1.String("shared")), "between siblings the first by name")
 	require.Equal(t, 5.0, must2(a2.Number("hp")))
-	n1 := bridge.Context(a1).RawGetString("nested").(*lua.LTable)
-	n2 := bridge.Context(a2).RawGetString("nested").(*lua.LTable)
+	n1 := host.ContextTable(a1).RawGetString("nested").(*lua.LTable)
+	n2 := host.ContextTable(a2).RawGetString("nested").(*lua.LTable)
 	require.NotSame(t, n1, n2, "defaults are deep-copied per agent")
 	n1.RawSetString("x", lua.LNumber(2))
 	require.Equal(t, lua.LNumber(1), n2.RawGetString("x"))

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/bridge"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -49,7 +48,16 @@ func (r Result) String() string {
 // --tags do) and where the ai.log lines of a failing test come from; its
 // zero value runs every test.
 func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
-	return runFile(bridge.VM(h), path, w, opts)
+	var r Result
+	err := h.RunLua(func(vm *luabind.VM) error {
+		r = runFile(vm, path, w, opts)
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(w, "%s: %v\n", path, err)
+		return Result{Failed: 1}
+	}
+	return r
 }
 
 // Options are RunFile's choices. The zero value runs every test of the file.

@@ -134,7 +134,7 @@ func checkScript(script string) (errs []string, warns host.ErrorList) {
 		return compileOnly(script), nil
 	}
 	err := withBehaviour(script, func(b *host.Behaviour) error {
-		warns = inspect.Lint(inspect.Definition(b))
+		warns = inspect.Lint(b.Definition())
 		return nil
 	})
 	if err != nil {

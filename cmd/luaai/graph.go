@@ -51,7 +51,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	var drawErr error
 	err = withBehaviour(script, func(b *host.Behaviour) error {
-		drawErr = inspect.WriteGraph(w, inspect.Definition(b), script, *format)
+		drawErr = inspect.WriteGraph(w, b.Definition(), script, *format)
 		return nil
 	})
 	if err != nil {

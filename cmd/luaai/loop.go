@@ -268,7 +268,7 @@ func (l *runLoop) reload(done int) {
 			// version keeps running.
 			var warns host.ErrorList
 			err := withBehaviour(l.cfg.script, func(b *host.Behaviour) error {
-				warns = inspect.Lint(inspect.Definition(b))
+				warns = inspect.Lint(b.Definition())
 				return nil
 			})
 			if err != nil {
@@ -285,7 +285,7 @@ func (l *runLoop) reload(done int) {
 		return l.b.Reload()
 	})
 	if err == nil {
-		for _, w := range inspect.Lint(inspect.Definition(l.b)) {
+		for _, w := range inspect.Lint(l.b.Definition()) {
 			fmt.Fprintln(l.out.stderr, formatWarning(w))
 		}
 	}

@@ -283,7 +283,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	// The warnings luaai check gives, at every load: a typo in a field name
 	// is legal Lua and would pass silently.
-	if warns := inspect.Lint(inspect.Definition(b)); len(warns) > 0 {
+	if warns := inspect.Lint(b.Definition()); len(warns) > 0 {
 		for _, w := range warns {
 			fmt.Fprintln(stderr, formatWarning(w))
 		}
