@@ -7,6 +7,7 @@ package host
 
 import (
 	"encoding/json"
+	"github.com/luaai/luaai/internal/plainjson"
 	"math"
 
 	"github.com/luaai/luaai/luabind"
@@ -153,7 +154,7 @@ func (in *inspector) frame(a *Agent) agentFrame {
 	f := frameJSON{
 		ID: a.id, Tick: a.ticks, Clock: a.clock, Behaviour: a.b.name, Path: a.Path(),
 		Suspended: a.Suspended(), Paused: a.Paused(),
-		Context:   luabind.JSONSafe(a.Context()),
+		Context:   plainjson.Safe(a.Context()),
 		Structure: in.structureOf(a.t),
 	}
 	// The active states, their stacks, timers, steps, trees, decisions
@@ -230,15 +231,15 @@ func payloadJSON(v lua.LValue) any {
 	if v == nil || v == lua.LNil {
 		return nil
 	}
-	return luabind.JSONSafe(luabind.ToGo(v))
+	return plainjson.Safe(luabind.ToGo(v))
 }
 
 func decisionOf(d Decision, momentum float64) decisionJSON {
 	out := decisionJSON{Machine: d.Machine, Tick: d.Tick, Winner: d.Winner, Kept: d.Kept, Momentum: momentum}
 	for _, c := range d.Candidates {
-		cj := candidateJSON{State: c.State, Score: luabind.JSONNumber(c.Score)}
+		cj := candidateJSON{State: c.State, Score: plainjson.Number(c.Score)}
 		for _, p := range c.Parts {
-			cj.Parts = append(cj.Parts, partJSON{Name: p.Name, Value: luabind.JSONNumber(p.Value)})
+			cj.Parts = append(cj.Parts, partJSON{Name: p.Name, Value: plainjson.Number(p.Value)})
 		}
 		out.Candidates = append(out.Candidates, cj)
 	}

@@ -3,7 +3,7 @@ package host_test
 import (
 	"fmt"
 	"github.com/luaai/luaai/internal/fuzzgen"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -339,7 +339,7 @@ func TestGeneratedBehavioursAgree(t *testing.T) {
 				require.NoError(t, h.Tick(0.1))
 			}
 			for _, a := range h.Agents() {
-				fmt.Fprintf(&trace, "%d %s %v\n", a.ID(), a.Path(), luabind.JSONSafe(a.Context()))
+				fmt.Fprintf(&trace, "%d %s %v\n", a.ID(), a.Path(), plainjson.Safe(a.Context()))
 			}
 			return trace.String()
 		}

@@ -1,11 +1,10 @@
 package luabind
 
 import (
-	"math"
+	"github.com/luaai/luaai/internal/plainjson"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -35,29 +34,6 @@ func TestCopyPlain(t *testing.T) {
 		require.NoError(t, err, tc.src)
 		require.Equal(t, ToGo(eval(tc.src)), ToGo(FromPlain(L, v)), tc.src)
 	}
-}
-
-// TestJSONSafeBounded: a table shared many ways prints at most
-// MaxJSONValues values, however many paths reach it.
-func TestJSONSafeBounded(t *testing.T) {
-	L := lua.NewState()
-	defer L.Close()
-	require.NoError(t, L.DoString(`t = {x = 1}; for i = 1, 40 do t = {a = t, b = t} end`))
-	out := JSONSafe(ToGo(L.GetGlobal("t")))
-	n := 0
-	var count func(v any)
-	count = func(v any) {
-		n++
-		if m, ok := v.(map[string]any); ok {
-			for _, x := range m {
-				count(x)
-			}
-		}
-	}
-	count(out)
-	assert.LessOrEqual(t, n, 2*MaxJSONValues+1, "each value counted, or a placeholder in a counted table")
-	assert.Greater(t, n, MaxJSONValues/2)
-	assert.Equal(t, map[string]any{"n": 1.0, "s": "nan"}, JSONSafe(map[string]any{"n": 1.0, "s": math.NaN()}))
 }
 
 // FuzzCopyPlain builds a payload from the input — tables nested as the
@@ -123,6 +99,6 @@ func FuzzCopyPlain(f *testing.F) {
 		back := FromPlain(L, cp)
 		again, err := CopyPlain(back)
 		require.NoError(t, err)
-		require.Equal(t, JSONSafe(ToGo(FromPlain(L, again))), JSONSafe(ToGo(back)))
+		require.Equal(t, plainjson.Safe(ToGo(FromPlain(L, again))), plainjson.Safe(ToGo(back)))
 	})
 }

@@ -7,13 +7,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
 )
 
 // runOutput prints what a run reports: text or JSON lines on stdout,
@@ -263,13 +263,13 @@ func (o *runOutput) decision(d host.Decision) {
 		scores := make(map[string]any, len(d.Candidates))
 		var parts map[string][]partJSON
 		for _, c := range d.Candidates {
-			scores[c.State] = luabind.JSONNumber(c.Score)
+			scores[c.State] = plainjson.Number(c.Score)
 			if len(c.Parts) > 0 {
 				if parts == nil {
 					parts = map[string][]partJSON{}
 				}
 				for _, p := range c.Parts {
-					parts[c.State] = append(parts[c.State], partJSON{p.Name, luabind.JSONNumber(p.Value)})
+					parts[c.State] = append(parts[c.State], partJSON{p.Name, plainjson.Number(p.Value)})
 				}
 			}
 		}
@@ -313,7 +313,7 @@ type traceLine struct {
 // "tick 3 agent 1 state patrol.walk ctx {"n":3}".
 func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	state, _ := a.State()
-	ctx := luabind.JSONSafe(a.Context())
+	ctx := plainjson.Safe(a.Context())
 	paused := a.Paused()
 	if o.json {
 		o.line(traceLine{tick, a.ID(), optString(state), paused, ctx})

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"os"
 	"slices"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/safefile"
-	"github.com/luaai/luaai/luabind"
 )
 
 // recordingFormat is the version of the recording format this luaai
@@ -113,7 +113,7 @@ type agentRow struct {
 func rowOf(a *host.Agent) agentRow {
 	r := agentRow{state: a.Path(), paused: a.Paused(), ctx: map[string]string{}}
 	for k, v := range a.Context() {
-		data, err := json.Marshal(luabind.JSONSafe(v))
+		data, err := json.Marshal(plainjson.Safe(v))
 		if err != nil {
 			data, _ = json.Marshal(err.Error())
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/luaai/luaai/internal/plainjson"
 	"math"
 	"os"
 	"path/filepath"
@@ -461,7 +462,7 @@ func TestJSONValue(t *testing.T) {
 	ctx.RawSetString("shared1", holes) // shared, not a cycle: printed twice
 	ctx.RawSetString("html", lua.LString("<a & b>"))
 
-	got := luabind.JSONSafe(luabind.ToGo(ctx))
+	got := plainjson.Safe(luabind.ToGo(ctx))
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, `{
