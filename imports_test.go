@@ -26,10 +26,11 @@ var (
 		"types":                    nil,
 		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
 			"luabind/internal/srcpos", "luabind/internal/syntax", "internal/safefile", "internal/suggest"},
-		"host":               {"luabind", "internal/plainjson", "internal/suggest"},
+		"host":               {"luabind", "internal/suggest"},
+		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "internal/suggest"},
 		"inspect":            {"luabind"},
-		"cmd/luaai":          {"host", "luatest", "inspect", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
+		"cmd/luaai":          {"host", "luatest", "inspect", "inspector", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},
 		"examples/hotreload": {"host"},
@@ -66,5 +67,18 @@ func TestImportRule(t *testing.T) {
 	}
 	for pkg := range allowedImports {
 		require.True(t, seen[pkg], "the rule names %q, which no longer exists", pkg)
+	}
+}
+
+// TestEngineKnowsNoNetwork: the engine (host, luabind and what they
+// import) serves no web page and opens no socket; the inspector, above
+// it, does.
+func TestEngineKnowsNoNetwork(t *testing.T) {
+	for _, pkg := range []string{"./host", "./luabind"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		require.NoError(t, err)
+		for _, dep := range strings.Fields(string(out)) {
+			require.False(t, dep == "net" || strings.HasPrefix(dep, "net/"), "%s depends on %s", pkg, dep)
+		}
 	}
 }

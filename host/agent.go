@@ -69,9 +69,9 @@ type Agent struct {
 	msgSeq    int                 // ai.send_to calls made by this agent's callbacks
 	bound     []uintptr           // Go values this agent binds (Host.boundBy)
 	overruns  int                 // callbacks stopped by the time budget since spawn or Resume
-	// inspected: an inspector follows the agent in full (its decisions,
+	// followers: observations following the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
-	inspected bool
+	followers int
 }
 
 type nodeRT struct {
@@ -473,7 +473,7 @@ func (a *Agent) WatchDecisions(on bool) error {
 		return err
 	}
 	a.watch = on
-	if !on && !a.inspected {
+	if !on && a.followers == 0 {
 		a.decisions = nil
 	}
 	return nil
@@ -490,7 +490,7 @@ func (a *Agent) LastDecision(machine string) (d Decision, ok bool) {
 // tracesDecisions reports whether decisions of this agent are built: kept
 // for LastDecision or sent to OnDecision.
 func (a *Agent) tracesDecisions() bool {
-	return a.watch || a.inspected || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
+	return a.watch || a.followers > 0 || a.h.opts.OnDecision != nil && !a.h.opts.DecisionsOptIn
 }
 
 func (a *Agent) report(n *node, cb Callback, err error) { a.reportAt(n, cb, err, "") }
@@ -510,7 +510,7 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 		a.dropped++
 	}
 	a.errs = append(a.errs, se)
-	if a.h.opts.OnError != nil || len(a.h.insps) > 0 {
+	if a.h.opts.OnError != nil || len(a.h.observers) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
 	if a.h.opts.Faults == Suspend && a.suspension == NotSuspended {
@@ -534,7 +534,7 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 }
 
 func (a *Agent) emit(kind TransitionKind, from, to *node) {
-	if a.h.opts.OnTransition == nil && !a.inspected {
+	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}
 	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path}
@@ -548,7 +548,7 @@ func (a *Agent) emit(kind TransitionKind, from, to *node) {
 // moved the agent because its active state vanished: to its whole state,
 // from the path it had before ("" for none).
 func (a *Agent) emitState(kind TransitionKind, from string) {
-	if a.h.opts.OnTransition == nil && !a.inspected {
+	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}
 	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, From: from, To: a.Path()}})
@@ -578,7 +578,7 @@ func (r runner) Time() float64 {
 // Log passes an ai.log line to Options.OnLog.
 func (r runner) Log(msg string) {
 	a := r.a
-	if a.h.opts.OnLog == nil && !a.inspected {
+	if a.h.opts.OnLog == nil && a.followers == 0 {
 		return
 	}
 	if a.logs++; a.logs > MaxLogLines {

@@ -39,9 +39,10 @@ type tree struct {
 	byPath   map[string]*node
 	maxKids  int
 	maxDepth int
-	btCount  int     // behaviour-tree nodes of every tree state, each placed at its node's btBase
-	regions  bool    // some state is ai.regions: the active states are a tree, not a path
-	pool     runPool // the agents' records (agent.go)
+	btCount  int        // behaviour-tree nodes of every tree state, each placed at its node's btBase
+	regions  bool       // some state is ai.regions: the active states are a tree, not a path
+	pool     runPool    // the agents' records (agent.go)
+	info     *StateInfo // Behaviour.Structure, built when first asked
 }
 
 // node is one placed state: a definition with a name, a path and a parent.

@@ -365,3 +365,25 @@ func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
 	}
 	return nil
 }
+
+// treeView adds the running nodes of tree state n, as "state[node]".
+func (a *Agent) treeView(n *node, v *AgentView) {
+	if n.bt == nil {
+		return
+	}
+	for i, tn := range n.bt.Nodes {
+		if a.bt[n.btBase+i].on {
+			v.Active = append(v.Active, n.path+"["+tn.Path+"]")
+		}
+	}
+}
+
+// treeInfo describes node i of tree state n and the nodes below it.
+func treeInfo(n *node, i int) *TreeNodeInfo {
+	tn := &n.bt.Nodes[i]
+	out := &TreeNodeInfo{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
+	for _, c := range tn.Kids {
+		out.Kids = append(out.Kids, treeInfo(n, c))
+	}
+	return out
+}

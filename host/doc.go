@@ -64,13 +64,14 @@
 // agent stays so across snapshots until Agent.Resume. The README's Safety
 // section lists each limit and its default.
 //
-// # Inspecting
+// # Observing
 //
-// Inspector returns an http.Handler serving a web page that shows every
-// agent live (state, stacks, context, utility scores, timers, errors, a
-// history slider) and can pause, step, send events and set context values
-// between ticks. Tick publishes what it shows; its handlers never touch a
-// Lua state.
+// Host.Observe attaches a tool (the web inspector of package inspector, a
+// recorder) that is called at the start and end of each Tick and receives
+// transitions, errors and log lines; Observation.Follow keeps an agent's
+// decisions for it. Agent.View and Behaviour.Structure give what such a
+// tool shows as plain Go data. Pause, Step and Resume stop and step the
+// ticks. The engine itself serves nothing.
 //
 // # Concurrency
 //
@@ -85,6 +86,6 @@
 // Module functions and bound Go methods run on a worker's goroutine while
 // the other workers tick: there, every Host and Agent method that changes
 // agents returns ErrReentrant, Host.Tick from a hook too; Caller and the
-// read methods of Caller's own agent are safe. Host.QueueReload and an
-// inspector's handler may be used from any goroutine.
+// read methods of Caller's own agent are safe. Host.QueueReload may be
+// used from any goroutine.
 package host

@@ -42,9 +42,9 @@ type Host struct {
 	boundBy   map[uintptr]int // with several workers: which agent binds each Go value
 	reloadQ   reloads
 	errCounts map[errKey]int
-	insps     []*inspector // attached by Inspector
-	paused    bool         // Pause: Tick ticks nothing
-	steps     int          // Step: ticks to run while paused
+	observers []*Observation // attached by Observe
+	paused    bool           // Pause: Tick ticks nothing
+	steps     int            // Step: ticks to run while paused
 }
 
 type errKey struct {
@@ -218,6 +218,9 @@ func (h *Host) Close() {
 		w.vm.Close()
 	}
 }
+
+// Len is the number of agents.
+func (h *Host) Len() int { return len(h.agents) }
 
 // Workers is the number of workers.
 func (h *Host) Workers() int { return len(h.workers) }
@@ -410,7 +413,7 @@ func (h *Host) Despawn(a *Agent) error {
 	a.ticking = false
 	a.cur, a.curKind, a.curScore = nil, cbNone, false
 	a.w.vm.SetRunner(old)
-	if (h.opts.OnTransition != nil || a.inspected) && from != "" {
+	if (h.opts.OnTransition != nil || a.followers > 0) && from != "" {
 		a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: TransitionDespawn, From: from}})
 	}
 	if err := h.Remove(a); err != nil {

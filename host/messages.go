@@ -118,3 +118,22 @@ func (h *Host) deliverMessages() {
 		m.to.deliver(m.name, m.payload)
 	}
 }
+
+// eventsView adds the pending events, then the messages, at most
+// MaxViewEvents of each.
+func (a *Agent) eventsView(v *AgentView) {
+	for _, e := range a.incoming[:min(len(a.incoming), MaxViewEvents)] {
+		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload)})
+	}
+	for _, e := range a.inbox[:min(len(a.inbox), MaxViewEvents)] {
+		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Message: true})
+	}
+}
+
+// payloadOf converts an event's or request's payload to plain data.
+func payloadOf(v lua.LValue) any {
+	if v == nil || v == lua.LNil {
+		return nil
+	}
+	return luabind.ToGo(v)
+}

@@ -522,7 +522,7 @@ func remapTree(o, n *node, from, to []btRT) {
 // traceLine reports a line of the engine's own about a state, where ai.log
 // lines go (Options.OnLog, the inspector, --trace).
 func (a *Agent) traceLine(n *node, msg string) {
-	if a.h.opts.OnLog == nil && !a.inspected {
+	if a.h.opts.OnLog == nil && a.followers == 0 {
 		return
 	}
 	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: n.path, Msg: "luaai: " + msg}})

@@ -186,3 +186,31 @@ func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
 	a.hookArg(to, to.def.Resume, cbResume, payload)
 	return nil
 }
+
+// stackView adds fsm n's stack when more than one state is on it.
+func (a *Agent) stackView(n *node, v *AgentView) {
+	st := a.ms[n.mid].stack
+	if !n.isFSM() || len(st) < 2 {
+		return
+	}
+	names := make([]string, len(st))
+	for i, c := range st {
+		names[i] = n.children[c].name
+	}
+	v.Stacks = append(v.Stacks, StackView{Machine: n.path, States: names})
+}
+
+// requestsView adds the pending requests of every machine.
+func (a *Agent) requestsView(v *AgentView) {
+	for _, m := range a.t.machines {
+		r := a.ms[m.mid].req
+		if !r.pending {
+			continue
+		}
+		pr := PendingRequest{Machine: m.path, Kind: r.kind.String(), Payload: payloadOf(r.payload)}
+		if r.target >= 0 && r.target < len(m.children) {
+			pr.Target = m.children[r.target].name
+		}
+		v.Requests = append(v.Requests, pr)
+	}
+}

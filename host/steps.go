@@ -72,3 +72,12 @@ func sameSteps(old, nw []*luabind.BTNode, at int) bool {
 	}
 	return at >= len(old) || old[at].Kind == nw[at].Kind
 }
+
+// stepsView adds where n's steps are, when it has some.
+func (a *Agent) stepsView(n *node, v *AgentView) {
+	if len(n.def.Steps) == 0 {
+		return
+	}
+	rt := a.nodes[n.id]
+	v.Steps = append(v.Steps, StepsView{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
+}

@@ -113,7 +113,7 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 	if winner >= 0 {
 		d.Winner = n.children[winner].path
 	}
-	if a.watch || a.inspected {
+	if a.watch || a.followers > 0 {
 		if a.decisions == nil {
 			a.decisions = map[string]Decision{}
 		}
@@ -166,4 +166,30 @@ func (a *Agent) score(n *node, active bool) float64 {
 		return 0
 	}
 	return s
+}
+
+// decisionView adds utility machine n's last decision and the inputs of
+// its candidates' native curves (those that run no Lua).
+func (a *Agent) decisionView(n *node, v *AgentView) {
+	if n.def.Kind != luabind.KindUtility {
+		return
+	}
+	if d, ok := a.decisions[n.path]; ok {
+		v.Decisions = append(v.Decisions, DecisionView{Decision: d, Momentum: n.def.Momentum})
+	}
+	for _, c := range n.children {
+		if c.def.Score == nil {
+			continue
+		}
+		for i, u := range luabind.CurvesIn(c.def.Score) {
+			if !u.Native {
+				continue
+			}
+			x, err := u.Input.Score(a.w.vm, a.ctx)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				continue
+			}
+			v.Inputs = append(v.Inputs, CurveInput{State: c.path, Curve: i, X: x})
+		}
+	}
 }

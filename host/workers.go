@@ -45,12 +45,12 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := checkDt(dt); err != nil {
 		return err
 	}
-	if len(h.insps) > 0 {
-		h.inspectBefore()
+	if len(h.observers) > 0 {
+		h.observeBefore()
 	}
 	if h.paused {
 		if h.steps == 0 {
-			h.inspectPaused()
+			h.observeAfter(false)
 			return fmt.Errorf("tick: %w", ErrPaused)
 		}
 		h.steps--
@@ -61,7 +61,7 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	release()
 	h.checkMemory()
 	h.dispatch()
-	h.inspectAfter()
+	h.observeAfter(true)
 	if ctx != nil && ctx.Err() != nil {
 		return fmt.Errorf("tick: %w", context.Cause(ctx))
 	}
@@ -191,15 +191,19 @@ func (h *Host) deliver() bool {
 		r := &all[i]
 		switch r.kind {
 		case recTransition:
-			for _, in := range h.insps {
-				in.transition(r.tr)
+			for _, ob := range h.observers {
+				if ob.o.Transition != nil {
+					ob.o.Transition(r.tr)
+				}
 			}
 			if h.opts.OnTransition != nil {
 				h.opts.OnTransition(r.tr)
 			}
 		case recError:
-			for _, in := range h.insps {
-				in.scriptError(r.err)
+			for _, ob := range h.observers {
+				if ob.o.Error != nil {
+					ob.o.Error(r.err)
+				}
 			}
 			if h.opts.OnError == nil {
 				break
@@ -214,8 +218,10 @@ func (h *Host) deliver() bool {
 				h.opts.OnError(r.err)
 			}
 		case recLog:
-			for _, in := range h.insps {
-				in.log(r.log)
+			for _, ob := range h.observers {
+				if ob.o.Log != nil {
+					ob.o.Log(r.log)
+				}
 			}
 			if h.opts.OnLog != nil {
 				h.opts.OnLog(r.log)

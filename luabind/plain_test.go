@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"io"
 	"math"
 	"net"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/suggest"
 )
 
@@ -42,7 +42,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.StringVar(&cfg.load, "load", "", "")
 	fs.Var(&inspectFlag{&cfg.inspect}, "inspect", "")
 	fs.StringVar(&cfg.inspectToken, "inspect-token", "", "")
-	fs.IntVar(&cfg.inspectHistory, "inspect-history", host.DefaultInspectorHistory, "")
+	fs.IntVar(&cfg.inspectHistory, "inspect-history", inspector.DefaultHistory, "")
 	fs.StringVar(&cfg.record, "record", "", "")
 
 	pos, err := parseArgs(fs, joinInspectAddr(args))

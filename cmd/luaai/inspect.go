@@ -5,32 +5,31 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/luaai/luaai/host"
 )
 
 // startInspector serves the inspector of the loop's host on addr and
 // routes the page's commands to the loop. stop ends it; call it on the
 // loop's goroutine once the loop is done.
-func (l *runLoop) startInspector(ctx context.Context, addr string, opts host.InspectorOptions) (stop func(), err error) {
+func (l *runLoop) startInspector(ctx context.Context, addr string, opts inspector.Options) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	cmds := make(chan host.Command, 64)
+	cmds := make(chan inspector.Command, 64)
 	opts.RateControl = true
-	opts.OnCommand = func(c host.Command) {
+	opts.OnCommand = func(c inspector.Command) {
 		select {
 		case cmds <- c:
 		case <-ctx.Done():
 		}
 	}
 	opts.AllowUnauthenticated = opts.Token == "" // our own listener, no proxy before it
-	l.insp = host.Inspector(l.h, opts)
+	l.insp = inspector.New(l.h, opts)
 	l.cmds = cmds
 	srv := &http.Server{Handler: l.insp, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"strings"
 	"time"
 
@@ -32,10 +33,10 @@ type runLoop struct {
 	stepped bool // the tick about to run is the last of a step
 
 	hz   float64 // the pace: cfg.hz, or what the inspector set
-	insp *host.InspectorHandler
-	cmds <-chan host.Command // from the inspector's page
-	url  string              // the inspector's address, for messages
-	rec  *recorder           // --record, nil without
+	insp *inspector.Handler
+	cmds <-chan inspector.Command // from the inspector's page
+	url  string                   // the inspector's address, for messages
+	rec  *recorder                // --record, nil without
 }
 
 // run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
@@ -104,7 +105,7 @@ func (l *runLoop) syncStatus() {
 }
 
 // command takes a command from the inspector's page, between ticks.
-func (l *runLoop) command(c host.Command, done int) {
+func (l *runLoop) command(c inspector.Command, done int) {
 	switch c.Op {
 	case "pause", "resume", "step":
 		l.take(inputLine{control: c.Op, steps: c.Steps}, done)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"io"
 	"os"
 	"os/signal"
@@ -261,13 +262,13 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if sum, err := scriptHash(b.Files()); err == nil && sum != hd.SHA256 {
 		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", script)
 	}
-	var inspector *runLoop
+	var viewer *runLoop
 	var stopInspect func()
 	if inspect != "" {
 		// Attached before the first tick, so the slider covers the run.
-		inspector = &runLoop{cfg: &runConfig{forever: true, dt: hd.Dt, script: script}, out: newRunOutput(stdout, stderr, false), h: h, b: b}
+		viewer = &runLoop{cfg: &runConfig{forever: true, dt: hd.Dt, script: script}, out: newRunOutput(stdout, stderr, false), h: h, b: b}
 		n := hd.Agents
-		stopInspect, err = inspector.startInspector(ctx, inspect, host.InspectorOptions{History: max(rec.last+1, 1), Token: token, AutoWatch: min(max(n, 16), 64)})
+		stopInspect, err = viewer.startInspector(ctx, inspect, inspector.Options{History: max(rec.last+1, 1), Token: token, AutoWatch: min(max(n, 16), 64)})
 		if err != nil {
 			return fail("--inspect %s: %v", inspect, err)
 		}
@@ -278,8 +279,8 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if inspector != nil {
-		inspector.insp.Refresh() // the agents as spawned: the slider starts at their first tick
+	if viewer != nil {
+		viewer.insp.Refresh() // the agents as spawned: the slider starts at their first tick
 	}
 	want := map[int]agentRow{}
 	compared := 0 // ticks run and compared
@@ -320,11 +321,11 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "luaai replay: %v\n", readErr)
 		code = exitFail
 	}
-	if inspector != nil {
-		inspector.paused = true
-		fmt.Fprintf(stderr, "luaai replay: the inspector at %s shows the run; Ctrl-C ends\n", inspector.url)
-		inspector.insp.Refresh()
-		inspector.run(ctx, last, h.Agents())
+	if viewer != nil {
+		viewer.paused = true
+		fmt.Fprintf(stderr, "luaai replay: the inspector at %s shows the run; Ctrl-C ends\n", viewer.url)
+		viewer.insp.Refresh()
+		viewer.run(ctx, last, h.Agents())
 	}
 	return code
 }

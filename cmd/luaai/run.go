@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"io"
 	"io/fs"
 	"os"
@@ -335,7 +336,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 	}
 	if cfg.inspect != "" {
-		stop, err := l.startInspector(ctx, cfg.inspect, host.InspectorOptions{History: cfg.inspectHistory, Token: cfg.inspectToken})
+		stop, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, Token: cfg.inspectToken})
 		if err != nil {
 			return fail("--inspect %s: %v", cfg.inspect, err)
 		}

@@ -1,8 +1,9 @@
-package host_test
+package inspector_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/luaai/luaai/inspector"
 	"net/http"
 	"net/http/httptest"
 
@@ -11,7 +12,7 @@ import (
 
 // The game mounts the inspector on its own server, under a prefix, and
 // ticks as usual: each Tick publishes what the page shows.
-func ExampleInspector() {
+func ExampleNew() {
 	h, _ := host.New(host.Options{})
 	defer h.Close()
 	b, _ := h.LoadString("guard.lua", `
@@ -26,7 +27,7 @@ return ai.fsm {
 	a, _ := h.Spawn(b, nil)
 
 	mux := http.NewServeMux()
-	ih := host.Inspector(h, host.InspectorOptions{Token: "s3cret"}) // e.g. from os.Getenv
+	ih := inspector.New(h, inspector.Options{Token: "s3cret"}) // e.g. from os.Getenv
 	mux.Handle("/ai/", http.StripPrefix("/ai", ih))
 	srv := httptest.NewServer(mux) // the game's own server
 	defer srv.Close()

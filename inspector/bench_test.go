@@ -1,6 +1,7 @@
-package host_test
+package inspector_test
 
 import (
+	"github.com/luaai/luaai/inspector"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,43 +18,45 @@ import (
 // full. page_open_vs_none ticks a host with the page open and one without
 // in turn, in the same run, and reports the ratio of their tick times.
 func BenchmarkInspector(b *testing.B) {
-	open := func(b *testing.B, h *host.Host) func() {
-		ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+	open := func(b *testing.B, h *host.Host) (*inspector.Handler, func()) {
+		ih := inspector.New(h, inspector.Options{AllowUnauthenticated: true})
 		srv := httptest.NewServer(ih)
 		res, err := http.Get(srv.URL + "/api/stream?agents=1,2&limit=100")
 		if err != nil {
 			b.Fatal(err)
 		}
 		go io.Copy(io.Discard, res.Body)
-		return func() {
+		return ih, func() {
 			res.Body.Close()
 			srv.Close()
 			ih.Close()
 		}
 	}
-	b.Run("none", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
+	b.Run("none", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents), benchAgents) })
 	b.Run("attached", func(b *testing.B) {
-		h := newGuards(b, benchAgents, 1, false)
-		host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+		h := newGuards(b, benchAgents)
+		inspector.New(h, inspector.Options{AllowUnauthenticated: true})
 		tickGuards(b, h, benchAgents)
 	})
 	b.Run("page_open", func(b *testing.B) {
-		h := newGuards(b, benchAgents, 1, false)
-		defer open(b, h)()
+		h := newGuards(b, benchAgents)
+		_, closeIt := open(b, h)
+		defer closeIt()
 		tickGuards(b, h, benchAgents)
 	})
 	b.Run("page_open_vs_none", func(b *testing.B) {
 		// One host, ticked with its inspector (page open) and without it
 		// in turn: the same agents in the same memory, so the ratio is
 		// the inspector's cost, not the layout of two hosts.
-		h := newGuards(b, benchAgents, 1, false)
+		h := newGuards(b, benchAgents)
 		defer h.Close()
-		defer open(b, h)()
+		ih, closeIt := open(b, h)
+		defer closeIt()
 		var tNone, tPage time.Duration
 		ratios := make([]float64, 0, b.N)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			reattach := host.DetachInspectors(h)
+			reattach := inspector.Detach(ih)
 			t0 := time.Now()
 			_ = h.Tick(0.016)
 			d0 := time.Since(t0)
@@ -72,4 +75,39 @@ func BenchmarkInspector(b *testing.B) {
 		b.ReportMetric(float64(tNone.Nanoseconds())/float64(b.N)/benchAgents, "ns/agent-tick-none")
 		b.ReportMetric(float64(tPage.Nanoseconds())/float64(b.N)/benchAgents, "ns/agent-tick-page")
 	})
+}
+
+const benchAgents = 10000
+
+// newGuards is a host of n agents running the shipped guard, ticked once.
+func newGuards(b *testing.B, n int) *host.Host {
+	h, err := host.New(host.Options{Roots: []string{"../scripts"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	beh, err := h.LoadFile("../scripts/guard.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range n {
+		if _, err := h.Spawn(beh, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := h.Tick(0.016); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// tickGuards ticks h b.N times and reports the time per agent-tick. It
+// closes h.
+func tickGuards(b *testing.B, h *host.Host, agents int) {
+	defer h.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_ = h.Tick(0.016)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(agents), "ns/agent-tick")
 }

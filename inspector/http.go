@@ -1,4 +1,4 @@
-package host
+package inspector
 
 // The web inspector's HTTP side: the page, its Server-Sent Events stream,
 // agents' histories and the commands. It reads only what the game
@@ -24,8 +24,8 @@ import (
 	"time"
 )
 
-//go:embed inspector_page
-var inspectorPage embed.FS
+//go:embed page
+var pageFiles embed.FS
 
 // agentFrame is a followed agent's frame at one of its ticks.
 type agentFrame struct {
@@ -87,7 +87,7 @@ type queued struct {
 // shared is what the game goroutine publishes and the HTTP side reads,
 // under mu.
 type shared struct {
-	opts InspectorOptions
+	opts Options
 	mu   sync.Mutex
 	done chan struct{} // closed by close
 
@@ -111,7 +111,7 @@ type shared struct {
 	sent map[int]string // seq → op, of commands waiting for their result
 }
 
-func newShared(o InspectorOptions) *shared {
+func newShared(o Options) *shared {
 	return &shared{
 		opts: o, done: make(chan struct{}),
 		status:     statusJSON{RateControl: o.RateControl, History: o.History},
@@ -275,9 +275,9 @@ func (s *shared) allowed(r *http.Request) error {
 			return errors.New("wrong or missing token (open the address printed at start, with its ?token=)")
 		}
 	} else if !s.opts.AllowUnauthenticated {
-		return errors.New("the inspector has no token and does not answer without one (set InspectorOptions.Token, or AllowUnauthenticated for a handler nothing forwards to)")
+		return errors.New("the inspector has no token and does not answer without one (set Options.Token, or AllowUnauthenticated for a handler nothing forwards to)")
 	} else if !loopback(r.RemoteAddr) || !loopbackHost(r.Host) {
-		return errors.New("without a token the inspector answers only this machine (set a token: --inspect-token, InspectorOptions.Token)")
+		return errors.New("without a token the inspector answers only this machine (set a token: --inspect-token, Options.Token)")
 	}
 	if r.Method == http.MethodPost {
 		if o := r.Header.Get("Origin"); o != "" {
@@ -316,7 +316,7 @@ func loopbackHost(hostport string) bool {
 }
 
 func (s *shared) file(w http.ResponseWriter, name, ctype string) {
-	data, err := inspectorPage.ReadFile("inspector_page/" + name)
+	data, err := pageFiles.ReadFile("page/" + name)
 	if err != nil {
 		httpError(w, http.StatusNotFound, "%v", err)
 		return

@@ -1,9 +1,10 @@
-package host_test
+package inspector_test
 
 import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/luaai/luaai/inspector"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,12 +49,12 @@ return ai.fsm {
 type inspectorRig struct {
 	t   *testing.T
 	h   *host.Host
-	ih  *host.InspectorHandler
+	ih  *inspector.Handler
 	srv *httptest.Server
 	as  []*host.Agent
 }
 
-func newInspectorRig(t *testing.T, n int, opts host.InspectorOptions) *inspectorRig {
+func newInspectorRig(t *testing.T, n int, opts inspector.Options) *inspectorRig {
 	t.Helper()
 	h, err := host.New(host.Options{Budget: -1, MemoryLimit: -1, BudgetSteps: 1e7})
 	require.NoError(t, err)
@@ -69,7 +70,7 @@ func newInspectorRig(t *testing.T, n int, opts host.InspectorOptions) *inspector
 	if opts.Token == "" {
 		opts.AllowUnauthenticated = true // the test server listens on loopback
 	}
-	r.ih = host.Inspector(h, opts)
+	r.ih = inspector.New(h, opts)
 	r.srv = httptest.NewServer(r.ih)
 	t.Cleanup(r.srv.Close)
 	return r
@@ -167,7 +168,7 @@ func (s *sse) wait(t *testing.T, name string, tick func(), ok func(data string) 
 }
 
 func TestInspectorStreamsFrames(t *testing.T) {
-	r := newInspectorRig(t, 3, host.InspectorOptions{})
+	r := newInspectorRig(t, 3, inspector.Options{})
 	s := r.stream("agents=2")
 	r.tick(3)
 	list := s.wait(t, "list", nil, func(string) bool { return true })
@@ -217,7 +218,7 @@ func TestInspectorStreamsFrames(t *testing.T) {
 }
 
 func TestInspectorCommands(t *testing.T) {
-	r := newInspectorRig(t, 2, host.InspectorOptions{})
+	r := newInspectorRig(t, 2, inspector.Options{})
 	r.tick(1)
 	for _, c := range []struct {
 		body string
@@ -280,7 +281,7 @@ func TestInspectorCommands(t *testing.T) {
 }
 
 func TestInspectorSecurity(t *testing.T) {
-	r := newInspectorRig(t, 1, host.InspectorOptions{Token: "s3cret"})
+	r := newInspectorRig(t, 1, inspector.Options{Token: "s3cret"})
 	for _, c := range []struct {
 		name   string
 		method string
@@ -319,7 +320,7 @@ func TestInspectorSecurity(t *testing.T) {
 
 	// Without a token, a request naming another host (DNS rebinding) is
 	// refused.
-	open := newInspectorRig(t, 1, host.InspectorOptions{})
+	open := newInspectorRig(t, 1, inspector.Options{})
 	req, _ := http.NewRequest("GET", open.srv.URL+"/", nil)
 	req.Host = "attacker.example:7070"
 	res, err := http.DefaultClient.Do(req)
@@ -336,7 +337,7 @@ func TestInspectorSecurity(t *testing.T) {
 	h, err := host.New(host.Options{})
 	require.NoError(t, err)
 	defer h.Close()
-	closed := httptest.NewServer(host.Inspector(h, host.InspectorOptions{}))
+	closed := httptest.NewServer(inspector.New(h, inspector.Options{}))
 	defer closed.Close()
 	for _, path := range []string{"/", "/api/stream", "/api/command"} {
 		res, err := http.Post(closed.URL+path, "application/json", strings.NewReader(`{"op":"pause"}`))
@@ -351,8 +352,8 @@ func TestInspectorSecurity(t *testing.T) {
 
 func TestInspectorOnCommand(t *testing.T) {
 	var mu sync.Mutex
-	var got []host.Command
-	r := newInspectorRig(t, 1, host.InspectorOptions{RateControl: true, OnCommand: func(c host.Command) {
+	var got []inspector.Command
+	r := newInspectorRig(t, 1, inspector.Options{RateControl: true, OnCommand: func(c inspector.Command) {
 		mu.Lock()
 		got = append(got, c)
 		mu.Unlock()
@@ -370,8 +371,8 @@ func TestInspectorOnCommand(t *testing.T) {
 	require.Len(t, got, 3)
 	assert.Equal(t, "pause", got[0].Op)
 	assert.Equal(t, 20.0, got[1].Hz)
-	assert.Equal(t, host.Command{Op: "send", All: true, Event: "alarm", Payload: map[string]any{"n": 1.0}, Seq: 3}, got[2])
-	require.NoError(t, host.ApplyCommand(r.h, got[2]))
+	assert.Equal(t, inspector.Command{Op: "send", All: true, Event: "alarm", Payload: map[string]any{"n": 1.0}, Seq: 3}, got[2])
+	require.NoError(t, inspector.ApplyCommand(r.h, got[2]))
 	// A send or set is shown done only when the game says so, with its
 	// error when it was refused.
 	s := r.stream("")
@@ -382,18 +383,18 @@ func TestInspectorOnCommand(t *testing.T) {
 	require.Equal(t, 202, code)
 	mu.Lock()
 	require.Len(t, got, 4)
-	r.ih.Done(got[3].Seq, host.ApplyCommand(r.h, got[3]))
+	r.ih.Done(got[3].Seq, inspector.ApplyCommand(r.h, got[3]))
 	s.wait(t, "status", nil, func(d string) bool {
 		return strings.Contains(d, `{"seq":3,"op":"send"}`) && strings.Contains(d, `"seq":4,"op":"set","error":"agent 1: SetPath: ctx.hunger: not a table`)
 	})
 	r.tick(1)
 	assert.True(t, r.as[0].Active("busy"))
-	assert.ErrorIs(t, host.ApplyCommand(r.h, host.Command{Op: "send", Agents: []int{42}, Event: "x"}), host.ErrUnknownAgent)
-	assert.ErrorIs(t, host.ApplyCommand(r.h, host.Command{Op: "pause"}), host.ErrBadCommand)
+	assert.ErrorIs(t, inspector.ApplyCommand(r.h, inspector.Command{Op: "send", Agents: []int{42}, Event: "x"}), inspector.ErrUnknownAgent)
+	assert.ErrorIs(t, inspector.ApplyCommand(r.h, inspector.Command{Op: "pause"}), inspector.ErrBadCommand)
 }
 
 func TestInspectorPicksAmongMany(t *testing.T) {
-	r := newInspectorRig(t, 40, host.InspectorOptions{History: 5})
+	r := newInspectorRig(t, 40, inspector.Options{History: 5})
 	r.tick(2)
 	code, _ := r.get("/api/history?agent=7&tick=2")
 	assert.Equal(t, 404, code, "with more agents than AutoWatch, only picked agents are followed")
@@ -420,7 +421,7 @@ func TestInspectorPicksAmongMany(t *testing.T) {
 }
 
 func TestInspectorClose(t *testing.T) {
-	r := newInspectorRig(t, 1, host.InspectorOptions{})
+	r := newInspectorRig(t, 1, inspector.Options{})
 	s := r.stream("agents=1")
 	r.tick(1)
 	s.wait(t, "agent", nil, func(string) bool { return true })
@@ -455,7 +456,7 @@ func TestInspectorWithWorkers(t *testing.T) {
 		_, err := h.Spawn(b, nil)
 		require.NoError(t, err)
 	}
-	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+	ih := inspector.New(h, inspector.Options{AllowUnauthenticated: true})
 	srv := httptest.NewServer(ih)
 	defer srv.Close()
 	stop := make(chan struct{})
@@ -495,11 +496,11 @@ func TestInspectorWithWorkers(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
-	c, err := host.ParseCommand([]byte(`{"op":"set","agent":[1,2],"path":"a.b","value":"x"}`))
+	c, err := inspector.ParseCommand([]byte(`{"op":"set","agent":[1,2],"path":"a.b","value":"x"}`))
 	require.NoError(t, err)
-	assert.Equal(t, host.Command{Op: "set", Agents: []int{1, 2}, Path: []string{"a", "b"}, Value: "x"}, c)
-	_, err = host.ParseCommand([]byte(`{"op":""}`))
-	assert.True(t, errors.Is(err, host.ErrBadCommand))
+	assert.Equal(t, inspector.Command{Op: "set", Agents: []int{1, 2}, Path: []string{"a", "b"}, Value: "x"}, c)
+	_, err = inspector.ParseCommand([]byte(`{"op":""}`))
+	assert.True(t, errors.Is(err, inspector.ErrBadCommand))
 }
 
 // TestInspectorHostileAgent: an agent whose context is shared a billion
@@ -525,7 +526,7 @@ return ai.fsm {
 	require.NoError(t, err)
 	_, err = h.Spawn(b, nil)
 	require.NoError(t, err)
-	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+	ih := inspector.New(h, inspector.Options{AllowUnauthenticated: true})
 	defer ih.Close()
 	srv := httptest.NewServer(ih)
 	defer srv.Close()
@@ -566,7 +567,7 @@ return ai.fsm { initial = "a", states = { a = {
 	require.NoError(t, err)
 	_, err = h.Spawn(b, nil)
 	require.NoError(t, err)
-	ih := host.Inspector(h, host.InspectorOptions{AllowUnauthenticated: true})
+	ih := inspector.New(h, inspector.Options{AllowUnauthenticated: true})
 	defer ih.Close()
 	srv := httptest.NewServer(ih)
 	defer srv.Close()
@@ -586,7 +587,7 @@ return ai.fsm { initial = "a", states = { a = {
 // Idle connections cannot lock the page out: with 32 streams open, the
 // 33rd is served and the oldest is ended.
 func TestInspectorStreamsMakeRoom(t *testing.T) {
-	r := newInspectorRig(t, 1, host.InspectorOptions{})
+	r := newInspectorRig(t, 1, inspector.Options{})
 	var first *http.Response
 	for i := range 32 {
 		res, err := http.Get(r.srv.URL + "/api/stream")

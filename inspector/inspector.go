@@ -1,9 +1,9 @@
-package host
+package inspector
 
-// The web inspector: what the game goroutine does. It publishes a frame at
-// the end of each Tick and applies the page's commands at the start of the
-// next; the HTTP side (inspector_http.go) reads only what was published and
-// never touches a Lua state.
+// The game goroutine's side: it publishes a frame at the end of each Tick
+// and applies the page's commands at the start of the next, through the
+// host's observer API; the HTTP side (http.go) reads only what was
+// published and never touches a Lua state.
 
 import (
 	"encoding/json"
@@ -12,10 +12,12 @@ import (
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/luaai/luaai/host"
 )
 
-// InspectorOptions configure Inspector. The zero value works.
-type InspectorOptions struct {
+// Options configure New. The zero value works.
+type Options struct {
 	// History is how many of an agent's ticks the page's slider goes back.
 	// The default (zero) value is 600.
 	History int
@@ -43,7 +45,7 @@ type InspectorOptions struct {
 	// records its inputs (luaai run does). It is called on an HTTP
 	// goroutine: hand the command over to the game loop, report pause and
 	// rate with SetStatus, and what became of a send or set with
-	// InspectorHandler.Done. The default (zero) value is none: sends and
+	// Handler.Done. The default (zero) value is none: sends and
 	// sets are applied at the start of the next Tick; pause, step and
 	// resume call Host.Pause, Host.Step and Host.Resume there (a paused
 	// Tick returns an error wrapping ErrPaused).
@@ -55,13 +57,13 @@ type InspectorOptions struct {
 
 // The defaults and limits of the inspector.
 const (
-	DefaultInspectorHistory = 600
-	defaultAutoWatch        = 16
-	maxPicked               = 64        // agents followed at once, whatever asks
-	maxStreams              = 32        // pages open at once
-	maxFrameBytes           = 256 << 10 // an agent's frame; a bigger context is summarised
-	maxRecentErrors         = 10        // kept per agent
-	maxCommandBytes         = 64 << 10
+	DefaultHistory   = 600
+	defaultAutoWatch = 16
+	maxPicked        = 64        // agents followed at once, whatever asks
+	maxStreams       = 32        // pages open at once
+	maxFrameBytes    = 256 << 10 // an agent's frame; a bigger context is summarised
+	maxRecentErrors  = 10        // kept per agent
+	maxCommandBytes  = 64 << 10
 )
 
 // Command is what the page asks of the game: send an event, set a context
@@ -77,7 +79,7 @@ type Command struct {
 	Value   any      // set: plain data decoded from JSON
 	Steps   int      // step: ticks to run, at least 1
 	Hz      float64  // rate: ticks per second
-	// Seq numbers the command for InspectorHandler.Done (set for the
+	// Seq numbers the command for Handler.Done (set for the
 	// commands OnCommand receives).
 	Seq int
 }
@@ -91,17 +93,17 @@ var (
 	ErrUnknownAgent = errors.New("no such agent")
 )
 
-// InspectorHandler is the web inspector of a host: an http.Handler serving
-// the page, its event stream and its commands. Inspector makes one.
-type InspectorHandler struct {
+// Handler is the web inspector of a host: an http.Handler serving the
+// page, its event stream and its commands. New makes one.
+type Handler struct {
 	in *inspector
 }
 
-// Inspector attaches a web inspector to h and returns its handler, for the
-// game to mount on its own server (under a prefix with http.StripPrefix;
-// the page uses relative URLs):
+// New attaches a web inspector to h and returns its handler, for the game
+// to mount on its own server (under a prefix with http.StripPrefix; the
+// page uses relative URLs):
 //
-//	ih := host.Inspector(h, host.InspectorOptions{Token: os.Getenv("AI_TOKEN")})
+//	ih := inspector.New(h, inspector.Options{Token: os.Getenv("AI_TOKEN")})
 //	mux.Handle("/ai/", http.StripPrefix("/ai", ih))
 //
 // The page lists every agent (filter, sort, pick several), and for the
@@ -111,34 +113,60 @@ type InspectorHandler struct {
 // it can pause, step and resume, send events and set context values. It
 // can never run Lua.
 //
-// Call Inspector, Close and Refresh on the goroutine that owns h. The
-// handler serves on any goroutines: it reads what the last Tick
-// published and queues commands for the next, never touching a Lua state.
-// A host ticked without an open page pays for one check a tick.
-func Inspector(h *Host, o InspectorOptions) *InspectorHandler {
+// Call New, Close and Refresh on the goroutine that owns h. The handler
+// serves on any goroutines: it reads what the last Tick published and
+// queues commands for the next, never touching a Lua state. It is fed by
+// h.Observe: a host ticked without an open page pays for one check a tick.
+func New(h *host.Host, o Options) *Handler {
 	if o.History <= 0 {
-		o.History = DefaultInspectorHistory
+		o.History = DefaultHistory
 	}
 	if o.AutoWatch == 0 {
 		o.AutoWatch = defaultAutoWatch
 	}
 	in := &inspector{
-		h:       h,
-		opts:    o,
-		shared:  newShared(o),
-		watched: map[int]*Agent{},
-		errs:    map[int]*agentErrs{},
-		notes:   map[int]*tickNotes{},
-		trees:   map[*tree]int{},
+		h:          h,
+		opts:       o,
+		shared:     newShared(o),
+		watched:    map[int]*host.Agent{},
+		errs:       map[int]*agentErrs{},
+		notes:      map[int]*tickNotes{},
+		structures: map[*host.StateInfo]int{},
 	}
-	h.insps = append(h.insps, in)
+	in.ob = h.Observe(host.Observer{
+		BeforeTick: func() {
+			if !in.off {
+				in.before()
+			}
+		},
+		AfterTick: func(bool) {
+			if !in.off {
+				in.publish(false)
+			}
+		},
+		Transition: func(t host.Transition) {
+			if !in.off {
+				in.transition(t)
+			}
+		},
+		Error: func(e *host.ScriptError) {
+			if !in.off {
+				in.scriptError(e)
+			}
+		},
+		Log: func(l host.Log) {
+			if !in.off {
+				in.log(l)
+			}
+		},
+	})
 	in.publish(true)
-	return &InspectorHandler{in}
+	return &Handler{in}
 }
 
 // ServeHTTP serves the page (GET /), its stream (GET api/stream), an
 // agent's history (GET api/history) and commands (POST api/command).
-func (i *InspectorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (i *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i.in.shared.serve(w, r)
 }
 
@@ -146,7 +174,7 @@ func (i *InspectorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // them between ticks (spawned, removed, sent events) and wants the page
 // to show it before the next Tick. Call it on the goroutine that owns the
 // host.
-func (i *InspectorHandler) Refresh() {
+func (i *Handler) Refresh() {
 	if !i.in.closed {
 		i.in.publish(true)
 	}
@@ -156,7 +184,7 @@ func (i *InspectorHandler) Refresh() {
 // received (its Seq): nil when it was applied, else why not. The page
 // shows a send or set as done only once Done reports it. Any goroutine may
 // call it.
-func (i *InspectorHandler) Done(seq int, err error) {
+func (i *Handler) Done(seq int, err error) {
 	s := i.in.shared
 	s.mu.Lock()
 	_, ok := s.sent[seq]
@@ -169,8 +197,8 @@ func (i *InspectorHandler) Done(seq int, err error) {
 
 // SetStatus tells the page whether the game loop is paused and at what
 // rate it ticks (0: as fast as it can), for a loop that handles commands
-// itself (InspectorOptions.OnCommand). Any goroutine may call it.
-func (i *InspectorHandler) SetStatus(paused bool, hz float64) {
+// itself (Options.OnCommand). Any goroutine may call it.
+func (i *Handler) SetStatus(paused bool, hz float64) {
 	s := i.in.shared
 	s.mu.Lock()
 	s.status.Paused, s.status.Hz = paused, hz
@@ -180,43 +208,34 @@ func (i *InspectorHandler) SetStatus(paused bool, hz float64) {
 
 // Close detaches the inspector from its host and ends the open streams;
 // the host stops paying for it. Call it on the goroutine that owns the host.
-func (i *InspectorHandler) Close() {
+func (i *Handler) Close() {
 	in := i.in
 	if in.closed {
 		return
 	}
 	in.closed = true
-	for id, a := range in.watched {
-		in.unwatch(a)
-		delete(in.watched, id)
-	}
-	h := in.h
-	for k, x := range h.insps {
-		if x == in {
-			h.insps = append(h.insps[:k:k], h.insps[k+1:]...)
-			break
-		}
-	}
+	in.ob.Close()
+	clear(in.watched)
 	in.shared.close()
 }
 
-// inspector is the game goroutine's side of an InspectorHandler.
+// inspector is the game goroutine's side of an Handler.
 type inspector struct {
-	h      *Host
-	opts   InspectorOptions
+	h      *host.Host
+	ob     *host.Observation
+	opts   Options
 	shared *shared
 	closed bool
+	off    bool // Detach (tests): the hooks do nothing
 
-	watched map[int]*Agent     // followed in full: picked, or every agent (AutoWatch)
-	picked  []int              // the agents the open pages picked
-	errs    map[int]*agentErrs // errors by agent id, counted for the list
-	notes   map[int]*tickNotes // this tick's transitions and logs of watched agents
-	trees   map[*tree]int      // structures published, by tree
-	treeSeq int                // last structure id
-	listAt  time.Time          // when the list was last built
-	ids     []int              // the agents' ids at the last publish
-	lastN   int                // number of agents when ids were built
-	lastSeq int                // h.spawned when ids were built
+	watched    map[int]*host.Agent     // followed in full: picked, or every agent (AutoWatch)
+	picked     []int                   // the agents the open pages picked
+	errs       map[int]*agentErrs      // errors by agent id, counted for the list
+	notes      map[int]*tickNotes      // this tick's transitions and logs of watched agents
+	structures map[*host.StateInfo]int // structures published, by behaviour version
+	structSeq  int                     // last structure id
+	listAt     time.Time               // when the list was last built
+	ids        []int                   // the agents' ids at the last publish
 }
 
 type agentErrs struct {
@@ -231,7 +250,7 @@ type tickNotes struct {
 
 // transition, scriptError and log receive what the host's dispatch
 // delivers, on the game goroutine.
-func (in *inspector) transition(t Transition) {
+func (in *inspector) transition(t host.Transition) {
 	if _, ok := in.watched[t.Agent]; !ok {
 		return
 	}
@@ -239,7 +258,7 @@ func (in *inspector) transition(t Transition) {
 	n.transitions = append(n.transitions, transitionJSON{Tick: t.Tick, Kind: string(t.Kind), From: t.From, To: t.To})
 }
 
-func (in *inspector) scriptError(e *ScriptError) {
+func (in *inspector) scriptError(e *host.ScriptError) {
 	ae := in.errs[e.Agent]
 	if ae == nil {
 		ae = &agentErrs{}
@@ -252,7 +271,7 @@ func (in *inspector) scriptError(e *ScriptError) {
 	ae.recent = append(ae.recent, errorJSON{Tick: e.Tick, Callback: string(e.Callback), State: e.State, File: e.Script, Line: e.Line, Msg: clip(e.Msg, 1024)})
 }
 
-func (in *inspector) log(l Log) {
+func (in *inspector) log(l host.Log) {
 	if _, ok := in.watched[l.Agent]; !ok {
 		return
 	}
@@ -276,27 +295,6 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
-}
-
-// inspectBefore applies what the pages asked since the last tick.
-func (h *Host) inspectBefore() {
-	for _, in := range h.insps {
-		in.before()
-	}
-}
-
-// inspectPaused publishes the frame of a tick the host did not run.
-func (h *Host) inspectPaused() {
-	for _, in := range h.insps {
-		in.publish(false)
-	}
-}
-
-// inspectAfter publishes a frame to every inspector.
-func (h *Host) inspectAfter() {
-	for _, in := range h.insps {
-		in.publish(false)
-	}
 }
 
 // before applies the queued commands.
@@ -327,24 +325,24 @@ func (in *inspector) apply(c Command) error {
 		return fmt.Errorf("%w: %q is not handled without OnCommand", ErrBadCommand, c.Op)
 	}
 	in.shared.mu.Lock()
-	in.shared.status.Paused = in.h.paused
+	in.shared.status.Paused = in.h.Paused()
 	in.shared.mu.Unlock()
 	return nil
 }
 
 // ApplyCommand applies a send or set Command to h's agents: what the
 // inspector does between ticks, for a game loop that takes the commands
-// itself (InspectorOptions.OnCommand). Other ops are an error wrapping
+// itself (Options.OnCommand). Other ops are an error wrapping
 // ErrBadCommand; an agent h does not have, ErrUnknownAgent. A set that
 // fails for one agent (a path through a non-table) is reported, and the
 // others are still set.
-func ApplyCommand(h *Host, c Command) error {
+func ApplyCommand(h *host.Host, c Command) error {
 	if c.Op != "send" && c.Op != "set" {
 		return fmt.Errorf("%w: ApplyCommand takes send and set, not %q", ErrBadCommand, c.Op)
 	}
-	var agents []*Agent
+	var agents []*host.Agent
 	if c.All {
-		agents = h.agents
+		agents = h.Agents()
 	} else {
 		for _, id := range c.Agents {
 			a, ok := h.Agent(id)
@@ -364,7 +362,7 @@ func ApplyCommand(h *Host, c Command) error {
 			err = a.SetPath(c.Path, c.Value)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("agent %d: %w", a.id, err))
+			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))
 		}
 	}
 	return errors.Join(errs...)
@@ -389,15 +387,14 @@ func (in *inspector) publish(list bool) {
 
 	h := in.h
 	// Agents spawned or removed since the last publish.
-	changed := len(h.agents) != in.lastN || h.spawned != in.lastSeq || in.ids == nil
+	changed := in.ob.RosterChanged() || in.ids == nil
 	if wants || changed {
 		in.follow(picked, wants)
 	}
 	frames := make(map[int]agentFrame, len(in.watched))
 	for id, a := range in.watched {
-		if a.removed {
-			in.unwatch(a)
-			delete(in.watched, id)
+		if !in.ob.Following(a) {
+			delete(in.watched, id) // removed from the host
 			continue
 		}
 		frames[id] = in.frame(a)
@@ -413,13 +410,12 @@ func (in *inspector) publish(list bool) {
 	var ids []int // nil: unchanged
 	if changed {
 		// A new slice: the HTTP side keeps the one it was given.
-		ids = make([]int, len(h.agents))
-		for i, a := range h.agents {
-			ids[i] = a.id
+		ids = make([]int, 0, h.Len())
+		for a := range h.All() {
+			ids = append(ids, a.ID())
 		}
 		sort.Ints(ids)
 		in.ids = ids
-		in.lastN, in.lastSeq = len(h.agents), h.spawned
 		for id := range in.errs {
 			if _, ok := h.Agent(id); !ok {
 				delete(in.errs, id)
@@ -427,10 +423,10 @@ func (in *inspector) publish(list bool) {
 		}
 	}
 	tick := 0
-	for _, a := range h.agents {
-		tick = max(tick, a.ticks)
+	for a := range h.All() {
+		tick = max(tick, a.Ticks())
 	}
-	s.install(tick, ids, rows, frames, in.h.paused && in.opts.OnCommand == nil)
+	s.install(tick, ids, rows, frames, h.Paused() && in.opts.OnCommand == nil)
 }
 
 // follow recomputes the agents followed in full: the picked ones, or every
@@ -438,9 +434,9 @@ func (in *inspector) publish(list bool) {
 func (in *inspector) follow(picked []int, changed bool) {
 	h := in.h
 	want := map[int]bool{}
-	if in.opts.AutoWatch > 0 && len(h.agents) <= in.opts.AutoWatch {
-		for _, a := range h.agents {
-			want[a.id] = true
+	if in.opts.AutoWatch > 0 && h.Len() <= in.opts.AutoWatch {
+		for a := range h.All() {
+			want[a.ID()] = true
 		}
 	}
 	if changed {
@@ -450,8 +446,8 @@ func (in *inspector) follow(picked []int, changed bool) {
 		want[id] = true
 	}
 	for id, a := range in.watched {
-		if !want[id] || a.removed {
-			in.unwatch(a)
+		if !want[id] || !in.ob.Following(a) {
+			in.ob.Follow(a, false)
 			delete(in.watched, id)
 		}
 	}
@@ -468,25 +464,9 @@ func (in *inspector) follow(picked []int, changed bool) {
 			continue
 		}
 		if a, ok := h.Agent(id); ok {
-			a.inspected = true
+			in.ob.Follow(a, true)
 			in.watched[id] = a
 		}
-	}
-}
-
-// unwatch stops following a: its decisions are no longer kept unless the
-// game watches them itself (Agent.WatchDecisions) or another inspector does.
-func (in *inspector) unwatch(a *Agent) {
-	for _, other := range in.h.insps {
-		if other != in {
-			if _, ok := other.watched[a.id]; ok {
-				return
-			}
-		}
-	}
-	a.inspected = false
-	if !a.watch {
-		a.decisions = nil
 	}
 }
 

@@ -1,4 +1,4 @@
-package host
+package inspector
 
 // What the inspector publishes: a row per agent for the list, a frame per
 // followed agent, and the structure of each behaviour it runs. Built on the
@@ -7,11 +7,9 @@ package host
 
 import (
 	"encoding/json"
-	"github.com/luaai/luaai/internal/plainjson"
-	"math"
 
-	"github.com/luaai/luaai/luabind"
-	lua "github.com/yuin/gopher-lua"
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/plainjson"
 )
 
 // rowJSON is an agent in the list.
@@ -132,139 +130,71 @@ type inputJSON struct {
 	X     float64 `json:"x"`
 }
 
-// maxShownEvents bounds the pending events and messages a frame lists.
-const maxShownEvents = 100
-
 // rows lists every agent for the page's list.
 func (in *inspector) rows() []rowJSON {
-	rows := make([]rowJSON, len(in.h.agents))
-	for i, a := range in.h.agents {
-		r := &rows[i]
-		r.ID, r.Behaviour, r.Path, r.Ticks, r.Suspended = a.id, a.b.name, a.Path(), a.ticks, a.Suspended()
-		if e := in.errs[a.id]; e != nil {
+	rows := make([]rowJSON, 0, in.h.Len())
+	for a := range in.h.All() {
+		r := rowJSON{ID: a.ID(), Behaviour: a.Behaviour().Name(), Path: a.Path(), Ticks: a.Ticks(), Suspended: a.Suspended()}
+		if e := in.errs[r.ID]; e != nil {
 			r.Errors = e.count
 		}
-		_, r.Picked = in.watched[a.id]
+		_, r.Picked = in.watched[r.ID]
+		rows = append(rows, r)
 	}
 	return rows
 }
 
 // frame builds and encodes a followed agent's frame.
-func (in *inspector) frame(a *Agent) agentFrame {
+func (in *inspector) frame(a *host.Agent) agentFrame {
+	v := a.View()
 	f := frameJSON{
-		ID: a.id, Tick: a.ticks, Clock: a.clock, Behaviour: a.b.name, Path: a.Path(),
-		Suspended: a.Suspended(), Paused: a.Paused(),
+		ID: a.ID(), Tick: a.Ticks(), Clock: a.Clock(), Behaviour: a.Behaviour().Name(), Path: a.Path(),
+		Suspended: a.Suspended(), Paused: a.Paused(), Active: v.Active,
 		Context:   plainjson.Safe(a.Context()),
-		Structure: in.structureOf(a.t),
+		Structure: in.structureOf(a.Behaviour()),
 	}
-	// The active states, their stacks, timers, steps, trees, decisions
-	// and curves.
-	a.eachActive(a.t.root, func(n *node) {
-		if n != a.t.root {
-			f.Active = append(f.Active, n.path)
-		}
-		rt := a.nodes[n.id]
-		if n != a.t.root {
-			t := timerJSON{State: n.path, Time: rt.time}
-			if n.def.Every > 0 {
-				t.Every, t.Acc = n.def.Every, rt.every
-			}
-			f.Timers = append(f.Timers, t)
-		}
-		if len(n.def.Steps) > 0 {
-			f.Steps = append(f.Steps, stepsJSON{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
-		}
-		if n.bt != nil {
-			for i, tn := range n.bt.Nodes {
-				if a.bt[n.btBase+i].on {
-					f.Active = append(f.Active, n.path+"["+tn.Path+"]")
-				}
-			}
-		}
-		if !n.isMachine() {
-			return
-		}
-		st := a.ms[n.mid].stack
-		if n.isFSM() && len(st) > 1 {
-			names := make([]string, len(st))
-			for i, c := range st {
-				names[i] = n.children[c].name
-			}
-			f.Stacks = append(f.Stacks, stackJSON{Machine: n.path, States: names})
-		}
-		if n.def.Kind == luabind.KindUtility {
-			if d, ok := a.decisions[n.path]; ok {
-				f.Decisions = append(f.Decisions, decisionOf(d, n.def.Momentum))
-			}
-			f.Inputs = append(f.Inputs, curveInputs(a, n)...)
-		}
-	})
-	// At most maxShownEvents of them: a script may queue thousands.
-	for _, e := range a.incoming[:min(len(a.incoming), maxShownEvents)] {
-		f.Events = append(f.Events, eventJSON{Name: clip(e.name, 200), Payload: payloadJSON(e.payload)})
+	for _, t := range v.Timers {
+		f.Timers = append(f.Timers, timerJSON{State: t.State, Time: t.Time, Every: t.Every, Acc: t.Acc})
 	}
-	for _, e := range a.inbox[:min(len(a.inbox), maxShownEvents)] {
-		f.Events = append(f.Events, eventJSON{Name: clip(e.name, 200), Payload: payloadJSON(e.payload), From: "message"})
+	for _, st := range v.Steps {
+		f.Steps = append(f.Steps, stepsJSON{State: st.State, Item: st.Item, Of: st.Of, Time: st.Time})
 	}
-	for _, m := range a.t.machines {
-		r := a.ms[m.mid].req
-		if !r.pending {
-			continue
-		}
-		rq := requestJSON{Machine: m.path, Kind: r.kind.String(), Payload: payloadJSON(r.payload)}
-		if r.target >= 0 && r.target < len(m.children) {
-			rq.Target = m.children[r.target].name
-		}
-		f.Requests = append(f.Requests, rq)
+	for _, st := range v.Stacks {
+		f.Stacks = append(f.Stacks, stackJSON{Machine: st.Machine, States: st.States})
 	}
-	if e := in.errs[a.id]; e != nil {
+	for _, d := range v.Decisions {
+		f.Decisions = append(f.Decisions, decisionOf(d))
+	}
+	for _, x := range v.Inputs {
+		f.Inputs = append(f.Inputs, inputJSON{State: x.State, Curve: x.Curve, X: x.X})
+	}
+	for _, e := range v.Events {
+		ej := eventJSON{Name: clip(e.Name, 200), Payload: plainjson.Safe(e.Payload)}
+		if e.Message {
+			ej.From = "message"
+		}
+		f.Events = append(f.Events, ej)
+	}
+	for _, r := range v.Requests {
+		f.Requests = append(f.Requests, requestJSON{Machine: r.Machine, Kind: r.Kind, Target: r.Target, Payload: plainjson.Safe(r.Payload)})
+	}
+	if e := in.errs[f.ID]; e != nil {
 		f.Errors, f.ErrorCount = e.recent, e.count
 	}
-	if n := in.notes[a.id]; n != nil {
+	if n := in.notes[f.ID]; n != nil {
 		f.Logs, f.Transitions = n.logs, n.transitions
 	}
-	return agentFrame{tick: a.ticks, structure: f.Structure, data: marshalFrame(&f)}
+	return agentFrame{tick: f.Tick, structure: f.Structure, data: marshalFrame(&f)}
 }
 
-// plain converts an event's or request's payload for the page.
-func payloadJSON(v lua.LValue) any {
-	if v == nil || v == lua.LNil {
-		return nil
-	}
-	return plainjson.Safe(luabind.ToGo(v))
-}
-
-func decisionOf(d Decision, momentum float64) decisionJSON {
-	out := decisionJSON{Machine: d.Machine, Tick: d.Tick, Winner: d.Winner, Kept: d.Kept, Momentum: momentum}
+func decisionOf(d host.DecisionView) decisionJSON {
+	out := decisionJSON{Machine: d.Machine, Tick: d.Tick, Winner: d.Winner, Kept: d.Kept, Momentum: d.Momentum}
 	for _, c := range d.Candidates {
 		cj := candidateJSON{State: c.State, Score: plainjson.Number(c.Score)}
 		for _, p := range c.Parts {
 			cj.Parts = append(cj.Parts, partJSON{Name: p.Name, Value: plainjson.Number(p.Value)})
 		}
 		out.Candidates = append(out.Candidates, cj)
-	}
-	return out
-}
-
-// curveInputs scores the inputs of the curves of utility machine n's
-// candidates that run no Lua (fields, numbers), for the page to mark on
-// the plots.
-func curveInputs(a *Agent, n *node) []inputJSON {
-	var out []inputJSON
-	for _, c := range n.children {
-		if c.def.Score == nil {
-			continue
-		}
-		for i, u := range luabind.CurvesIn(c.def.Score) {
-			if !u.Native {
-				continue
-			}
-			x, err := u.Input.Score(a.w.vm, a.ctx)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				continue
-			}
-			out = append(out, inputJSON{State: c.path, Curve: i, X: x})
-		}
 	}
 	return out
 }
@@ -302,11 +232,10 @@ type treeNodeJSON struct {
 	Kids  []*treeNodeJSON `json:"kids,omitempty"`
 }
 
-func treeStructure(n *node, i int) *treeNodeJSON {
-	tn := &n.bt.Nodes[i]
-	out := &treeNodeJSON{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
-	for _, c := range tn.Kids {
-		out.Kids = append(out.Kids, treeStructure(n, c))
+func treeNode(n *host.TreeNodeInfo) *treeNodeJSON {
+	out := &treeNodeJSON{Label: n.Label, Name: n.Name, Path: n.Path}
+	for _, k := range n.Kids {
+		out.Kids = append(out.Kids, treeNode(k))
 	}
 	return out
 }
@@ -329,25 +258,26 @@ type curveJSON struct {
 // curvePoints is how many points of a curve the page plots.
 const curvePoints = 41
 
-// structureOf returns the id of t's structure, publishing it the first
-// time t is met (a reload makes a new tree, hence a new structure).
-func (in *inspector) structureOf(t *tree) int {
-	if id, ok := in.trees[t]; ok {
+// structureOf returns the id of b's structure, publishing it the first
+// time it is met (a reload makes a new structure).
+func (in *inspector) structureOf(b *host.Behaviour) int {
+	info := b.Structure()
+	if id, ok := in.structures[info]; ok {
 		return id
 	}
-	in.treeSeq++
-	id := in.treeSeq
-	in.trees[t] = id
-	data, err := json.Marshal(map[string]any{"behaviour": t.name, "root": structureNode(t.root)})
+	in.structSeq++
+	id := in.structSeq
+	in.structures[info] = id
+	data, err := json.Marshal(map[string]any{"behaviour": b.Name(), "root": structureNode(info)})
 	if err != nil {
-		data, _ = json.Marshal(map[string]any{"behaviour": t.name, "error": err.Error()})
+		data, _ = json.Marshal(map[string]any{"behaviour": b.Name(), "error": err.Error()})
 	}
-	if len(in.trees) > 64 {
-		// Trees of old reloads: forget the oldest ids (pages that still
-		// show them fetch nothing new for them).
-		for old, oid := range in.trees {
+	if len(in.structures) > 64 {
+		// Structures of old reloads: forget the oldest ids (pages that
+		// still show them fetch nothing new for them).
+		for old, oid := range in.structures {
 			if oid <= id-64 {
-				delete(in.trees, old)
+				delete(in.structures, old)
 			}
 		}
 	}
@@ -355,62 +285,29 @@ func (in *inspector) structureOf(t *tree) int {
 	return id
 }
 
-func structureNode(n *node) *structureJSON {
-	d := n.def
+func structureNode(n *host.StateInfo) *structureJSON {
 	s := &structureJSON{
-		Name: n.name, Path: n.path, Kind: d.Kind.String(), Every: d.Every,
-		DecideEvery: d.DecideEvery, Momentum: d.Momentum, RandomTop: d.RandomTop,
-		History: d.History, File: d.Pos.File, Line: d.Pos.Line,
+		Name: n.Name, Path: n.Path, Kind: n.Kind, Initial: n.Initial, History: n.History,
+		Every: n.Every, DecideEvery: n.DecideEvery, Momentum: n.Momentum, RandomTop: n.RandomTop,
+		Hooks: n.Hooks, Score: n.Score, Lock: n.Lock, File: n.File, Line: n.Line,
+		Steps: n.Steps, StepsLoop: n.StepsLoop,
 	}
-	if n.isMachine() && n.initial >= 0 {
-		s.Initial = n.children[n.initial].name
+	if n.Tree != nil {
+		s.Tree = treeNode(n.Tree)
 	}
-	for _, it := range d.Steps {
-		s.Steps = append(s.Steps, it.StepLabel())
-	}
-	s.StepsLoop = d.StepsLoop
-	if n.bt != nil {
-		s.Tree = treeStructure(n, 0)
-	}
-	for _, hk := range []struct {
-		name string
-		set  bool
-	}{{"enter", d.Enter != nil}, {"update", d.Update != nil}, {"exit", d.Exit != nil}, {"pause", d.Pause != nil}, {"resume", d.Resume != nil}} {
-		if hk.set {
-			s.Hooks = append(s.Hooks, hk.name)
+	for _, u := range n.Curves {
+		c := curveJSON{Curve: u.Curve, Input: u.Input}
+		for i := range curvePoints {
+			x := float64(i) / (curvePoints - 1)
+			c.Points = append(c.Points, [2]float64{x, u.Eval(x)})
 		}
+		s.Curves = append(s.Curves, c)
 	}
-	if d.Score != nil {
-		s.Score = describeOr(d.Score, "function")
-		for _, u := range luabind.CurvesIn(d.Score) {
-			c := curveJSON{Curve: u.Curve.String(), Input: describeOr(u.Input, "function")}
-			for i := range curvePoints {
-				x := float64(i) / (curvePoints - 1)
-				c.Points = append(c.Points, [2]float64{x, u.Curve.Eval(x)})
-			}
-			s.Curves = append(s.Curves, c)
-		}
+	for _, t := range n.Transitions {
+		s.Transitions = append(s.Transitions, structTransJSON{Kind: t.Kind, Target: t.Target, On: t.On, After: t.After, When: t.When, Run: t.Run})
 	}
-	if d.Lock != nil {
-		s.Lock = describeOr(d.Lock, "function")
-	}
-	for _, tr := range n.trans {
-		tj := structTransJSON{Kind: tr.Kind.String(), Target: tr.Target, On: tr.On, After: tr.After, Run: tr.Run != nil}
-		if tr.When != nil {
-			tj.When = describeOr(tr.When, "function")
-		}
-		s.Transitions = append(s.Transitions, tj)
-	}
-	for _, c := range n.children {
+	for _, c := range n.Children {
 		s.Children = append(s.Children, structureNode(c))
 	}
 	return s
-}
-
-// describeOr describes a native condition or scorer, or says what it is.
-func describeOr(v any, otherwise string) string {
-	if d := luabind.Describe(v); d != "" {
-		return d
-	}
-	return otherwise
 }
