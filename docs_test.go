@@ -324,3 +324,15 @@ func copyModule(t *testing.T, root string) string {
 	require.NoError(t, err)
 	return dst
 }
+
+// Every function of the luaai module is documented in the README (the
+// editor definitions are checked in luabind).
+func TestReadmeNamesEveryExport(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	vm := luabind.NewVM(luabind.Options{})
+	defer vm.Close()
+	for _, name := range vm.Exports() {
+		require.Regexp(t, `\bai\.`+regexp.QuoteMeta(name)+`\b`, string(readme), "ai.%s is not in the README", name)
+	}
+}

@@ -81,176 +81,255 @@ func (a *Agent) haltRunning(n *node, tn *luabind.TreeNode, k int) {
 	}
 }
 
-// btTick ticks node i of n's tree (README: Behaviour trees).
+// btTicker ticks node i of n's tree: one per kind of node.
+type btTicker func(a *Agent, n *node, i int, dt lua.LValue) luabind.Status
+
+// btTickers is the tick function of each kind of node (README: Behaviour
+// trees); the kinds themselves are luabind's.
+var btTickers [luabind.BTKindCount]btTicker
+
+func init() {
+	btTickers = [luabind.BTKindCount]btTicker{
+		luabind.BTSequence:         tickSequence,
+		luabind.BTReactiveSequence: tickSequence,
+		luabind.BTSelector:         tickSequence,
+		luabind.BTReactiveSelector: tickSequence,
+		luabind.BTParallel:         tickParallel,
+		luabind.BTInvert:           tickInvert,
+		luabind.BTForce:            tickForce,
+		luabind.BTLoop:             tickLoop,
+		luabind.BTCooldown:         tickCooldown,
+		luabind.BTTimeout:          tickTimeout,
+		luabind.BTAction:           tickAction,
+		luabind.BTCheck:            tickCheck,
+		luabind.BTWaitUntil:        tickCheck,
+		luabind.BTWait:             tickWait,
+	}
+}
+
+// btTick ticks node i of n's tree.
 func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
+	return btTickers[n.bt.Nodes[i].Def.Kind](a, n, i, dt)
+}
+
+// tickSequence ticks a sequence or selector, reactive or not.
+func tickSequence(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
-	switch d.Kind {
-	case luabind.BTSequence, luabind.BTReactiveSequence, luabind.BTSelector, luabind.BTReactiveSelector:
-		keep := luabind.Success // a sequence goes on while its children succeed
-		if d.Kind == luabind.BTSelector || d.Kind == luabind.BTReactiveSelector {
-			keep = luabind.Failure // a selector while they fail
+	keep := luabind.Success // a sequence goes on while its children succeed
+	if d.Kind == luabind.BTSelector || d.Kind == luabind.BTReactiveSelector {
+		keep = luabind.Failure // a selector while they fail
+	}
+	reactive := d.Kind == luabind.BTReactiveSequence || d.Kind == luabind.BTReactiveSelector
+	k := 0
+	if !reactive {
+		k = int(rt.idx)
+	}
+	for ; k < len(tn.Kids); k++ {
+		st := a.btTick(n, tn.Kids[k], dt)
+		if st == keep {
+			continue
 		}
-		reactive := d.Kind == luabind.BTReactiveSequence || d.Kind == luabind.BTReactiveSelector
-		k := 0
-		if !reactive {
-			k = int(rt.idx)
+		if reactive {
+			a.haltRunning(n, tn, k)
 		}
-		for ; k < len(tn.Kids); k++ {
-			st := a.btTick(n, tn.Kids[k], dt)
-			if st == keep {
-				continue
-			}
-			if reactive {
-				a.haltRunning(n, tn, k)
-			}
-			if st == luabind.Running {
-				rt.idx, rt.on = int32(k), true
-				return st
-			}
-			rt.clear()
+		if st == luabind.Running {
+			rt.idx, rt.on = int32(k), true
 			return st
 		}
 		rt.clear()
-		return keep
-	case luabind.BTParallel:
-		succ, fail, first := 0, 0, -1
-		for k, c := range tn.Kids {
-			crt := &a.bt[n.btBase+c]
-			if crt.done == 0 {
-				st := a.btTick(n, c, dt)
-				if st == luabind.Running {
-					if first < 0 {
-						first = k
-					}
-					continue
+		return st
+	}
+	rt.clear()
+	return keep
+}
+
+// tickParallel ticks an ai.parallel.
+func tickParallel(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	succ, fail, first := 0, 0, -1
+	for k, c := range tn.Kids {
+		crt := &a.bt[n.btBase+c]
+		if crt.done == 0 {
+			st := a.btTick(n, c, dt)
+			if st == luabind.Running {
+				if first < 0 {
+					first = k
 				}
-				crt.done = 1 + uint8(st)
-			}
-			if crt.done == 1+uint8(luabind.Success) {
-				succ++
-			} else {
-				fail++
-			}
-			var st luabind.Status
-			switch {
-			case d.SucceedOne && succ >= 1 || !d.SucceedOne && succ == len(tn.Kids):
-				st = luabind.Success
-			case d.FailAll && fail == len(tn.Kids) || !d.FailAll && fail >= 1:
-				st = luabind.Failure
-			default:
 				continue
 			}
-			a.halt(n, i, tn.End)
-			return st
+			crt.done = 1 + uint8(st)
 		}
-		if first < 0 { // all finished, neither rule met
-			a.halt(n, i, tn.End)
-			return luabind.Failure
+		if crt.done == 1+uint8(luabind.Success) {
+			succ++
+		} else {
+			fail++
 		}
-		rt.idx, rt.on = int32(first), true
-		return luabind.Running
-	case luabind.BTInvert:
-		st := a.btTick(n, tn.Kids[0], dt)
-		switch st {
-		case luabind.Success:
-			st = luabind.Failure
-		case luabind.Failure:
-			st = luabind.Success
-		}
-		rt.on = st == luabind.Running
-		return st
-	case luabind.BTForce:
-		if st := a.btTick(n, tn.Kids[0], dt); st == luabind.Running {
-			rt.on = true
-			return st
-		}
-		rt.on = d.Status == luabind.Running
-		return d.Status
-	case luabind.BTLoop:
-		switch a.btTick(n, tn.Kids[0], dt) {
-		case luabind.Running:
-			rt.on = true
-			return luabind.Running
-		case luabind.Failure:
-			rt.clear()
-			return luabind.Failure
-		}
-		rt.idx++
-		if d.Count > 0 && int(rt.idx) >= d.Count {
-			rt.clear()
-			return luabind.Success
-		}
-		rt.on = true // the next run starts at the next tick
-		return luabind.Running
-	case luabind.BTCooldown:
-		now := a.nodes[n.id].treeTime
-		if rt.cooling && now-rt.cool+eps < d.Seconds {
-			return luabind.Failure
-		}
-		st := a.btTick(n, tn.Kids[0], dt)
-		rt.on = st == luabind.Running
-		if !rt.on {
-			rt.cooling, rt.cool = true, now
-		}
-		return st
-	case luabind.BTTimeout:
-		now := a.nodes[n.id].treeTime
-		if rt.on && now-rt.start+eps >= d.Seconds {
-			a.halt(n, i, tn.End)
-			return luabind.Failure
-		}
-		st := a.btTick(n, tn.Kids[0], dt)
-		if st != luabind.Running {
-			rt.clear()
-			return st
-		}
-		if !rt.on {
-			rt.on, rt.start = true, now
-		}
-		return st
-	case luabind.BTAction:
-		v, err := a.callStatus(n, d.Fn, dt, cbAction)
-		st, ok := luabind.ParseStatus(v)
+		var st luabind.Status
 		switch {
-		case err != nil:
-			a.reportAt(n, CallbackAction, err, " (tree node "+tn.Path+")")
+		case d.SucceedOne && succ >= 1 || !d.SucceedOne && succ == len(tn.Kids):
+			st = luabind.Success
+		case d.FailAll && fail == len(tn.Kids) || !d.FailAll && fail >= 1:
 			st = luabind.Failure
-		case !ok:
-			a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
-				luabind.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
+		default:
+			continue
 		}
-		rt.on = st == luabind.Running
+		a.halt(n, i, tn.End)
 		return st
-	case luabind.BTCheck, luabind.BTWaitUntil:
-		ok, err := a.testCond(n, d.Cond, cbCheck)
-		if err != nil {
-			a.reportAt(n, CallbackCheck, err, " (tree node "+tn.Path+")")
-			rt.on = false
-			return luabind.Failure
-		}
-		if ok {
-			rt.on = false
-			return luabind.Success
-		}
-		if d.Kind == luabind.BTCheck {
-			return luabind.Failure
-		}
+	}
+	if first < 0 { // all finished, neither rule met
+		a.halt(n, i, tn.End)
+		return luabind.Failure
+	}
+	rt.idx, rt.on = int32(first), true
+	return luabind.Running
+}
+
+// tickInvert ticks an ai.invert.
+func tickInvert(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	rt := &a.bt[n.btBase+i]
+	st := a.btTick(n, tn.Kids[0], dt)
+	switch st {
+	case luabind.Success:
+		st = luabind.Failure
+	case luabind.Failure:
+		st = luabind.Success
+	}
+	rt.on = st == luabind.Running
+	return st
+}
+
+// tickForce ticks an ai.force.
+func tickForce(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	if st := a.btTick(n, tn.Kids[0], dt); st == luabind.Running {
+		rt.on = true
+		return st
+	}
+	rt.on = d.Status == luabind.Running
+	return d.Status
+}
+
+// tickLoop ticks an ai.loop.
+func tickLoop(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	switch a.btTick(n, tn.Kids[0], dt) {
+	case luabind.Running:
 		rt.on = true
 		return luabind.Running
-	case luabind.BTWait:
-		now := a.nodes[n.id].treeTime
-		if !rt.on {
-			rt.on, rt.start = true, now
-		}
-		if now-rt.start+eps >= d.Seconds {
-			rt.clear()
-			return luabind.Success
-		}
-		return luabind.Running
+	case luabind.Failure:
+		rt.clear()
+		return luabind.Failure
 	}
-	return luabind.Failure
+	rt.idx++
+	if d.Count > 0 && int(rt.idx) >= d.Count {
+		rt.clear()
+		return luabind.Success
+	}
+	rt.on = true // the next run starts at the next tick
+	return luabind.Running
+}
+
+// tickCooldown ticks an ai.cooldown.
+func tickCooldown(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	now := a.nodes[n.id].treeTime
+	if rt.cooling && now-rt.cool+eps < d.Seconds {
+		return luabind.Failure
+	}
+	st := a.btTick(n, tn.Kids[0], dt)
+	rt.on = st == luabind.Running
+	if !rt.on {
+		rt.cooling, rt.cool = true, now
+	}
+	return st
+}
+
+// tickTimeout ticks an ai.timeout.
+func tickTimeout(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	now := a.nodes[n.id].treeTime
+	if rt.on && now-rt.start+eps >= d.Seconds {
+		a.halt(n, i, tn.End)
+		return luabind.Failure
+	}
+	st := a.btTick(n, tn.Kids[0], dt)
+	if st != luabind.Running {
+		rt.clear()
+		return st
+	}
+	if !rt.on {
+		rt.on, rt.start = true, now
+	}
+	return st
+}
+
+// tickAction ticks an ai.action.
+func tickAction(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	v, err := a.callStatus(n, d.Fn, dt, cbAction)
+	st, ok := luabind.ParseStatus(v)
+	switch {
+	case err != nil:
+		a.reportAt(n, CallbackAction, err, " (tree node "+tn.Path+")")
+		st = luabind.Failure
+	case !ok:
+		a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
+			luabind.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
+	}
+	rt.on = st == luabind.Running
+	return st
+}
+
+// tickCheck ticks an ai.check or an ai.wait_until.
+func tickCheck(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	d := tn.Def
+	rt := &a.bt[n.btBase+i]
+	ok, err := a.testCond(n, d.Cond, cbCheck)
+	if err != nil {
+		a.reportAt(n, CallbackCheck, err, " (tree node "+tn.Path+")")
+		rt.on = false
+		return luabind.Failure
+	}
+	if ok {
+		rt.on = false
+		return luabind.Success
+	}
+	if d.Kind == luabind.BTCheck {
+		return luabind.Failure
+	}
+	rt.on = true
+	return luabind.Running
+}
+
+// tickWait ticks an ai.wait.
+func tickWait(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	d := n.bt.Nodes[i].Def
+	rt := &a.bt[n.btBase+i]
+	now := a.nodes[n.id].treeTime
+	if !rt.on {
+		rt.on, rt.start = true, now
+	}
+	if now-rt.start+eps >= d.Seconds {
+		rt.clear()
+		return luabind.Success
+	}
+	return luabind.Running
 }
 
 // runningLeaf is the deepest running node of n's tree, or -1 while the
@@ -339,9 +418,7 @@ func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
 		switch {
 		case !finite(s.Start) || s.Start < 0:
 			return fmt.Errorf("tree node %q: start %v", path, s.Start)
-		case tn.Def.Kind.IsComposite() && (s.Child < 0 || s.Child >= len(tn.Kids)),
-			tn.Def.Kind == luabind.BTLoop && (s.Child < 0 || tn.Def.Count > 0 && s.Child >= tn.Def.Count),
-			!tn.Def.Kind.IsComposite() && tn.Def.Kind != luabind.BTLoop && s.Child != 0:
+		case s.Child < 0 || s.Child > tn.Def.Progress(len(tn.Kids)):
 			return fmt.Errorf("tree node %q: child %d out of range", path, s.Child)
 		}
 		switch s.Done {
@@ -356,7 +433,7 @@ func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
 			return fmt.Errorf("tree node %q: done %q", path, s.Done)
 		}
 		if s.Cool != nil {
-			if !finite(*s.Cool) || *s.Cool < 0 || tn.Def.Kind != luabind.BTCooldown {
+			if !finite(*s.Cool) || *s.Cool < 0 || !tn.Def.Cools() {
 				return fmt.Errorf("tree node %q: cooled_at %v", path, *s.Cool)
 			}
 			r.cooling, r.cool = true, *s.Cool

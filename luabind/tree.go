@@ -20,38 +20,6 @@ const btTypeName = "luaai.node"
 // at most that many Lua calls for either.
 const MaxTreeNodes = 10000
 
-// BTKind says what a behaviour-tree node is.
-type BTKind uint8
-
-// The kinds of node: composites, decorators, leaves.
-const (
-	BTSequence BTKind = iota
-	BTReactiveSequence
-	BTSelector
-	BTReactiveSelector
-	BTParallel
-	BTInvert
-	BTLoop
-	BTCooldown
-	BTTimeout
-	BTForce
-	BTAction
-	BTCheck
-	BTWait
-	BTWaitUntil
-)
-
-var btKindNames = [...]string{"sequence", "reactive_sequence", "selector", "reactive_selector", "parallel",
-	"invert", "loop", "cooldown", "timeout", "force", "action", "check", "wait", "wait_until"}
-
-func (k BTKind) String() string { return btKindNames[k] }
-
-// IsComposite reports whether the kind takes a list of children.
-func (k BTKind) IsComposite() bool { return k <= BTParallel }
-
-// IsDecorator reports whether the kind wraps one child.
-func (k BTKind) IsDecorator() bool { return k >= BTInvert && k <= BTForce }
-
 // Status is what a behaviour-tree node returns when ticked.
 type Status uint8
 
@@ -172,18 +140,6 @@ func registerBTType(L *lua.LState) {
 	mt.RawSetString("__metatable", lua.LString(btTypeName))
 }
 
-// btExports is the ai.* functions building behaviour-tree nodes and step items.
-func btExports() map[string]lua.LGFunction {
-	out := map[string]lua.LGFunction{}
-	for _, k := range []BTKind{BTSequence, BTReactiveSequence, BTSelector, BTReactiveSelector, BTParallel} {
-		out[k.String()] = func(L *lua.LState) int { return luaComposite(L, k) }
-	}
-	for _, k := range []BTKind{BTInvert, BTLoop, BTCooldown, BTTimeout, BTForce, BTAction, BTCheck, BTWait, BTWaitUntil} {
-		out[k.String()] = func(L *lua.LState) int { return luaBTNode(L, k) }
-	}
-	return out
-}
-
 // btChild reads a child of a composite or decorator: a node, or a Lua
 // function (short for ai.action(fn)).
 func btChild(v lua.LValue, pos Pos) (*BTNode, bool) {
@@ -263,64 +219,24 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 		})
 	}
 	arg := L.Get(1)
-	seconds := func(v lua.LValue) float64 {
-		s, ok := number(v)
-		if !ok || s < 0 || math.IsInf(s, 0) {
-			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, lua.LVAsString(v))
-			return 0
-		}
-		return s
-	}
 	params := 1
-	switch kind {
-	case BTInvert, BTLoop, BTCooldown, BTTimeout, BTForce:
+	if n.Kind.IsDecorator() {
 		c, ok := btChild(arg, n.Pos)
 		if !ok {
 			n.Problems.Add(n.Pos, "%s: its first argument must be a node or a function, got %s", what, arg.Type())
 		} else {
 			n.Children = []*BTNode{c}
 		}
-		var p lua.LValue = lua.LNil // the parameter, unless the options table stands there
-		if top >= 2 {
-			p = L.Get(2)
-		}
-		switch kind {
-		case BTLoop:
+		if btKinds[kind].param != btNoParam {
 			params = 2
-			if p != lua.LNil {
-				c, ok := number(p)
-				if !ok || c < 1 || c != math.Trunc(c) || c > math.MaxInt32 {
-					n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, lua.LVAsString(p))
-				} else {
-					n.Count = int(c)
-				}
+			var p lua.LValue = lua.LNil // the parameter, unless the options table stands there
+			if top >= 2 {
+				p = L.Get(2)
 			}
-		case BTCooldown, BTTimeout:
-			params = 2
-			n.Seconds = seconds(p)
-		case BTForce:
-			params = 2
-			s, ok := p.(lua.LString)
-			st, okSt := ParseStatus(s)
-			if !ok || !okSt {
-				n.Problems.Add(n.Pos, `%s: status must be "success", "failure" or "running", got %s`, what, lua.LVAsString(p))
-			}
-			n.Status = st
+			readParam(n, what, p)
 		}
-	case BTAction:
-		fn, ok := arg.(*lua.LFunction)
-		if !ok {
-			n.Problems.Add(n.Pos, "%s: expects a function(ctx, dt) returning a status, got %s", what, arg.Type())
-		}
-		n.Fn = fn
-	case BTCheck, BTWaitUntil:
-		c, ok := toCond(arg)
-		if !ok {
-			n.Problems.Add(n.Pos, "%s: expects a condition (a function, a boolean or an ai.* condition), got %s", what, arg.Type())
-		}
-		n.Cond = c
-	case BTWait:
-		n.Seconds = seconds(arg)
+	} else {
+		readParam(n, what, arg)
 	}
 	if top > params {
 		n.Problems.Add(n.Pos, "%s: too many arguments (%d)", what, L.GetTop())
@@ -520,34 +436,8 @@ func (n *BTNode) Label() string {
 	if n.Name != "" {
 		parts = append(parts, n.Name)
 	}
-	switch n.Kind {
-	case BTParallel:
-		succeed, fail := "all", "one"
-		if n.SucceedOne {
-			succeed = "one"
-		}
-		if n.FailAll {
-			fail = "all"
-		}
-		parts = append(parts, "succeed "+succeed, "fail "+fail)
-	case BTLoop:
-		if n.Count > 0 {
-			parts = append(parts, fmt.Sprintf("×%d", n.Count))
-		} else {
-			parts = append(parts, "forever")
-		}
-	case BTCooldown, BTTimeout, BTWait:
-		parts = append(parts, fmt.Sprintf("%gs", n.Seconds))
-	case BTForce:
-		parts = append(parts, n.Status.String())
-	case BTAction:
-		if n.Fn != nil && n.Fn.Proto != nil {
-			parts = append(parts, fmt.Sprintf("fn@%s:%d", n.Fn.Proto.SourceName, n.Fn.Proto.LineDefined))
-		}
-	case BTCheck, BTWaitUntil:
-		if n.Cond != nil {
-			parts = append(parts, Describe(n.Cond))
-		}
+	if l := btKinds[n.Kind].label; l != nil {
+		parts = append(parts, l(n)...)
 	}
 	return strings.Join(parts, " ")
 }
