@@ -73,7 +73,7 @@ type BTNode struct {
 	Fn       *lua.LFunction // action
 	Cond     Cond           // check, wait_until
 	Seconds  float64        // wait, cooldown, timeout
-	Count    int            // loop: runs to finish; 0 forever
+	Count    int            // the count parameter (its meaning is the kind's: btKinds); 0 for none (forever)
 	Status   Status         // force
 	// parallel: succeed = "one" (else all), fail = "all" (else one).
 	SucceedOne, FailAll bool
