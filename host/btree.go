@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
@@ -98,6 +99,7 @@ func init() {
 		luabind.BTInvert:           tickInvert,
 		luabind.BTForce:            tickForce,
 		luabind.BTLoop:             tickLoop,
+		luabind.BTRetry:            tickRetry,
 		luabind.BTCooldown:         tickCooldown,
 		luabind.BTTimeout:          tickTimeout,
 		luabind.BTAction:           tickAction,
@@ -235,6 +237,31 @@ func tickLoop(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 		return luabind.Success
 	}
 	rt.on = true // the next run starts at the next tick
+	return luabind.Running
+}
+
+// tickRetry ticks an ai.retry: a failed run of its child is tried again
+// at the next tick, up to Count more times (forever without a count); its
+// record counts the failures.
+func tickRetry(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+	tn := &n.bt.Nodes[i]
+	rt := &a.bt[n.btBase+i]
+	switch a.btTick(n, tn.Kids[0], dt) {
+	case luabind.Running:
+		rt.on = true
+		return luabind.Running
+	case luabind.Success:
+		rt.clear()
+		return luabind.Success
+	}
+	if tn.Def.Count > 0 && int(rt.idx) >= tn.Def.Count {
+		rt.clear()
+		return luabind.Failure
+	}
+	if rt.idx < math.MaxInt32 {
+		rt.idx++
+	}
+	rt.on = true // the next try starts at the next tick
 	return luabind.Running
 }
 

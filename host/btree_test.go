@@ -116,6 +116,18 @@ func TestTreeNodes(t *testing.T) {
 		{"loop forever, named", `ai.loop(a, { name = "again" })`,
 			map[string]string{"a": "SSF"},
 			[]string{"a:S [again]", "a:S [again]", "a:F -", "=F t a:F -"}},
+		{"retry tries again at the next tick, and gives up after count retries", `ai.retry(a, 2)`,
+			map[string]string{"a": "F"},
+			[]string{"a:F [retry]", "a:F [retry]", "a:F -", "=F t a:F [retry]"}},
+		{"retry ends at the first success", `ai.retry(a, 2)`,
+			map[string]string{"a": "FRS"},
+			[]string{"a:F [retry]", "a:R [retry.a]", "a:S -", "=S t a:S -"}},
+		{"retry without a count retries until a success", `ai.retry(a)`,
+			map[string]string{"a": "FFFFS"},
+			[]string{"a:F [retry]", "a:F [retry]", "a:F [retry]", "a:F [retry]", "a:S -", "=S t a:S -"}},
+		{"retry inside a sequence", `ai.sequence{ ai.retry(a, 1, { name = "again" }), b }`,
+			map[string]string{"a": "FS", "b": "S"},
+			[]string{"a:F [sequence.again]", "a:S b:S -", "=S t a:S b:S -"}},
 		{"cooldown fails without ticking its child", `ai.cooldown(a, 0.25)`,
 			map[string]string{"a": "S"},
 			[]string{"a:S -", "=S t -", "=F t -", "=F t a:S -", "=S t -"}},
@@ -324,6 +336,48 @@ return ai.fsm { initial = "t", states = { t = ai.tree { root =
 		require.ErrorContains(t, err, tc.want)
 		require.ErrorContains(t, err, "names.lua:3:")
 	}
+}
+
+// A save taken while an ai.retry is between tries keeps its failures: the
+// restored agent gives up after the retries left, not after a fresh count;
+// a reload keeps them too, and a save whose count is past the node's
+// retries does not load.
+func TestTreeRetrySavedAndReloaded(t *testing.T) {
+	const src = `
+local function fail(ctx) log(ctx, "try") return "failure" end
+return ai.fsm { initial = "t", states = {
+  t = ai.tree { root = ai.retry(fail, 3, { name = "again" }), transitions = {
+    { on = "tree:failure", run = function(ctx) log(ctx, "gave up") end },
+  } },
+} }`
+	tries := func(f *fixture, a *host.Agent, ticks int) []string {
+		var out []string
+		for range ticks {
+			f.tick(a, 0.1)
+			out = append(out, strings.Join(takeLog(a), " ")+" "+a.Path())
+		}
+		return out
+	}
+	f := newFixture(t, src)
+	a := f.spawn(nil)
+	require.Equal(t, []string{"try t[again]", "try t[again]"}, tries(f, a, 2))
+	data, err := a.Snapshot()
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"again":{"running":true,"child":2`, "the failures are saved")
+
+	g := newFixture(t, src)
+	restored, err := g.h.Restore(data, g.b)
+	require.NoError(t, err)
+	require.Equal(t, []string{"try t[again]", "try t", "gave up try t[again]"}, tries(g, restored[0], 3),
+		"two failures saved: the third try is the last retry but one")
+
+	require.NoError(t, f.b.ReloadSource(prelude+src))
+	require.Equal(t, []string{"try t[again]", "try t", "gave up try t[again]"}, tries(f, a, 3), "a reload keeps the count")
+
+	bad := strings.Replace(string(data), `"child":2`, `"child":4`, 1)
+	fresh := newFixture(t, src)
+	_, err = fresh.h.Restore([]byte(bad), fresh.b)
+	require.ErrorContains(t, err, `tree node "again": child 4 out of range`)
 }
 
 // Every kind of tree node has a tick function: a kind added to luabind's

@@ -95,3 +95,16 @@ return ai.fsm { initial = "t", states = { t = ai.tree { root = ai.sequence {
 	require.Contains(t, out, "state \"action a --> b : x %% y fn@lint.lua:3\" as t_root_seq_a_____b___x____y\n")
 	require.Contains(t, out, "t_root_seq --> t_root_seq_a_____b___x____y : 1\n")
 }
+
+// Every decorator is drawn with its label: kinds added to luabind's table
+// need nothing here.
+func TestGraphTreeDecorators(t *testing.T) {
+	out := graphOf(t, `local ai = require("luaai")
+return ai.fsm { initial = "t", states = {
+  t = ai.tree { root = ai.sequence { ai.retry(function() return "failure" end, 3, { name = "again" }),
+    ai.retry(function() return true end), ai.loop(function() return true end, 2) } },
+} }`, GraphDOT)
+	for _, label := range []string{`"retry again ×3"`, `"retry forever"`, `"loop ×2"`} {
+		require.Contains(t, out, "[label="+label+", shape=box, style=\"rounded,filled\"")
+	}
+}

@@ -25,6 +25,7 @@ const (
 	BTParallel
 	BTInvert
 	BTLoop
+	BTRetry
 	BTCooldown
 	BTTimeout
 	BTForce
@@ -67,7 +68,7 @@ type btKindInfo struct {
 	label func(n *BTNode) []string
 	// progress is the largest number a saved record of the node may hold
 	// as its progress (a composite's running child, the runs a loop
-	// finished); nil: always 0.
+	// finished, the failures a retry had); nil: always 0.
 	progress func(n *BTNode, kids int) int
 	// cools: the record keeps a finish time across halts (cooldown).
 	cools bool
@@ -82,6 +83,8 @@ var btKinds = [BTKindCount]btKindInfo{
 	BTInvert:           {name: "invert", arity: btOneChild},
 	BTLoop: {name: "loop", arity: btOneChild, param: btCount, label: countLabel("×%d", "forever"),
 		progress: func(n *BTNode, _ int) int { return countOr(n, n.Count-1) }},
+	BTRetry: {name: "retry", arity: btOneChild, param: btCount, label: countLabel("×%d", "forever"),
+		progress: func(n *BTNode, _ int) int { return countOr(n, n.Count) }},
 	BTCooldown:  {name: "cooldown", arity: btOneChild, param: btSeconds, label: secondsLabel, cools: true},
 	BTTimeout:   {name: "timeout", arity: btOneChild, param: btSeconds, label: secondsLabel},
 	BTForce:     {name: "force", arity: btOneChild, param: btStatus, label: func(n *BTNode) []string { return []string{n.Status.String()} }},
@@ -101,7 +104,7 @@ func (k BTKind) IsDecorator() bool { return btKinds[k].arity == btOneChild }
 
 // Progress is the largest progress number a saved record of n (with kids
 // children) may hold: a composite's running child, the runs a loop
-// finished; 0 for the other kinds.
+// finished, the failures a retry had; 0 for the other kinds.
 func (n *BTNode) Progress(kids int) int {
 	if p := btKinds[n.Kind].progress; p != nil {
 		return p(n, kids)

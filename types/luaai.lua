@@ -239,6 +239,15 @@ function luaai.invert(child, opts) end
 ---@return luaai.Node
 function luaai.loop(child, count, opts) end
 
+---Runs its child again, at the next tick, each time it fails, up to
+---`count` more times (`count` + 1 runs in all); a success ends it with
+---success, the last failure with failure.
+---@param child luaai.Child
+---@param count? integer retries (nil: until it succeeds)
+---@param opts? luaai.NodeOptions
+---@return luaai.Node
+function luaai.retry(child, count, opts) end
+
 ---After its child finishes, fails without ticking it until `seconds` of
 ---the tree state's time have passed.
 ---@param child luaai.Child
