@@ -94,3 +94,23 @@ func (c *nonCond) Test(vm *VM, ctx *lua.LTable, payload lua.LValue) (bool, error
 	}
 	return !ok, nil
 }
+
+// What each native condition reads and combines (the native interface).
+
+func (c *isCond) field() *fieldPath   { return &c.path }
+func (c *isCond) contains() []any     { return nil }
+func (c *eqCond) field() *fieldPath   { return &c.path }
+func (c *eqCond) contains() []any     { return nil }
+func (c *numCond) field() *fieldPath  { return &c.path }
+func (c *numCond) contains() []any    { return nil }
+func (c *listCond) field() *fieldPath { return nil }
+func (c *nonCond) field() *fieldPath  { return nil }
+func (c *nonCond) contains() []any    { return []any{c.c} }
+
+func (c *listCond) contains() []any {
+	out := make([]any, len(c.cs))
+	for i, x := range c.cs {
+		out[i] = x
+	}
+	return out
+}

@@ -209,33 +209,30 @@ func CurvesIn(s Scorer) []CurveUse {
 
 // subScorers are the scorers a native scorer combines.
 func subScorers(s Scorer) []Scorer {
-	switch s := s.(type) {
-	case *inverseScore:
-		return []Scorer{s.s}
-	case *listScore:
-		return s.ss
-	case *weightScore:
-		return []Scorer{s.s}
-	case *normalizeScore:
-		return []Scorer{s.s}
-	case *curveScore:
-		return []Scorer{s.s}
+	n, ok := s.(native)
+	if !ok {
+		return nil
 	}
-	return nil
+	var out []Scorer
+	for _, c := range n.contains() {
+		if sc, ok := c.(Scorer); ok {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
-// runsNoLua: s is made of numbers, fields and native combinators only.
-func runsNoLua(s Scorer) bool {
-	switch s.(type) {
-	case *constScore, *fieldScore:
-		return true
-	case *inverseScore, *listScore, *weightScore, *normalizeScore, *curveScore:
-		for _, sub := range subScorers(s) {
-			if !runsNoLua(sub) {
-				return false
-			}
-		}
-		return true
+// runsNoLua: s is a native made of natives only (numbers, fields,
+// combinators and native conditions), down to its leaves.
+func runsNoLua(v any) bool {
+	n, ok := v.(native)
+	if !ok {
+		return false
 	}
-	return false
+	for _, c := range n.contains() {
+		if !runsNoLua(c) {
+			return false
+		}
+	}
+	return true
 }

@@ -24,35 +24,15 @@ func NativeFields(v any) []string {
 }
 
 func collectFields(v any, set map[string]bool) {
-	switch n := v.(type) {
-	case *isCond:
-		set[n.path.name] = true
-	case *eqCond:
-		set[n.path.name] = true
-	case *numCond:
-		set[n.path.name] = true
-	case *listCond:
-		for _, c := range n.cs {
-			collectFields(c, set)
-		}
-	case *nonCond:
-		collectFields(n.c, set)
-	case *fieldScore:
-		set[n.path.name] = true
-	case *condScore:
-		collectFields(n.c, set)
-	case *inverseScore:
-		collectFields(n.s, set)
-	case *listScore:
-		for _, s := range n.ss {
-			collectFields(s, set)
-		}
-	case *weightScore:
-		collectFields(n.s, set)
-	case *normalizeScore:
-		collectFields(n.s, set)
-	case *curveScore:
-		collectFields(n.s, set)
+	n, ok := v.(native)
+	if !ok {
+		return
+	}
+	if f := n.field(); f != nil {
+		set[f.name] = true
+	}
+	for _, c := range n.contains() {
+		collectFields(c, set)
 	}
 }
 

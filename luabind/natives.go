@@ -181,11 +181,33 @@ func userField(vm *VM, ud *lua.LUserData, key string) (lua.LValue, error) {
 
 // The constructors: the ai.* functions that make natives.
 
-func pushCond(L *lua.LState, c Cond) int {
+// native is what every native condition and scorer says about itself, so
+// that the walks over natives (the fields they read, the curves they hold,
+// whether they run Lua) need no list of types: pushCond and pushScorer take
+// only natives, so a new one without these methods does not compile.
+type native interface {
+	describer
+	// field is the context field it reads itself; nil for none.
+	field() *fieldPath
+	// contains is the conditions and scorers it combines, in order.
+	contains() []any
+}
+
+type nativeCond interface {
+	Cond
+	native
+}
+
+type nativeScorer interface {
+	Scorer
+	native
+}
+
+func pushCond(L *lua.LState, c nativeCond) int {
 	return pushNative(L, c, condTypeName)
 }
 
-func pushScorer(L *lua.LState, s Scorer) int {
+func pushScorer(L *lua.LState, s nativeScorer) int {
 	return pushNative(L, s, scorerTypeName)
 }
 

@@ -199,3 +199,29 @@ func nanMax(a, b float64) float64 {
 	}
 	return math.Max(a, b)
 }
+
+// What each native scorer reads and combines (the native interface).
+
+func (s *constScore) field() *fieldPath     { return nil }
+func (s *constScore) contains() []any       { return nil }
+func (s *fieldScore) field() *fieldPath     { return &s.path }
+func (s *fieldScore) contains() []any       { return nil }
+func (s *condScore) field() *fieldPath      { return nil }
+func (s *condScore) contains() []any        { return []any{s.c} }
+func (s *inverseScore) field() *fieldPath   { return nil }
+func (s *inverseScore) contains() []any     { return []any{s.s} }
+func (s *listScore) field() *fieldPath      { return nil }
+func (s *weightScore) field() *fieldPath    { return nil }
+func (s *weightScore) contains() []any      { return []any{s.s} }
+func (s *normalizeScore) field() *fieldPath { return nil }
+func (s *normalizeScore) contains() []any   { return []any{s.s} }
+func (s *curveScore) field() *fieldPath     { return nil }
+func (s *curveScore) contains() []any       { return []any{s.s} }
+
+func (s *listScore) contains() []any {
+	out := make([]any, len(s.ss))
+	for i, x := range s.ss {
+		out[i] = x
+	}
+	return out
+}
