@@ -3,14 +3,17 @@ package host
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The bodies a state runs in its update phase after its update hook: its
-// steps (README: Steps), then its behaviour tree (README: Behaviour trees).
+// Behaviour trees (README: Behaviour trees): the body a state runs in its
+// update phase (its update hook, its steps, its tree), one tick function
+// per kind of node (the kinds are luabind's table), and how a tree's
+// records are saved, restored, carried over a reload and shown.
 
 // btRT is the record of one behaviour-tree node in an agent. Halting a node
 // clears it except for a cooldown's finish time, which only a re-entry of
@@ -409,6 +412,15 @@ func describeValue(v lua.LValue) string {
 	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())
 }
 
+// nodeSnapshot is a behaviour-tree node's record (btRT).
+type nodeSnapshot struct {
+	Running bool     `json:"running,omitempty"`
+	Child   int      `json:"child,omitempty"` // composites: the running child, from 0; loop: runs finished
+	Start   float64  `json:"start,omitempty"`
+	Done    string   `json:"done,omitempty"` // a parallel's finished child: "success" or "failure"
+	Cool    *float64 `json:"cooled_at,omitempty"`
+}
+
 // treeSnapshot saves the records of n's tree that hold something.
 func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
 	var out map[string]nodeSnapshot
@@ -490,4 +502,41 @@ func treeInfo(n *node, i int) *TreeNodeInfo {
 		out.Kids = append(out.Kids, treeInfo(n, c))
 	}
 	return out
+}
+
+// remapTree carries the records of a tree over a reload (README: Behaviour
+// trees): cooldown timers where the node path still exists; the running
+// path's records when every node on it still exists, of the same kind,
+// else the tree starts again at its root.
+func remapTree(o, n *node, from, to []btRT) {
+	match := func(i int) int {
+		j := n.bt.Find(o.bt.Nodes[i].Path)
+		if j < 0 || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {
+			return -1
+		}
+		return j
+	}
+	keep := true
+	for i := 0; i < len(o.bt.Nodes); i++ {
+		if r := from[o.btBase+i]; r.on && match(i) < 0 {
+			keep = false
+			break
+		}
+	}
+	for i, tn := range o.bt.Nodes {
+		r := from[o.btBase+i]
+		j := match(i)
+		if j < 0 {
+			continue
+		}
+		if !keep {
+			r.clear()
+		} else if tn.Def.Kind.IsComposite() && r.on {
+			// The running child, by name: its place may have moved.
+			nk := n.bt.Nodes[j].Kids
+			c := n.bt.Find(o.bt.Nodes[tn.Kids[r.idx]].Path)
+			r.idx = int32(max(0, slices.Index(nk, c)))
+		}
+		to[n.btBase+j] = r
+	}
 }

@@ -5,9 +5,11 @@ package host
 // incoming list for its next decide phase; messages from other agents
 // (ai.send_to) are queued per worker during a tick and delivered at its end,
 // ordered by sender id then send order, into the receiver's inbox, seen
-// after its own events. Snapshots save both lists.
+// after its own events. Here too: how snapshots save both lists, and how
+// AgentView shows them.
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -136,4 +138,37 @@ func payloadOf(v lua.LValue) any {
 		return nil
 	}
 	return luabind.ToGo(v)
+}
+
+// Saving and restoring the events and messages waiting for the next tick.
+
+type eventSnapshot struct {
+	Name    string          `json:"name"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// encodeEvents writes queued events (what: "event" or "message") for a
+// snapshot.
+func encodeEvents(enc *encoder, what string, events []event) ([]eventSnapshot, error) {
+	var out []eventSnapshot
+	for i, ev := range events {
+		p, err := enc.encode(ev.payload, fmt.Sprintf("%s %d (%s) payload", what, i+1, ev.name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, eventSnapshot{Name: ev.name, Payload: p})
+	}
+	return out, nil
+}
+
+// decodeEvents reads them back, appending to into.
+func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event) ([]event, error) {
+	for _, ev := range saved {
+		p, err := d.decode(ev.Payload)
+		if err != nil {
+			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
+		}
+		into = append(into, event{name: ev.Name, payload: p})
+	}
+	return into, nil
 }

@@ -337,11 +337,8 @@ func (a *Agent) remap(p *remapPlan) {
 			continue
 		}
 		nodes[n.id] = a.nodes[o.id]
-		if rt := &nodes[n.id]; len(o.def.Steps) > 0 && !sameSteps(o.def.Steps, n.def.Steps, rt.step) {
-			if rt.step > 0 || rt.stepSeen {
-				restarted = append(restarted, n)
-			}
-			rt.step, rt.stepTime, rt.stepSeen = 0, 0, false
+		if remapSteps(o, n, &nodes[n.id]) {
+			restarted = append(restarted, n)
 		}
 		if o.bt != nil && n.bt != nil {
 			remapTree(o, n, a.bt, bt)
@@ -351,63 +348,19 @@ func (a *Agent) remap(p *remapPlan) {
 		}
 		om, nm := &a.ms[o.mid], &ms[n.mid]
 		idx := p.children[o.mid]
-		for _, c := range om.stack {
-			if j := idx[c]; j >= 0 {
-				nm.stack = append(nm.stack, j)
-			}
+		gone, l := remapStack(o, n, om, nm, idx)
+		if gone {
+			vanished = append(vanished, n)
 		}
-		switch {
-		case n.isRegions():
-			// Every region stays active; regions new here are entered
-			// after the swap (settle).
-			slices.Sort(nm.stack)
-		case o.isRegions() && len(nm.stack) > 0:
-			// Regions became one machine: one of them stays active (the
-			// initial if it was one, else the first), the others are left.
-			keep := nm.stack[0]
-			if slices.Contains(nm.stack, n.initial) {
-				keep = n.initial
-			}
-			var others []int
-			for _, c := range nm.stack {
-				if c != keep {
-					others = append(others, c)
-				}
-			}
-			left = append(left, leftStates{n, others})
-			nm.stack = append(nm.stack[:0], keep)
-		case o.isRegions():
-			if len(om.stack) > 0 {
-				vanished = append(vanished, n)
-			}
-		default:
-			if len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0 {
-				vanished = append(vanished, n)
-			}
-			if !n.isFSM() && len(nm.stack) > 1 {
-				// An fsm with a stack became a utility machine, which has no
-				// stack: the top stays active, the states paused below it
-				// are left (their exit hooks run after the swap).
-				left = append(left, leftStates{n, append([]int(nil), nm.stack[:len(nm.stack)-1]...)})
-				nm.stack = append(nm.stack[:0], nm.stack[len(nm.stack)-1])
-			}
+		if l != nil {
+			left = append(left, *l)
 		}
 		if om.history >= 0 {
 			nm.history = idx[om.history]
 		}
 		nm.decideAcc = om.decideAcc
-		switch {
-		case !n.isFSM(): // requests go to fsms only
-		case !om.req.pending:
-		case len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0:
-			// The state that asked (the top of the stack) is gone: its
-			// push, pop or replace goes with it.
+		if remapRequest(n, om, nm, idx) {
 			dropped = append(dropped, n)
-		case om.req.kind == luabind.Pop:
-			nm.req = om.req
-		case idx[om.req.target] >= 0:
-			nm.req = om.req // its payload and where it was asked for too
-			nm.req.target = idx[om.req.target]
 		}
 	}
 	oldPath := a.Path()
@@ -439,29 +392,7 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		if n.isRegions() {
-			was := len(m.stack)
-			if was < len(n.children) {
-				// Fresh regions: enter them, then keep the stack in name order.
-				var had []int
-				had = append(had, m.stack...)
-				m.stack = m.stack[:0]
-				for i := range n.children {
-					m.stack = append(m.stack, i)
-				}
-				for i, c := range n.children {
-					if !slices.Contains(had, i) {
-						a.enter(c, lua.LNil)
-					}
-				}
-				a.emitState(TransitionReload, oldPath)
-				for _, i := range had {
-					a.settle(n.children[i], vanished, oldPath)
-				}
-				return
-			}
-			for _, i := range m.stack {
-				a.settle(n.children[i], vanished, oldPath)
-			}
+			a.settleRegions(n, vanished, oldPath)
 			return
 		}
 		if slices.Contains(vanished, n) || len(m.stack) == 0 {
@@ -479,43 +410,6 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 			return
 		}
 		n = n.children[m.stack[len(m.stack)-1]]
-	}
-}
-
-// remapTree carries the records of a tree over a reload (README: Behaviour
-// trees): cooldown timers where the node path still exists; the running
-// path's records when every node on it still exists, of the same kind,
-// else the tree starts again at its root.
-func remapTree(o, n *node, from, to []btRT) {
-	match := func(i int) int {
-		j := n.bt.Find(o.bt.Nodes[i].Path)
-		if j < 0 || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {
-			return -1
-		}
-		return j
-	}
-	keep := true
-	for i := 0; i < len(o.bt.Nodes); i++ {
-		if r := from[o.btBase+i]; r.on && match(i) < 0 {
-			keep = false
-			break
-		}
-	}
-	for i, tn := range o.bt.Nodes {
-		r := from[o.btBase+i]
-		j := match(i)
-		if j < 0 {
-			continue
-		}
-		if !keep {
-			r.clear()
-		} else if tn.Def.Kind.IsComposite() && r.on {
-			// The running child, by name: its place may have moved.
-			nk := n.bt.Nodes[j].Kids
-			c := n.bt.Find(o.bt.Nodes[tn.Kids[r.idx]].Path)
-			r.idx = int32(max(0, slices.Index(nk, c)))
-		}
-		to[n.btBase+j] = r
 	}
 }
 

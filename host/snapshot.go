@@ -78,32 +78,11 @@ type stateSnapshot struct {
 	Tree map[string]nodeSnapshot `json:"tree,omitempty"`
 }
 
-// nodeSnapshot is a behaviour-tree node's record (btRT).
-type nodeSnapshot struct {
-	Running bool     `json:"running,omitempty"`
-	Child   int      `json:"child,omitempty"` // composites: the running child, from 0; loop: runs finished
-	Start   float64  `json:"start,omitempty"`
-	Done    string   `json:"done,omitempty"` // a parallel's finished child: "success" or "failure"
-	Cool    *float64 `json:"cooled_at,omitempty"`
-}
-
 type machineSnapshot struct {
 	Stack     []string         `json:"stack"`
 	History   string           `json:"history,omitempty"`
 	DecideAcc float64          `json:"decide_acc,omitempty"`
 	Request   *requestSnapshot `json:"request,omitempty"`
-}
-
-type requestSnapshot struct {
-	Kind    string          `json:"kind"` // push, pop, replace
-	Target  string          `json:"target,omitempty"`
-	Where   string          `json:"where,omitempty"`   // "file:line: " of the ai.* call, for its error
-	Payload json.RawMessage `json:"payload,omitempty"` // absent: nil
-}
-
-type eventSnapshot struct {
-	Name    string          `json:"name"`
-	Payload json.RawMessage `json:"payload"`
 }
 
 // Snapshot saves the agent as JSON (the format of Host.Snapshot with one
@@ -242,17 +221,8 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		if m.history >= 0 {
 			ms.History = n.children[m.history].name
 		}
-		if m.req.pending {
-			r := &requestSnapshot{Kind: m.req.kind.String(), Where: m.req.where}
-			if m.req.target >= 0 {
-				r.Target = n.children[m.req.target].name
-			}
-			if m.req.payload != nil && m.req.payload != lua.LNil {
-				if r.Payload, err = enc.encode(m.req.payload, requestWhere(n)); err != nil {
-					return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-				}
-			}
-			ms.Request = r
+		if ms.Request, err = a.saveRequest(n, enc); err != nil {
+			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 		}
 		s.Machines[n.path] = ms
 	}
@@ -471,8 +441,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
 			return nil, nil, bad("state %q: timers must be finite numbers ≥ 0", path)
 		}
-		if st.Step < 0 || st.Step > len(n.def.Steps) || !finite(st.StepTime) || st.StepTime < 0 {
-			return nil, nil, bad("state %q: steps at item %d (of %d), time %v", path, st.Step, len(n.def.Steps), st.StepTime)
+		if err := checkSteps(n, st); err != nil {
+			return nil, nil, bad("state %q: %v", path, err)
 		}
 		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
 		if len(st.Tree) > 0 {
@@ -507,12 +477,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			}
 			m.stack = append(m.stack, i)
 		}
-		if n.isRegions() && len(m.stack) > 0 {
-			for k, i := range m.stack {
-				if i != k || len(m.stack) != len(n.children) {
-					return nil, nil, bad("regions %q: every region must be listed, in name order, got %v", path, ms.Stack)
-				}
-			}
+		if err := checkRegions(n, m.stack); err != nil {
+			return nil, nil, bad("regions %q: %v, got %v", path, err, ms.Stack)
 		}
 		if ms.History != "" {
 			if m.history, err = child(ms.History); err != nil {
@@ -524,30 +490,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
-			if len(r.Where) > 1024 {
-				return nil, nil, bad("machine %q: request where is %d bytes long", path, len(r.Where))
-			}
-			if !n.isFSM() {
-				// ai.push, ai.pop and ai.replace reach fsms only.
-				return nil, nil, bad("machine %q: a %s machine takes no request", path, n.def.Kind)
-			}
-			var payload lua.LValue = lua.LNil
-			if len(r.Payload) > 0 {
-				if payload, err = d.decode(r.Payload); err != nil {
-					return nil, nil, bad("machine %q: request payload: %v", path, err)
-				}
-			}
-			switch kind, _ := luabind.ParseTransitionKind(r.Kind); kind {
-			case luabind.Push, luabind.Replace:
-				i, err := child(r.Target)
-				if err != nil {
-					return nil, nil, err
-				}
-				m.req = request{pending: true, kind: kind, target: i, payload: payload, where: r.Where}
-			case luabind.Pop:
-				m.req = request{pending: true, kind: kind, target: -1, payload: payload, where: r.Where}
-			default:
-				return nil, nil, bad("machine %q: request kind %q", path, r.Kind)
+			if m.req, err = restoreRequest(n, d, r); err != nil {
+				return nil, nil, bad("machine %q: %v", path, err)
 			}
 		}
 	}
@@ -565,39 +509,4 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("%v", err)
 	}
 	return a, ctxSlots, nil
-}
-
-// requestWhere names a machine's pending request's payload in errors.
-func requestWhere(n *node) string {
-	where := n.path
-	if where == "" {
-		where = "root"
-	}
-	return "machine " + where + " request payload"
-}
-
-// encodeEvents writes queued events (what: "event" or "message") for a
-// snapshot.
-func encodeEvents(enc *encoder, what string, events []event) ([]eventSnapshot, error) {
-	var out []eventSnapshot
-	for i, ev := range events {
-		p, err := enc.encode(ev.payload, fmt.Sprintf("%s %d (%s) payload", what, i+1, ev.name))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, eventSnapshot{Name: ev.name, Payload: p})
-	}
-	return out, nil
-}
-
-// decodeEvents reads them back, appending to into.
-func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event) ([]event, error) {
-	for _, ev := range saved {
-		p, err := d.decode(ev.Payload)
-		if err != nil {
-			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
-		}
-		into = append(into, event{name: ev.Name, payload: p})
-	}
-	return into, nil
 }

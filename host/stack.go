@@ -3,9 +3,12 @@ package host
 // The stack of an fsm (README: A tick, step 1; Transitions): ai.push,
 // ai.pop and ai.replace asked for by hooks are requests, applied at the
 // start of the next tick, innermost machine first; the same push, pop and
-// replace carry out the transitions that name them.
+// replace carry out the transitions that name them. Here too: how a stack
+// and a pending request are saved, restored, carried over a reload and
+// shown (AgentView).
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -213,4 +216,112 @@ func (a *Agent) requestsView(v *AgentView) {
 		}
 		v.Requests = append(v.Requests, pr)
 	}
+}
+
+// Saving and restoring a pending request.
+
+type requestSnapshot struct {
+	Kind    string          `json:"kind"` // push, pop, replace
+	Target  string          `json:"target,omitempty"`
+	Where   string          `json:"where,omitempty"`   // "file:line: " of the ai.* call, for its error
+	Payload json.RawMessage `json:"payload,omitempty"` // absent: nil
+}
+
+// requestWhere names a machine's pending request's payload in errors.
+func requestWhere(n *node) string {
+	where := n.path
+	if where == "" {
+		where = "root"
+	}
+	return "machine " + where + " request payload"
+}
+
+// saveRequest writes machine n's pending request, nil for none.
+func (a *Agent) saveRequest(n *node, enc *encoder) (*requestSnapshot, error) {
+	req := &a.ms[n.mid].req
+	if !req.pending {
+		return nil, nil
+	}
+	r := &requestSnapshot{Kind: req.kind.String(), Where: req.where}
+	if req.target >= 0 {
+		r.Target = n.children[req.target].name
+	}
+	if req.payload != nil && req.payload != lua.LNil {
+		var err error
+		if r.Payload, err = enc.encode(req.payload, requestWhere(n)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// restoreRequest reads what saveRequest wrote for fsm n.
+func restoreRequest(n *node, d *decoder, r *requestSnapshot) (request, error) {
+	if len(r.Where) > 1024 {
+		return request{}, fmt.Errorf("request where is %d bytes long", len(r.Where))
+	}
+	if !n.isFSM() {
+		// ai.push, ai.pop and ai.replace reach fsms only.
+		return request{}, fmt.Errorf("a %s machine takes no request", n.def.Kind)
+	}
+	var payload lua.LValue = lua.LNil
+	if len(r.Payload) > 0 {
+		var err error
+		if payload, err = d.decode(r.Payload); err != nil {
+			return request{}, fmt.Errorf("request payload: %v", err)
+		}
+	}
+	req := request{pending: true, target: -1, payload: payload, where: r.Where}
+	switch req.kind, _ = luabind.ParseTransitionKind(r.Kind); req.kind {
+	case luabind.Push, luabind.Replace:
+		if req.target = n.def.Child(r.Target); req.target < 0 {
+			return request{}, fmt.Errorf("request for state %q, which it does not have", r.Target)
+		}
+	case luabind.Pop:
+	default:
+		return request{}, fmt.Errorf("request kind %q", r.Kind)
+	}
+	return req, nil
+}
+
+// remapStack carries machine o's stack over a reload to n (idx: o's
+// children's places in n, -1 for gone). gone: the active child is gone (n
+// re-enters its initial after the swap); left: states that must be exited
+// after the swap, paused below a stack that can no longer be one.
+func remapStack(o, n *node, om, nm *machineRT, idx []int) (gone bool, left *leftStates) {
+	for _, c := range om.stack {
+		if j := idx[c]; j >= 0 {
+			nm.stack = append(nm.stack, j)
+		}
+	}
+	if n.isRegions() || o.isRegions() {
+		return remapRegions(o, n, om, nm)
+	}
+	gone = len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0
+	if !n.isFSM() && len(nm.stack) > 1 {
+		// An fsm with a stack became a utility machine, which has no
+		// stack: the top stays active, the states paused below it are
+		// left (their exit hooks run after the swap).
+		left = &leftStates{n, append([]int(nil), nm.stack[:len(nm.stack)-1]...)}
+		nm.stack = append(nm.stack[:0], nm.stack[len(nm.stack)-1])
+	}
+	return gone, left
+}
+
+// remapRequest carries fsm o's pending request over a reload (om to nm);
+// dropped: the state that asked for it (the top of the stack) is gone,
+// and the request with it.
+func remapRequest(n *node, om, nm *machineRT, idx []int) (dropped bool) {
+	switch {
+	case !n.isFSM(): // requests go to fsms only
+	case !om.req.pending:
+	case len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0:
+		return true
+	case om.req.kind == luabind.Pop:
+		nm.req = om.req
+	case idx[om.req.target] >= 0:
+		nm.req = om.req // its payload and where it was asked for too
+		nm.req.target = idx[om.req.target]
+	}
+	return false
 }

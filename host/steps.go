@@ -2,11 +2,12 @@ package host
 
 // Steps (README: Steps): a state's list of items run in order in its
 // update phase, after its update hook and before its tree and children —
-// their tick, and how a reload carries their progress over. Their
-// progress lives in the state's nodeRT (step, stepTime, stepSeen), saved by
-// snapshots with the state's timers.
+// their tick, the check of a saved progress, how a reload carries it over
+// and how AgentView shows it. Their progress lives in the state's nodeRT
+// (step, stepTime, stepSeen), saved by snapshots with the state's timers.
 
 import (
+	"fmt"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -80,4 +81,24 @@ func (a *Agent) stepsView(n *node, v *AgentView) {
 	}
 	rt := a.nodes[n.id]
 	v.Steps = append(v.Steps, StepsView{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
+}
+
+// checkSteps checks the steps progress a snapshot gives state n.
+func checkSteps(n *node, st stateSnapshot) error {
+	if st.Step < 0 || st.Step > len(n.def.Steps) || !finite(st.StepTime) || st.StepTime < 0 {
+		return fmt.Errorf("steps at item %d (of %d), time %v", st.Step, len(n.def.Steps), st.StepTime)
+	}
+	return nil
+}
+
+// remapSteps carries state o's steps progress over a reload to n (rt, a
+// copy of o's record): kept when sameSteps says so, else restarted; it
+// reports a restart of steps that had begun.
+func remapSteps(o, n *node, rt *nodeRT) (restarted bool) {
+	if len(o.def.Steps) == 0 || sameSteps(o.def.Steps, n.def.Steps, rt.step) {
+		return false
+	}
+	restarted = rt.step > 0 || rt.stepSeen
+	rt.step, rt.stepTime, rt.stepSeen = 0, 0, false
+	return restarted
 }

@@ -2,7 +2,8 @@ package host
 
 // Utility machines (README: Utility machines): every child scored, the
 // winner made active (momentum, lock, random_top), each decision traced
-// where decisions are watched.
+// where decisions are watched, and shown with the curves' inputs
+// (AgentView).
 
 import (
 	"errors"
