@@ -1,0 +1,221 @@
+package inspector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// The page's commands: parsed and bounded on the HTTP side, queued for the
+// game goroutine, their results reported back.
+
+type commandJSON struct {
+	Op      string          `json:"op"`
+	Agent   json.RawMessage `json:"agent"` // an id, a list of ids, or "*"
+	Event   string          `json:"event"`
+	Payload json.RawMessage `json:"payload"`
+	Path    string          `json:"path"`
+	Value   json.RawMessage `json:"value"`
+	N       int             `json:"n"`
+	Hz      float64         `json:"hz"`
+}
+
+// The bounds of a command's values.
+const (
+	maxCommandDepth = 100
+	maxStepTicks    = 100000
+	minRateHz       = 0.001
+	maxRateHz       = 1e6
+)
+
+// ParseCommand reads a command as the inspector's page posts it (JSON:
+// {"op":"send","agent":3,"event":"alarm","payload":{…}}, {"op":"set",
+// "agent":"*","path":"target.range","value":5}, {"op":"step","n":10},
+// {"op":"pause"}, {"op":"resume"}, {"op":"rate","hz":20}). A bad one is an
+// error wrapping ErrBadCommand that says what is wrong.
+func ParseCommand(data []byte) (Command, error) {
+	var cj commandJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cj); err != nil {
+		return Command{}, fmt.Errorf("%w: %v", ErrBadCommand, err)
+	}
+	if dec.More() {
+		return Command{}, fmt.Errorf("%w: one JSON object, not several", ErrBadCommand)
+	}
+	c := Command{Op: cj.Op}
+	bad := func(format string, args ...any) (Command, error) {
+		return Command{}, fmt.Errorf("%w: "+format, append([]any{ErrBadCommand}, args...)...)
+	}
+	switch cj.Op {
+	case "pause", "resume":
+	case "step":
+		c.Steps = max(cj.N, 1)
+		if cj.N < 0 || cj.N > maxStepTicks {
+			return bad("step: n must be from 1 to %d, not %d", maxStepTicks, cj.N)
+		}
+	case "rate":
+		if !(cj.Hz >= minRateHz && cj.Hz <= maxRateHz) {
+			return bad("rate: hz must be from %g to %g, not %g", minRateHz, maxRateHz, cj.Hz)
+		}
+		c.Hz = cj.Hz
+	case "send", "set":
+		if err := parseTargets(cj.Agent, &c); err != nil {
+			return bad("%s: %v", cj.Op, err)
+		}
+		if cj.Op == "send" {
+			if cj.Event == "" || len(cj.Event) > 200 {
+				return bad("send: event must be a name of 1 to 200 bytes")
+			}
+			c.Event = cj.Event
+			v, err := commandValue(cj.Payload)
+			if err != nil {
+				return bad("send: payload: %v", err)
+			}
+			c.Payload = v
+			break
+		}
+		parts := strings.Split(cj.Path, ".")
+		if cj.Path == "" || len(parts) > 16 {
+			return bad("set: path must be a context key or a dotted path of at most 16 keys, not %q", cj.Path)
+		}
+		for _, p := range parts {
+			if p == "" {
+				return bad("set: path %q has an empty key", cj.Path)
+			}
+		}
+		if len(cj.Value) == 0 {
+			return bad("set: value is missing (JSON; null clears the key)")
+		}
+		v, err := commandValue(cj.Value)
+		if err != nil {
+			return bad("set: value: %v", err)
+		}
+		c.Path, c.Value = parts, v
+	case "":
+		return bad("op is missing (send, set, pause, step, resume or rate)")
+	default:
+		return bad("unknown op %q (want send, set, pause, step, resume or rate)", cj.Op)
+	}
+	return c, nil
+}
+
+func parseTargets(raw json.RawMessage, c *Command) error {
+	if len(raw) == 0 {
+		return errors.New(`agent is missing (an id, a list of ids, or "*")`)
+	}
+	var all string
+	if json.Unmarshal(raw, &all) == nil {
+		if all != "*" {
+			return fmt.Errorf(`agent %q: want an id, a list of ids, or "*"`, all)
+		}
+		c.All = true
+		return nil
+	}
+	var one int
+	if json.Unmarshal(raw, &one) == nil {
+		c.Agents = []int{one}
+		return nil
+	}
+	var list []int
+	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 || len(list) > maxPicked {
+		return fmt.Errorf(`agent %s: want an id, a list of 1 to %d ids, or "*"`, clip(string(raw), 40), maxPicked)
+	}
+	c.Agents = list
+	return nil
+}
+
+// commandValue decodes a payload or value, no deeper than a message's.
+func commandValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	if depthOf(v, 0) > maxCommandDepth {
+		return nil, fmt.Errorf("nested more than %d deep", maxCommandDepth)
+	}
+	return v, nil
+}
+
+func depthOf(v any, d int) int {
+	if d > maxCommandDepth {
+		return d
+	}
+	deepest := d
+	switch v := v.(type) {
+	case []any:
+		for _, x := range v {
+			deepest = max(deepest, depthOf(x, d+1))
+		}
+	case map[string]any:
+		for _, x := range v {
+			deepest = max(deepest, depthOf(x, d+1))
+		}
+	}
+	return deepest
+}
+
+// command takes a POSTed command: checked now (its agents included), then
+// handed to OnCommand or queued for the next tick.
+func (s *shared) command(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCommandBytes))
+	if err != nil {
+		httpError(w, http.StatusRequestEntityTooLarge, "a command is at most %d bytes", maxCommandBytes)
+		return
+	}
+	c, err := ParseCommand(data)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		httpError(w, http.StatusServiceUnavailable, "closed")
+		return
+	}
+	for _, id := range c.Agents {
+		if i := sort.SearchInts(s.ids, id); i == len(s.ids) || s.ids[i] != id {
+			s.mu.Unlock()
+			httpError(w, http.StatusNotFound, "agent %d: %v", id, ErrUnknownAgent)
+			return
+		}
+	}
+	if c.Op == "rate" && !s.opts.RateControl {
+		s.mu.Unlock()
+		httpError(w, http.StatusBadRequest, "rate: this game sets its own tick rate")
+		return
+	}
+	s.seq++
+	seq := s.seq
+	forward := s.opts.OnCommand
+	if forward == nil {
+		if len(s.cmds) >= 1024 {
+			s.mu.Unlock()
+			httpError(w, http.StatusTooManyRequests, "1024 commands are waiting for the next tick already")
+			return
+		}
+		s.cmds = append(s.cmds, queued{seq, c})
+	}
+	s.sent[seq] = c.Op
+	s.mu.Unlock()
+	if forward != nil {
+		c.Seq = seq
+		forward(c)
+		if c.Op != "send" && c.Op != "set" {
+			s.result(seq, nil) // the game's pause, step and rate cannot fail
+			s.notify()
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	fmt.Fprintf(w, `{"seq":%d}`, seq)
+}

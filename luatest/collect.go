@@ -1,0 +1,96 @@
+package luatest
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Collecting a test file: the busted-style globals (describe, it, pending,
+// setup, teardown, finally, before_each, after_each) record blocks and
+// tests while the file body runs.
+
+// ---- collection ----
+
+func (r *runner) notRunning(L *lua.LState, fn string) {
+	if r.running {
+		L.RaiseError("%s cannot be called while the tests run (only in the file body or a describe block)", fn)
+	}
+}
+
+func (r *runner) luaDescribe(L *lua.LState) int {
+	r.notRunning(L, "describe")
+	name := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	b := &block{name: name, parent: r.cur, pos: callerPos(L)}
+	outer := r.cur
+	r.cur = b
+	defer func() { r.cur = outer }()
+	L.Push(fn)
+	L.Call(0, 0)
+	return 0
+}
+
+func (r *runner) luaIt(L *lua.LState) int {
+	r.notRunning(L, "it")
+	name := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	names := []string{name}
+	for b := r.cur; b != nil; b = b.parent {
+		if b.name != "" {
+			names = append(names, b.name)
+		}
+	}
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	pos := callerPos(L)
+	r.tests = append(r.tests, &testCase{name: strings.Join(names, " "), block: r.cur, fn: fn, pos: pos})
+	return 0
+}
+
+// luaPending is pending(name [, fn]): a test written down but not run.
+func (r *runner) luaPending(L *lua.LState) int {
+	r.notRunning(L, "pending")
+	name := L.CheckString(1)
+	full := name
+	if r.cur != r.root {
+		full = r.blockName(r.cur) + " " + name
+	}
+	r.tests = append(r.tests, &testCase{name: full, block: r.cur, pos: callerPos(L), pending: true})
+	return 0
+}
+
+func (r *runner) luaSetup(L *lua.LState) int {
+	r.notRunning(L, "setup")
+	r.cur.setups = append(r.cur.setups, L.CheckFunction(1))
+	return 0
+}
+
+func (r *runner) luaTeardown(L *lua.LState) int {
+	r.notRunning(L, "teardown")
+	r.cur.teardowns = append(r.cur.teardowns, L.CheckFunction(1))
+	return 0
+}
+
+// luaFinally is finally(fn) inside a test: fn runs when the test body has
+// ended, however it ended.
+func (r *runner) luaFinally(L *lua.LState) int {
+	if !r.running {
+		L.RaiseError("finally can only be called inside a test")
+	}
+	r.finals = append(r.finals, L.CheckFunction(1))
+	return 0
+}
+
+func (r *runner) luaBeforeEach(L *lua.LState) int {
+	r.notRunning(L, "before_each")
+	r.cur.befores = append(r.cur.befores, L.CheckFunction(1))
+	return 0
+}
+
+func (r *runner) luaAfterEach(L *lua.LState) int {
+	r.notRunning(L, "after_each")
+	r.cur.afters = append(r.cur.afters, L.CheckFunction(1))
+	return 0
+}
