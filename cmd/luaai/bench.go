@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"time"
@@ -99,11 +98,10 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d.Microse
 func runBench(cfg *benchConfig, stderr io.Writer) (*benchResult, error) {
 	prog := newProgress(stderr, cfg.ticks)
 	res := &benchResult{agents: cfg.agents, ticks: cfg.ticks}
-	roots := []string{filepath.Dir(cfg.script)}
-	h, err := host.New(host.Options{
-		Seed: cfg.seed, Workers: cfg.workers, Roots: roots, ReportAllErrors: true,
-		OnError: func(*host.ScriptError) { res.errors++ },
-	})
+	opts := engineOptions(cfg.script, cfg.seed, cfg.workers)
+	opts.ReportAllErrors = true
+	opts.OnError = func(*host.ScriptError) { res.errors++ }
+	h, err := host.New(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,9 @@ func checkScript(script string) (errs []string, warns host.ErrorList) {
 // and calls fn with it. The host runs one worker and discards what the
 // script prints while it loads.
 func withBehaviour(script string, fn func(*host.Behaviour) error) error {
-	h, err := host.New(host.Options{Workers: 1, Roots: scriptRoots(script), Stdout: io.Discard})
+	opts := engineOptions(script, 0, 1)
+	opts.Stdout = io.Discard
+	h, err := host.New(opts)
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/luaai/luaai/inspector"
 	"io"
 	"math"
 	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/internal/suggest"
 )

@@ -5,11 +5,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/luaai/luaai/inspector"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/luaai/luaai/inspector"
 )
 
 // startInspector serves the inspector of the loop's host on addr and

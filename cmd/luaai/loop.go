@@ -6,9 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/luaai/luaai/inspector"
 	"strings"
 	"time"
+
+	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"

@@ -7,11 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/luaai/luaai/internal/plainjson"
 
 	"github.com/luaai/luaai/host"
 )

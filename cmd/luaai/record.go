@@ -12,12 +12,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/luaai/luaai/internal/plainjson"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/safefile"

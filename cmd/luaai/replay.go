@@ -12,7 +12,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/luaai/luaai/inspector"
 	"io"
 	"os"
 	"os/signal"
@@ -22,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/safefile"
@@ -249,7 +250,9 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	// Results do not depend on the workers: more than the cores gain
 	// nothing, and a forged header must not make a thousand Lua states.
 	workers := min(hd.Workers, runtime.GOMAXPROCS(0))
-	h, err := host.New(host.Options{Seed: hd.Seed, Workers: workers, Roots: scriptRoots(script), Stdout: io.Discard})
+	opts := engineOptions(script, hd.Seed, workers)
+	opts.Stdout = io.Discard
+	h, err := host.New(opts)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/luaai/luaai/inspector"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
@@ -204,8 +205,6 @@ func runCmdContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return runScript(ctx, cfg, stdout, stderr)
 }
 
-// scriptRoots are the folders the script may require from: its own, and
-// ./scripts when it exists.
 func scriptRoots(script string) []string {
 	roots := []string{filepath.Dir(script)}
 	if fi, err := os.Stat("scripts"); err == nil && fi.IsDir() {
@@ -214,6 +213,15 @@ func scriptRoots(script string) []string {
 	return roots
 }
 
+// engineOptions is the host.Options every command that runs a script
+// starts from (run, bench, replay, check): the script's folder and
+// ./scripts as roots, the seed and the workers. Each adds its hooks.
+func engineOptions(script string, seed uint64, workers int) host.Options {
+	return host.Options{Seed: seed, Workers: workers, Roots: scriptRoots(script)}
+}
+
+// runScript is luaai run: load, spawn or restore, run the loop (with its
+// watcher, recorder and inspector), save.
 func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) int {
 	out := newRunOutput(stdout, stderr, cfg.json)
 	defer out.flush()
@@ -222,38 +230,19 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "luaai run: "+format+"\n", args...)
 		return exitFail
 	}
-
 	if cfg.save != "" {
 		if fi, err := os.Stat(filepath.Dir(cfg.save)); err != nil || !fi.IsDir() {
 			return fail("--save %s: folder %s does not exist", cfg.save, filepath.Dir(cfg.save))
 		}
 	}
-	var in *runInput
-	switch cfg.input {
-	case "":
-		if cfg.console != nil {
-			in = cfg.console.input(cfg.stopConsole)
-		}
-	case "-":
-		in = liveInput(stdin)
-	default:
-		var err error
-		if in, err = loadInput(cfg.input); err != nil {
-			return fail("--input: %v", err)
-		}
+	in, err := openInput(cfg)
+	if err != nil {
+		return fail("--input: %v", err)
 	}
-	opts := host.Options{
-		OnReload:     func(r host.ReloadResult) { out.added, out.resumed = r.Added, r.Resumed },
-		Seed:         cfg.seed,
-		Budget:       cfg.budget,
-		MemoryLimit:  cfg.memory,
-		Workers:      cfg.workers,
-		Roots:        scriptRoots(cfg.script),
-		Stdout:       out.printer(),
-		OnTransition: out.transition,
-		OnError:      out.scriptError,
-		OnLog:        out.log,
-	}
+	opts := engineOptions(cfg.script, cfg.seed, cfg.workers)
+	opts.Budget, opts.MemoryLimit, opts.Stdout = cfg.budget, cfg.memory, out.printer()
+	opts.OnReload = func(r host.ReloadResult) { out.added, out.resumed = r.Added, r.Resumed }
+	opts.OnTransition, opts.OnError, opts.OnLog = out.transition, out.scriptError, out.log
 	if cfg.trace {
 		opts.OnDecision = out.decision
 	}
@@ -264,34 +253,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	defer h.Close()
 	softMemoryLimit(cfg.memory)
 
-	b, err := h.LoadFile(cfg.script)
-	if err != nil {
-		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
-			for _, l := range strings.Split(err.Error(), "\n") {
-				out.line(loadErrorLine{0, l})
-			}
-			out.flush()
-		}
-		printLoadError(stderr, err)
-		if !cfg.watch {
-			return exitFail
-		}
-		// --watch starts anyway: it reports, and waits for a version that
-		// loads (the modder is fixing it in the editor).
-		if b, err = waitForLoad(ctx, h, cfg, opts.Roots, err, stderr); err != nil {
-			return fail("%v", err)
-		}
-	}
-	// The warnings luaai check gives, at every load: a typo in a field name
-	// is legal Lua and would pass silently.
-	if warns := inspect.Lint(b.Definition()); len(warns) > 0 {
-		for _, w := range warns {
-			fmt.Fprintln(stderr, formatWarning(w))
-		}
-		if cfg.strict {
-			fmt.Fprintf(stderr, "luaai run: --strict: %d warnings in %s\n", len(warns), cfg.script)
-			return exitFail
-		}
+	b, code := loadForRun(ctx, h, cfg, out, stderr)
+	if b == nil {
+		return code
 	}
 	var agents []*host.Agent
 	var snapshot []byte // --load's, for --record
@@ -314,41 +278,16 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	out.flush()
 
-	// The ticks done so far: a run from a snapshot continues its numbering.
-	done := 0
-	for _, a := range agents {
-		done = max(done, a.Ticks())
-	}
 	l := &runLoop{cfg: cfg, out: out, h: h, b: b, in: in}
-	if !cfg.forever {
-		l.prog = newProgress(stderr, cfg.ticks)
-		out.prog = l.prog
+	stop, err := l.attach(ctx, snapshot, stderr)
+	defer stop()
+	if err != nil {
+		return fail("%v", err)
 	}
-	if cfg.watch {
-		if l.w, err = newWatcher(b.Files(), opts.Roots); err != nil {
-			return fail("--watch: %v", err)
-		}
-		defer l.w.Close()
-	}
-	if cfg.record != "" {
-		if l.rec, err = newRecorder(cfg, b, h, snapshot); err != nil {
-			return fail("--record %s: %v", cfg.record, err)
-		}
-	}
-	if cfg.inspect != "" {
-		stop, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, Token: cfg.inspectToken})
-		if err != nil {
-			return fail("--inspect %s: %v", cfg.inspect, err)
-		}
-		defer stop()
-	}
-	runErr := l.run(ctx, done, agents)
+	// The ticks done so far: a run from a snapshot continues its numbering.
+	runErr := l.run(ctx, lastTick(agents), agents)
 	if l.rec != nil {
-		last := 0
-		for _, a := range h.Agents() {
-			last = max(last, a.Ticks())
-		}
-		if err := l.rec.close(last); err != nil && runErr == nil {
+		if err := l.rec.close(lastTick(h.Agents())); err != nil && runErr == nil {
 			runErr = fmt.Errorf("--record %s: %w", cfg.record, err)
 		}
 	}
@@ -364,6 +303,103 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return exitFail
 	}
 	return exitOK
+}
+
+// lastTick is the most ticks any of agents has run.
+func lastTick(agents []*host.Agent) int {
+	last := 0
+	for _, a := range agents {
+		last = max(last, a.Ticks())
+	}
+	return last
+}
+
+// openInput opens what --input names (or the console of --watch).
+func openInput(cfg *runConfig) (*runInput, error) {
+	switch cfg.input {
+	case "":
+		if cfg.console != nil {
+			return cfg.console.input(cfg.stopConsole), nil
+		}
+		return nil, nil
+	case "-":
+		return liveInput(stdin), nil
+	}
+	return loadInput(cfg.input)
+}
+
+// loadForRun loads the script, printing its errors (also as JSON lines
+// with --json) and its lint warnings; with --watch a script that does not
+// load is waited for. A nil behaviour comes with the exit code.
+func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, out *runOutput, stderr io.Writer) (*host.Behaviour, int) {
+	b, err := h.LoadFile(cfg.script)
+	if err != nil {
+		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
+			for _, l := range strings.Split(err.Error(), "\n") {
+				out.line(loadErrorLine{0, l})
+			}
+			out.flush()
+		}
+		printLoadError(stderr, err)
+		if !cfg.watch {
+			return nil, exitFail
+		}
+		// --watch starts anyway: it reports, and waits for a version that
+		// loads (the modder is fixing it in the editor).
+		if b, err = waitForLoad(ctx, h, cfg, scriptRoots(cfg.script), err, stderr); err != nil {
+			out.flush()
+			fmt.Fprintf(stderr, "luaai run: %v\n", err)
+			return nil, exitFail
+		}
+	}
+	// The warnings luaai check gives, at every load: a typo in a field name
+	// is legal Lua and would pass silently.
+	if warns := inspect.Lint(b.Definition()); len(warns) > 0 {
+		for _, w := range warns {
+			fmt.Fprintln(stderr, formatWarning(w))
+		}
+		if cfg.strict {
+			fmt.Fprintf(stderr, "luaai run: --strict: %d warnings in %s\n", len(warns), cfg.script)
+			return nil, exitFail
+		}
+	}
+	return b, exitOK
+}
+
+// attach gives the loop what the flags ask for: a progress line, the
+// watcher (--watch), the recorder (--record) and the inspector
+// (--inspect). stop undoes them, whatever the error.
+func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer) (stop func(), err error) {
+	cfg := l.cfg
+	var undo []func()
+	stop = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	if !cfg.forever {
+		l.prog = newProgress(stderr, cfg.ticks)
+		l.out.prog = l.prog
+	}
+	if cfg.watch {
+		if l.w, err = newWatcher(l.b.Files(), scriptRoots(cfg.script)); err != nil {
+			return stop, fmt.Errorf("--watch: %v", err)
+		}
+		undo = append(undo, func() { l.w.Close() })
+	}
+	if cfg.record != "" {
+		if l.rec, err = newRecorder(cfg, l.b, l.h, snapshot); err != nil {
+			return stop, fmt.Errorf("--record %s: %v", cfg.record, err)
+		}
+	}
+	if cfg.inspect != "" {
+		closeIt, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, Token: cfg.inspectToken})
+		if err != nil {
+			return stop, fmt.Errorf("--inspect %s: %v", cfg.inspect, err)
+		}
+		undo = append(undo, closeIt)
+	}
+	return stop, nil
 }
 
 // maxSnapshotFile bounds what --load reads.

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/luaai/luaai/internal/plainjson"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/luaai/luaai/internal/plainjson"
 
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
