@@ -1,14 +1,3 @@
-// Command luaai runs game AI behaviours written in Lua.
-//
-//	luaai run SCRIPT [flags]   spawn agents from a behaviour and tick them, printing state changes
-//	luaai test [PATH...]       run the *_test.lua files below the paths
-//	luaai check SCRIPT...      load and validate scripts: errors and warnings as file:line
-//	luaai graph SCRIPT         the behaviour as a Graphviz DOT or Mermaid diagram
-//	luaai init DIR             a mod project: a behaviour, its tests, editor set-up
-//	luaai types                the LuaLS definitions of require("luaai")
-//
-// Exit codes: 0 success; 1 a script that does not load, a failed test, or a
-// run during which a callback raised an error; 2 a usage error.
 package main
 
 import (
@@ -59,6 +48,38 @@ Exit codes: 0 success; 1 a script that does not load, a failed test, or a run
 during which a callback raised an error; 2 a usage error.
 `
 
+// command is one of luaai's commands: its name, its help text (whose
+// first line is its usage) and what runs it.
+type command struct {
+	name  string
+	usage string
+	run   func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands lists every command once: the dispatcher, help and the tests
+// (each flag in its help, each command in the overview) read it.
+var commands = []command{
+	{"run", runUsage, runCmd},
+	{"replay", replayUsage, replayCmd},
+	{"test", testUsage, testCmd},
+	{"bench", benchUsage, benchCmd},
+	{"check", checkUsage, checkCmd},
+	{"graph", graphUsage, graphCmd},
+	{"init", initUsage, initCmd},
+	{"types", typesUsage, typesCmd},
+	{"curve", curveUsage, curveCmd},
+	{"version", versionUsage, versionCmd},
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 // run is the whole command line: args without the program name. It returns
 // the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -66,33 +87,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "run":
-		return runCmd(rest, stdout, stderr)
-	case "test":
-		return testCmd(rest, stdout, stderr)
-	case "bench":
-		return benchCmd(rest, stdout, stderr)
+	cmd, rest := args[0], args[1:]
+	switch cmd {
 	case "help", "-h", "-help", "--help":
 		return helpCmd(rest, stdout, stderr)
-	case "check":
-		return checkCmd(rest, stdout, stderr)
-	case "graph":
-		return graphCmd(rest, stdout, stderr)
-	case "init":
-		return initCmd(rest, stdout, stderr)
-	case "types":
-		return typesCmd(rest, stdout, stderr)
-	case "curve":
-		return curveCmd(rest, stdout, stderr)
-	case "replay":
-		return replayCmd(rest, stdout, stderr)
-	case "version", "--version":
-		return versionCmd(rest, stdout, stderr)
-	default:
+	case "--version":
+		cmd = "version"
+	}
+	c, ok := findCommand(cmd)
+	if !ok {
 		fmt.Fprintf(stderr, "luaai: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
 	}
+	return c.run(rest, stdout, stderr)
 }
 
 func helpCmd(args []string, stdout, stderr io.Writer) int {
@@ -100,31 +107,12 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	switch args[0] {
-	case "run":
-		fmt.Fprint(stdout, runUsage)
-	case "test":
-		fmt.Fprint(stdout, testUsage)
-	case "check":
-		fmt.Fprint(stdout, checkUsage)
-	case "graph":
-		fmt.Fprint(stdout, graphUsage)
-	case "bench":
-		fmt.Fprint(stdout, benchUsage)
-	case "init":
-		fmt.Fprint(stdout, initUsage)
-	case "types":
-		fmt.Fprint(stdout, typesUsage)
-	case "curve":
-		fmt.Fprint(stdout, curveUsage)
-	case "replay":
-		fmt.Fprint(stdout, replayUsage)
-	case "version":
-		fmt.Fprint(stdout, versionUsage)
-	default:
+	c, ok := findCommand(args[0])
+	if !ok {
 		fmt.Fprintf(stderr, "luaai help: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+	fmt.Fprint(stdout, c.usage)
 	return exitOK
 }
 
