@@ -336,3 +336,12 @@ func TestReadmeNamesEveryExport(t *testing.T) {
 		require.Regexp(t, `\bai\.`+regexp.QuoteMeta(name)+`\b`, string(readme), "ai.%s is not in the README", name)
 	}
 }
+
+// Every curve kind is in the README.
+func TestReadmeNamesEveryCurveKind(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	for _, k := range luabind.CurveKinds() {
+		require.Contains(t, string(readme), "`"+k+"`", "curve kind %s is not in the README", k)
+	}
+}

@@ -66,6 +66,9 @@ func escapeXML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
 
+// CurveKinds lists the kinds of response curve NewCurve takes.
+func CurveKinds() []string { return luabind.CurveKinds() }
+
 // NewCurve is luabind.NewCurve: the curve ai.curve(x, {kind = kind, m = m,
 // k = k, b = b, c = c}) builds, for PlotCurve and CurveSVG.
 func NewCurve(kind string, m, k, b, c float64) (luabind.Curve, error) {

@@ -33,7 +33,12 @@ var curveNames = [...]string{
 	curveStep:       "step",
 }
 
-const curveKindList = "linear, polynomial, logistic, logit, normal, sine or step"
+// CurveKinds lists the kinds of response curve, in their order.
+func CurveKinds() []string { return curveNames[:] }
+
+// curveKindList is the kinds as a message lists them: "linear, …, sine or
+// step".
+var curveKindList = strings.Join(curveNames[:len(curveNames)-1], ", ") + " or " + curveNames[len(curveNames)-1]
 
 // curve is a response curve with its parameters, checked once at construction.
 type curve struct {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -98,3 +99,16 @@ func (metaAgent) Active(string) bool            { return false }
 func (metaAgent) Ctx() *lua.LTable              { return nil }
 func (metaAgent) Send(string, lua.LValue) error { return nil }
 func (metaAgent) Errors() []CallbackError       { return nil }
+
+// The curve kinds are listed once (CurveKinds); the editor definitions
+// name each.
+func TestMetaFileNamesEveryCurveKind(t *testing.T) {
+	src, err := os.ReadFile(metaFile)
+	require.NoError(t, err)
+	var quoted []string
+	for _, k := range CurveKinds() {
+		quoted = append(quoted, `"`+k+`"`)
+	}
+	require.Contains(t, string(src), "---@field kind "+strings.Join(quoted, "|"))
+	require.Equal(t, "linear, polynomial, logistic, logit, normal, sine or step", curveKindList)
+}

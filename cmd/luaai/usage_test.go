@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/inspect"
 	"github.com/stretchr/testify/require"
 )
 
@@ -187,4 +188,11 @@ func isCall(c *ast.CallExpr, pkg, name string) bool {
 	}
 	x, ok := sel.X.(*ast.Ident)
 	return ok && x.Name == pkg && sel.Sel.Name == name
+}
+
+// luaai help curve names every curve kind.
+func TestCurveUsageNamesEveryKind(t *testing.T) {
+	for _, k := range inspect.CurveKinds() {
+		require.Contains(t, curveUsage, k)
+	}
 }
