@@ -37,8 +37,8 @@ func TestGuardSeedTrace(t *testing.T) {
 		}
 		require.NoError(t, a.Tick(0.1))
 		require.True(t, a.Active(w.root), "tick %d: %s", i+1, a.Path())
-		wp, _ := a.String("waypoint")
-		pl, _ := a.String("player")
+		wp, _ := a.Text("waypoint")
+		pl, _ := a.Text("player")
 		require.Equal(t, w.waypoint, wp, "tick %d waypoint", i+1)
 		require.Equal(t, w.player, pl, "tick %d player", i+1)
 	}
@@ -73,7 +73,7 @@ func num(t *testing.T, a *host.Agent, key string) float64 {
 
 func str(t *testing.T, a *host.Agent, key string) string {
 	t.Helper()
-	v, ok := a.String(key)
+	v, ok := a.Text(key)
 	require.True(t, ok, "ctx.%s is not a string: %v", key, a.Get(key))
 	return v
 }

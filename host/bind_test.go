@@ -118,7 +118,7 @@ return ai.fsm { initial = "idle", context = { log = "", go_on = false }, states 
 
 	trs = nil
 	require.NoError(t, h.Despawn(a3))
-	log, _ := a3.String("log")
+	log, _ := a3.Text("log")
 	require.Equal(t, "work;busy;", log)
 	require.Equal(t, []host.Transition{{Agent: 3, Tick: 1, Kind: "despawn", From: "busy.work"}}, trs)
 	_, ok = h.Agent(3)

@@ -34,8 +34,8 @@ func (a *Agent) Number(key string) (float64, bool) {
 	return float64(n), ok
 }
 
-// String reads a string field; ok is false when it is not a string.
-func (a *Agent) String(key string) (string, bool) {
+// Text reads a string field; ok is false when it is not a string.
+func (a *Agent) Text(key string) (string, bool) {
 	s, ok := a.ctx.RawGetString(key).(lua.LString)
 	return string(s), ok
 }

@@ -28,7 +28,7 @@
 //
 // Each agent owns one Lua table, its context: defaults from the behaviour's
 // `context` fields (deep-copied), then the overrides given to Spawn. Read and
-// write it with Agent.Get, Number, String, Bool and Set. Two ways put the
+// write it with Agent.Get, Number, Text, Bool and Set. Two ways put the
 // game's objects in it:
 //
 //   - Agent.Sync (the fast binding) copies a struct's `lua`-tagged fields

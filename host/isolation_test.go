@@ -82,7 +82,7 @@ func TestModsAreIsolated(t *testing.T) {
 		require.NoError(t, err)
 		e, err := h.Spawn(evil, nil)
 		require.NoError(t, err)
-		refused, _ := e.String("refused")
+		refused, _ := e.Text("refused")
 		require.Empty(t, refused, "attacks that were not refused as read-only")
 		var goods []*host.Agent
 		for i := 0; i < 130; i++ {
@@ -125,7 +125,7 @@ return ai.fsm { initial = "s", context = { got = "" }, states = { s = {
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Tick(0.1))
-	got, _ := a.String("got")
+	got, _ := a.Text("got")
 	require.Equal(t, "pong", got)
 	require.Equal(t, 1, calls)
 	for _, name := range []string{"luaai", ""} {

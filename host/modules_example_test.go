@@ -75,7 +75,7 @@ return ai.fsm { initial = "walk", context = { far = 0 }, states = {
 	a, _ := h.SpawnWith(b, host.SpawnOptions{UserData: u})
 	_ = h.Tick(0.1)
 	far, _ := a.Number("far")
-	refused, _ := a.String("refused")
+	refused, _ := a.Text("refused")
 	fmt.Println(far, *u, refused)
 	// Output: 5 {3 4} walker.lua:6: too far: 50
 }

@@ -252,7 +252,7 @@ return ai.fsm { initial = "m", context = { log = "" }, states = {
 	st, err = a.Stack("m")
 	require.NoError(t, err)
 	require.Equal(t, []string{"b"}, st)
-	log, _ := a.String("log")
+	log, _ := a.Text("log")
 	require.Equal(t, "exit a;", log)
 	data, err := h.Snapshot()
 	require.NoError(t, err)

@@ -41,7 +41,7 @@ return ai.fsm { initial = "idle", context = { sent = "no" }, states = {
   pinged = {} } }`)
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
-	sent, _ := a.String("sent")
+	sent, _ := a.Text("sent")
 	require.Equal(t, "true", sent)
 	require.NoError(t, h.Tick(0.1))
 	require.Equal(t, "pinged", a.Path())
@@ -64,7 +64,7 @@ return ai.fsm { initial = "s", context = { ran = "" }, states = { s = {
 	for range 6 {
 		require.NoError(t, h.Tick(0.1))
 	}
-	ran, _ := a.String("ran")
+	ran, _ := a.Text("ran")
 	require.Equal(t, "2 3 4 5 6 ", ran)
 }
 
@@ -253,7 +253,7 @@ return ai.fsm { initial = "t", states = {
 	require.Equal(t, "t[run]", a.Path())
 	require.NoError(t, a.Send("stop", nil))
 	require.NoError(t, h.Tick(0.1))
-	atExit, _ := a.String("at_exit")
+	atExit, _ := a.Text("at_exit")
 	require.Equal(t, "t", atExit)
 
 	// Senders ticked one at a time: the receiver's next tick sees their

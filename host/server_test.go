@@ -188,13 +188,13 @@ return ai.fsm { initial = "s", context = { x = 0, y = 0, victim = 1 }, states = 
 		require.Equal(t, float64(a.ID()), me)
 		c, _ := a.Number("clamped")
 		require.Equal(t, 255.0, c)
-		s, _ := a.String("text")
+		s, _ := a.Text("text")
 		require.Equal(t, "n map[a:1] [1 2] true false", s)
-		s, _ = a.String("bad_int")
+		s, _ = a.Text("bad_int")
 		require.Contains(t, s, "mover.lua:11: bad argument #1 to 'game.clamp' (number 1.5 is not an integer that fits int)")
-		s, _ = a.String("bad_arg")
+		s, _ = a.Text("bad_arg")
 		require.Equal(t, "mover.lua:12: bad argument #1 to 'game.move' (number expected, got string)", s)
-		s, _ = a.String("too_far")
+		s, _ = a.Text("too_far")
 		require.Equal(t, "mover.lua:13: too far: 1000", s)
 	}
 }
@@ -545,7 +545,7 @@ return ai.fsm { initial = "s", states = { s = {
 	bd := &body{HP: 7}
 	a, err := h.SpawnWith(b, host.SpawnOptions{UserData: "orc#1", Sync: map[string]any{"body": bd}, Bind: map[string]any{"tool": &tool{"axe"}}})
 	require.NoError(t, err)
-	seen, _ := a.String("seen")
+	seen, _ := a.Text("seen")
 	require.Equal(t, "7 orc#1 axe", seen)
 	require.NoError(t, h.Tick(0.1))
 	require.Equal(t, 1.0, bd.X)
@@ -670,7 +670,7 @@ return ai.fsm { initial = "s", context = { zeta = 1, alpha = 2, mid = 3, beta = 
 	for range 3 {
 		a, err := h.Spawn(b, nil)
 		require.NoError(t, err)
-		keys, _ := a.String("keys")
+		keys, _ := a.Text("keys")
 		require.Equal(t, "7 alpha beta gamma keys mid omega zeta", keys)
 	}
 }

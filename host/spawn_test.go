@@ -93,8 +93,8 @@ func spawnTrace(t *testing.T, workers, agents int) []string {
 		require.NoError(t, h.Tick(0.1))
 	}
 	for _, a := range list {
-		p, _ := a.String("pending")
-		s, _ := a.String("seen")
+		p, _ := a.Text("pending")
+		s, _ := a.Text("seen")
 		out = append(out, fmt.Sprintf("A %d %s | %s", a.ID(), p, s))
 	}
 	return out

@@ -40,6 +40,6 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	player, _ := a.String("player")
+	player, _ := a.Text("player")
 	fmt.Printf("after 6 ticks: %s (player %s)\n", a.Path(), player)
 }
