@@ -19,9 +19,9 @@ type Agent struct {
 	// lines (an agent's first touch in a tick is a cache miss).
 	h        *Host
 	w        *worker
-	t        *tree // b's tree in w
+	t        *layout // b's tree in w
 	ctx      *lua.LTable
-	nodes    []nodeRT    // by node id
+	nodes    []placeRT    // by node id
 	ms       []machineRT // by machine index
 	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
 	clock    float64
@@ -30,9 +30,9 @@ type Agent struct {
 	visible  []event // events this decide phase sees
 	incoming []event // events sent since, for the next tick
 	inbox    []event // ai.send_to messages from other agents, after incoming
-	path     []*node // scratch: machines on the active path
+	path     []*place // scratch: machines on the active path
 	// The running callback, for the functions usable inside callbacks.
-	cur      *node
+	cur      *place
 	curKind  callback
 	curScore bool // cur is a utility candidate that is not active
 	ticking  bool
@@ -40,7 +40,7 @@ type Agent struct {
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
 	// gap: the fsm a transition's run is between states in (between).
-	gap *node
+	gap *place
 	// suspendAt and suspendText: the line whose failure suspended the
 	// agent, and its text then (a reload that changes it resumes the agent).
 	suspendAt   luabind.Pos
@@ -73,7 +73,7 @@ type Agent struct {
 	followers int
 }
 
-type nodeRT struct {
+type placeRT struct {
 	time     float64 // seconds active (frozen while paused)
 	every    float64 // seconds since the last timed update
 	stepTime float64 // steps: seconds in the current item
@@ -128,7 +128,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 // worker w: a record per placed state and per machine, every slice sized
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
-func (w *worker) newAgent(id int, b *Behaviour, t *tree) *Agent {
+func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	a := &Agent{h: w.h, w: w, id: id, b: b, t: t}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	return a
@@ -140,10 +140,10 @@ func (w *worker) newAgent(id int, b *Behaviour, t *tree) *Agent {
 // instead of hopping between scattered small allocations. A block lives
 // as long as any of its agents.
 type runPool struct {
-	nodes  []nodeRT
+	nodes  []placeRT
 	ms     []machineRT
 	stacks []int
-	paths  []*node
+	paths  []*place
 	scores []float64
 	bts    []btRT
 }
@@ -152,23 +152,23 @@ type runPool struct {
 const runBlock = 64
 
 // reserve makes room for n agents' records.
-func (p *runPool) reserve(t *tree, n int) {
+func (p *runPool) reserve(t *layout, n int) {
 	stackCap := 0
 	for _, m := range t.machines {
 		stackCap += len(m.children)
 	}
-	p.nodes = make([]nodeRT, n*len(t.nodes))
+	p.nodes = make([]placeRT, n*len(t.places))
 	p.ms = make([]machineRT, n*len(t.machines))
 	p.stacks = make([]int, n*stackCap)
-	p.paths = make([]*node, n*(t.maxDepth+1))
+	p.paths = make([]*place, n*(t.maxDepth+1))
 	p.scores = make([]float64, n*t.maxKids)
 	p.bts = make([]btRT, n*t.btCount)
 }
 
 // take returns one agent's records: fresh state records, machines with
 // empty stacks of their full capacity, an empty path and scratch scores.
-func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, bt []btRT, path []*node, scores []float64) {
-	nn, nm, depth, nk, nb := len(t.nodes), len(t.machines), t.maxDepth+1, t.maxKids, t.btCount
+func (p *runPool) take(t *layout) (nodes []placeRT, ms []machineRT, bt []btRT, path []*place, scores []float64) {
+	nn, nm, depth, nk, nb := len(t.places), len(t.machines), t.maxDepth+1, t.maxKids, t.btCount
 	if len(p.nodes) < nn || len(p.ms) < nm || len(p.paths) < depth || len(p.scores) < nk || len(p.bts) < nb {
 		p.reserve(t, runBlock)
 	}
@@ -190,14 +190,14 @@ func (p *runPool) take(t *tree) (nodes []nodeRT, ms []machineRT, bt []btRT, path
 
 // spawn makes an agent on w and runs its enter hooks; events are queued for
 // its first tick before they run.
-func (w *worker) spawn(b *Behaviour, t *tree, ctx *lua.LTable, events []event) *Agent {
+func (w *worker) spawn(b *Behaviour, t *layout, ctx *lua.LTable, events []event) *Agent {
 	a, _ := w.spawnWith(b, t, ctx, events, nil)
 	return a
 }
 
 // spawnWith is spawn with setup run before the enter hooks (SpawnOptions);
 // when setup fails, no agent is made and its id is given back.
-func (w *worker) spawnWith(b *Behaviour, t *tree, ctx *lua.LTable, events []event, setup func(*Agent) error) (*Agent, error) {
+func (w *worker) spawnWith(b *Behaviour, t *layout, ctx *lua.LTable, events []event, setup func(*Agent) error) (*Agent, error) {
 	h := w.h
 	h.spawned++
 	a := w.newAgent(h.spawned, b, t)
@@ -261,7 +261,7 @@ func (a *Agent) State() (path string, ok bool) {
 // writeConfig writes what is active below n, relative to it: ".child…"
 // for a machine, "{region…,region…}" for regions, "[node.node]" for a
 // running tree.
-func (a *Agent) writeConfig(b *strings.Builder, n *node) {
+func (a *Agent) writeConfig(b *strings.Builder, n *place) {
 	if n.bt != nil {
 		if leaf := a.runningLeaf(n); leaf >= 0 {
 			b.WriteByte('[')
@@ -305,7 +305,7 @@ func (a *Agent) Path() string {
 // eachActive calls fn for n and every active state below it (not the
 // paused ones), each before the states below it: the active path, and
 // every region of an ai.regions state in name order.
-func (a *Agent) eachActive(n *node, fn func(*node)) {
+func (a *Agent) eachActive(n *place, fn func(*place)) {
 	for {
 		fn(n)
 		if !n.isMachine() {
@@ -327,7 +327,7 @@ func (a *Agent) eachActive(n *node, fn func(*node)) {
 
 // deepest is the last node of the active path (an ai.regions state, when
 // the path reaches one: below it the active states branch).
-func (a *Agent) deepest() *node {
+func (a *Agent) deepest() *place {
 	n := a.t.root
 	for n.isMachine() && !n.isRegions() && n != a.gap {
 		st := a.ms[n.mid].stack
@@ -358,7 +358,7 @@ func (a *Agent) Active(nameOrPath string) bool {
 
 // live: the node is on its parent's stack, and the parent is live; during
 // a push's run the covered state is paused, not active: it stays live.
-func (a *Agent) live(n *node) bool {
+func (a *Agent) live(n *place) bool {
 	for ; n.parent != nil; n = n.parent {
 		found := false
 		for _, i := range a.ms[n.parent.mid].stack {

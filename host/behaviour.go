@@ -18,25 +18,25 @@ type Behaviour struct {
 	h     *Host
 	name  string
 	path  string   // file, "" when loaded from a string
-	trees []*tree  // by worker
+	layouts []*layout  // by worker
 	added []string // context defaults the last reload added (ReloadResult.Added)
 }
 
 // Definition is the validated definition b runs (its latest reload), for
 // tools that read a behaviour without running it (inspect's Lint and
 // WriteGraph). It is shared: do not change it.
-func (b *Behaviour) Definition() *luabind.State { return b.trees[0].def }
+func (b *Behaviour) Definition() *luabind.State { return b.layouts[0].def }
 
-// tree is one worker's immutable copy of a behaviour: the placed states.
-type tree struct {
+// layout is one worker's immutable copy of a behaviour: the placed states.
+type layout struct {
 	name     string
 	def      *luabind.State
-	root     *node
-	nodes    []*node // by id, pre-order
-	machines []*node // by machine index
+	root     *place
+	places    []*place // by id, pre-order
+	machines []*place // by machine index
 	defaults *lua.LTable
-	byName   map[string][]*node
-	byPath   map[string]*node
+	byName   map[string][]*place
+	byPath   map[string]*place
 	maxKids  int
 	maxDepth int
 	btCount  int        // behaviour-tree nodes of every tree state, each placed at its node's btBase
@@ -45,23 +45,23 @@ type tree struct {
 	info     *StateInfo // Behaviour.Structure, built when first asked
 }
 
-// node is one placed state: a definition with a name, a path and a parent.
-type node struct {
+// place is one placed state: a definition with a name, a path and a parent.
+type place struct {
 	def      *luabind.State
 	name     string
 	path     string // dot-joined from the root; "" for the root
 	id       int
 	mid      int // machine index, -1 for leaves
-	parent   *node
+	parent   *place
 	index    int // position in parent.children
-	children []*node
+	children []*place
 	initial  int   // child index, -1 for none
-	fsm      *node // nearest fsm ancestor (not itself), nil if none
+	fsm      *place // nearest fsm ancestor (not itself), nil if none
 	trans    []transition
 	// ai.tree states: the tree, where its nodes' records start in the
 	// agent's bt, and per tree node the state's path with the running path
 	// in brackets ("combat.tree[sequence.attack]").
-	bt      *luabind.Tree
+	bt      *luabind.BTree
 	btBase  int
 	btPaths []string
 	pathLV  lua.LValue // path as a Lua string: the payload of tree:success and tree:failure
@@ -75,15 +75,15 @@ type transition struct {
 	target int // child index in the parent machine, -1 for pop and internal
 }
 
-func (n *node) isMachine() bool { return n.def.IsMachine() }
-func (n *node) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
-func (n *node) isRegions() bool { return n.def.Kind == luabind.KindRegions }
+func (n *place) isMachine() bool { return n.def.IsMachine() }
+func (n *place) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
+func (n *place) isRegions() bool { return n.def.Kind == luabind.KindRegions }
 
 // Defaults returns the context an agent of the behaviour starts with (the
 // merged context defaults of every machine), as plain Go data converted as
 // Agent.Get converts.
 func (b *Behaviour) Defaults() map[string]any {
-	m, _ := luabind.ToGo(b.trees[0].defaults).(map[string]any)
+	m, _ := luabind.ToGo(b.layouts[0].defaults).(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}
@@ -96,18 +96,18 @@ func (b *Behaviour) Name() string { return b.name }
 // States lists every state path of the behaviour in depth-first order,
 // children by name; the root is "".
 func (b *Behaviour) States() []string {
-	t := b.trees[0]
-	out := make([]string, len(t.nodes))
-	for i, n := range t.nodes {
+	t := b.layouts[0]
+	out := make([]string, len(t.places))
+	for i, n := range t.places {
 		out[i] = n.path
 	}
 	return out
 }
 
-func newTree(L *lua.LState, name string, def *luabind.State) *tree {
-	b := &tree{name: name, def: def, byName: map[string][]*node{}, byPath: map[string]*node{}}
+func newLayout(L *lua.LState, name string, def *luabind.State) *layout {
+	b := &layout{name: name, def: def, byName: map[string][]*place{}, byPath: map[string]*place{}}
 	b.root = b.place(def)
-	for _, n := range b.nodes {
+	for _, n := range b.places {
 		if n.parent != nil {
 			for _, t := range n.def.Transitions {
 				tr := transition{Transition: t, target: -1}
@@ -124,12 +124,12 @@ func newTree(L *lua.LState, name string, def *luabind.State) *tree {
 
 // place builds the runtime nodes from the definition, one per place
 // (luabind.Walk's order is the node ids' order).
-func (b *tree) place(def *luabind.State) *node {
-	placed := map[*luabind.Node]*node{}
+func (b *layout) place(def *luabind.State) *place {
+	placed := map[*luabind.Node]*place{}
 	luabind.Walk(def, func(w *luabind.Node) bool {
-		n := &node{def: w.Def, name: w.Name, path: w.Path, id: len(b.nodes), mid: -1, initial: -1, index: w.Index, depth: w.Depth}
+		n := &place{def: w.Def, name: w.Name, path: w.Path, id: len(b.places), mid: -1, initial: -1, index: w.Index, depth: w.Depth}
 		placed[w] = n
-		b.nodes = append(b.nodes, n)
+		b.places = append(b.places, n)
 		b.byPath[w.Path] = n
 		b.maxDepth = max(b.maxDepth, w.Depth)
 		if parent := placed[w.Parent]; parent != nil {
@@ -163,16 +163,16 @@ func (b *tree) place(def *luabind.State) *node {
 		}
 		return true
 	})
-	return b.nodes[0]
+	return b.places[0]
 }
 
 // mergeDefaults merges the context defaults of every machine: the root's,
 // then level by level (outer wins), siblings in name order (first wins).
-func mergeDefaults(L *lua.LState, root *node) *lua.LTable {
+func mergeDefaults(L *lua.LState, root *place) *lua.LTable {
 	out := L.NewTable()
-	level := []*node{root}
+	level := []*place{root}
 	for len(level) > 0 {
-		var next []*node
+		var next []*place
 		for _, n := range level {
 			if n.def.Context != nil {
 				keys := sortedKeys(n.def.Context)
@@ -207,7 +207,7 @@ func sortedKeys(t *lua.LTable) []lua.LValue {
 }
 
 // newContext is a fresh context for an agent of t: its defaults, deep-copied.
-func (t *tree) newContext(L *lua.LState) *lua.LTable {
+func (t *layout) newContext(L *lua.LState) *lua.LTable {
 	return deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
 }
 

@@ -31,7 +31,7 @@ func (r *btRT) clear() { r.start, r.idx, r.done, r.on = 0, 0, 0, false }
 
 // body runs what a state does in an update: its update hook, its steps,
 // its tree, with the update's dt.
-func (a *Agent) body(n *node, dt lua.LValue, fdt float64) {
+func (a *Agent) body(n *place, dt lua.LValue, fdt float64) {
 	if fn := n.def.Update; fn != nil {
 		a.hookDt(n, fn, dt)
 	}
@@ -47,7 +47,7 @@ func (a *Agent) body(n *node, dt lua.LValue, fdt float64) {
 
 // tickTree ticks the tree of state n once; when its root finishes, the
 // agent is sent "tree:success" or "tree:failure" with the state's path.
-func (a *Agent) tickTree(n *node, dt lua.LValue) {
+func (a *Agent) tickTree(n *place, dt lua.LValue) {
 	st := a.btTick(n, 0, dt)
 	if st == luabind.Running {
 		return
@@ -64,20 +64,20 @@ func (a *Agent) tickTree(n *node, dt lua.LValue) {
 
 // resetTree clears the records of n's tree, cooldowns included (entering
 // or leaving the state).
-func (a *Agent) resetTree(n *node) {
+func (a *Agent) resetTree(n *place) {
 	clear(a.bt[n.btBase : n.btBase+len(n.bt.Nodes)])
 }
 
 // halt clears the records of the nodes [from, to) of n's tree (a
 // subtree): they start afresh; no Lua runs.
-func (a *Agent) halt(n *node, from, to int) {
+func (a *Agent) halt(n *place, from, to int) {
 	for i := from; i < to; i++ {
 		a.bt[n.btBase+i].clear()
 	}
 }
 
 // haltRunning halts the children of tn after position k that are running.
-func (a *Agent) haltRunning(n *node, tn *luabind.TreeNode, k int) {
+func (a *Agent) haltRunning(n *place, tn *luabind.BTPlace, k int) {
 	for _, c := range tn.Kids[k+1:] {
 		if a.bt[n.btBase+c].on {
 			a.halt(n, c, n.bt.Nodes[c].End)
@@ -86,7 +86,7 @@ func (a *Agent) haltRunning(n *node, tn *luabind.TreeNode, k int) {
 }
 
 // btTicker ticks node i of n's tree: one per kind of node.
-type btTicker func(a *Agent, n *node, i int, dt lua.LValue) luabind.Status
+type btTicker func(a *Agent, n *place, i int, dt lua.LValue) luabind.Status
 
 // btTickers is the tick function of each kind of node (README: Behaviour
 // trees); the kinds themselves are luabind's.
@@ -113,12 +113,12 @@ func init() {
 }
 
 // btTick ticks node i of n's tree.
-func (a *Agent) btTick(n *node, i int, dt lua.LValue) luabind.Status {
+func (a *Agent) btTick(n *place, i int, dt lua.LValue) luabind.Status {
 	return btTickers[n.bt.Nodes[i].Def.Kind](a, n, i, dt)
 }
 
 // tickSequence ticks a sequence or selector, reactive or not.
-func tickSequence(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickSequence(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -151,7 +151,7 @@ func tickSequence(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickParallel ticks an ai.parallel.
-func tickParallel(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickParallel(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -194,7 +194,7 @@ func tickParallel(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickInvert ticks an ai.invert.
-func tickInvert(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickInvert(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	rt := &a.bt[n.btBase+i]
 	st := a.btTick(n, tn.Kids[0], dt)
@@ -209,7 +209,7 @@ func tickInvert(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickForce ticks an ai.force.
-func tickForce(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickForce(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -222,7 +222,7 @@ func tickForce(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickLoop ticks an ai.loop.
-func tickLoop(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickLoop(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -246,7 +246,7 @@ func tickLoop(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 // tickRetry ticks an ai.retry: a failed run of its child is tried again
 // at the next tick, up to Count more times (forever without a count); its
 // record counts the failures.
-func tickRetry(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickRetry(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	rt := &a.bt[n.btBase+i]
 	switch a.btTick(n, tn.Kids[0], dt) {
@@ -269,7 +269,7 @@ func tickRetry(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickCooldown ticks an ai.cooldown.
-func tickCooldown(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickCooldown(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -286,7 +286,7 @@ func tickCooldown(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickTimeout ticks an ai.timeout.
-func tickTimeout(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickTimeout(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -307,7 +307,7 @@ func tickTimeout(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickAction ticks an ai.action.
-func tickAction(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickAction(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -326,7 +326,7 @@ func tickAction(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickCheck ticks an ai.check or an ai.wait_until.
-func tickCheck(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickCheck(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -348,7 +348,7 @@ func tickCheck(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickWait ticks an ai.wait.
-func tickWait(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
+func tickWait(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	d := n.bt.Nodes[i].Def
 	rt := &a.bt[n.btBase+i]
 	now := a.nodes[n.id].treeTime
@@ -364,7 +364,7 @@ func tickWait(a *Agent, n *node, i int, dt lua.LValue) luabind.Status {
 
 // runningLeaf is the deepest running node of n's tree, or -1 while the
 // root is not running.
-func (a *Agent) runningLeaf(n *node) int {
+func (a *Agent) runningLeaf(n *place) int {
 	i := 0
 	if !a.bt[n.btBase].on {
 		return -1
@@ -386,7 +386,7 @@ func (a *Agent) runningLeaf(n *node) int {
 }
 
 // callStatus runs an action or a step item: fn(ctx, dt).
-func (a *Agent) callStatus(n *node, fn *lua.LFunction, dt lua.LValue, k callback) (lua.LValue, error) {
+func (a *Agent) callStatus(n *place, fn *lua.LFunction, dt lua.LValue, k callback) (lua.LValue, error) {
 	pn, pk, ps := a.setCur(n, k)
 	v, err := a.w.vm.CallStatus(fn, a.ctx, dt)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
@@ -394,7 +394,7 @@ func (a *Agent) callStatus(n *node, fn *lua.LFunction, dt lua.LValue, k callback
 }
 
 // testCond tests a check or a wait_until; the caller reports its error.
-func (a *Agent) testCond(n *node, c luabind.Cond, k callback) (bool, error) {
+func (a *Agent) testCond(n *place, c luabind.Cond, k callback) (bool, error) {
 	pn, pk, ps := a.setCur(n, k)
 	ok, err := c.Test(a.w.vm, a.ctx, lua.LNil)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
@@ -422,7 +422,7 @@ type nodeSnapshot struct {
 }
 
 // treeSnapshot saves the records of n's tree that hold something.
-func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
+func (a *Agent) treeSnapshot(n *place) map[string]nodeSnapshot {
 	var out map[string]nodeSnapshot
 	for i, tn := range n.bt.Nodes {
 		r := a.bt[n.btBase+i]
@@ -446,7 +446,7 @@ func (a *Agent) treeSnapshot(n *node) map[string]nodeSnapshot {
 }
 
 // restoreTree reads what treeSnapshot saved.
-func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
+func (a *Agent) restoreTree(n *place, saved map[string]nodeSnapshot) error {
 	for path, s := range saved {
 		i := n.bt.Find(path)
 		if i < 0 {
@@ -483,7 +483,7 @@ func (a *Agent) restoreTree(n *node, saved map[string]nodeSnapshot) error {
 }
 
 // treeView adds the running nodes of tree state n, as "state[node]".
-func (a *Agent) treeView(n *node, v *AgentView) {
+func (a *Agent) treeView(n *place, v *AgentView) {
 	if n.bt == nil {
 		return
 	}
@@ -495,7 +495,7 @@ func (a *Agent) treeView(n *node, v *AgentView) {
 }
 
 // treeInfo describes node i of tree state n and the nodes below it.
-func treeInfo(n *node, i int) *TreeNodeInfo {
+func treeInfo(n *place, i int) *TreeNodeInfo {
 	tn := &n.bt.Nodes[i]
 	out := &TreeNodeInfo{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
 	for _, c := range tn.Kids {
@@ -508,7 +508,7 @@ func treeInfo(n *node, i int) *TreeNodeInfo {
 // trees): cooldown timers where the node path still exists; the running
 // path's records when every node on it still exists, of the same kind,
 // else the tree starts again at its root.
-func remapTree(o, n *node, from, to []btRT) {
+func remapTree(o, n *place, from, to []btRT) {
 	match := func(i int) int {
 		j := n.bt.Find(o.bt.Nodes[i].Path)
 		if j < 0 || n.bt.Nodes[j].Def.Kind != o.bt.Nodes[i].Def.Kind {

@@ -148,7 +148,7 @@ func (e *ScriptError) Message() string {
 	return luabind.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
 }
 
-func newScriptError(a *Agent, n *node, callback Callback, err error) *ScriptError {
+func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptError {
 	msg := luabind.ErrorMessage(err)
 	pos, rest := luabind.SplitPos(msg)
 	se := &ScriptError{

@@ -313,9 +313,9 @@ func (h *Host) load(proto *lua.FunctionProto, name string) (*Behaviour, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.trees = append(b.trees, newTree(w.vm.L, name, def))
+		b.layouts = append(b.layouts, newLayout(w.vm.L, name, def))
 	}
-	for _, t := range b.trees {
+	for _, t := range b.layouts {
 		t.def.SetOwner(b)
 	}
 	return b, nil
@@ -466,7 +466,7 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 		return nil, ErrWrongBehaviour
 	}
 	w := h.workerFor(h.spawned + 1)
-	t := b.trees[w.index]
+	t := b.layouts[w.index]
 	L := w.vm.L
 	ctx := t.newContext(L)
 	c := converter{L: L, h: h, agent: h.spawned + 1}

@@ -81,7 +81,7 @@ func (h *Host) checkMemory() {
 			continue
 		}
 		var n int64
-		for _, t := range a.b.trees {
+		for _, t := range a.b.layouts {
 			if env := t.def.Env(); env != nil {
 				n += m.sizer.size(env, 0)
 			}

@@ -17,7 +17,7 @@ import (
 // decideRegions lets every region of n decide, in name order. Each is
 // offered every pending event: one consumed in a region stays visible to
 // the others, and is consumed for the tick if any region consumed it.
-func (a *Agent) decideRegions(n *node) {
+func (a *Agent) decideRegions(n *place) {
 	st := a.ms[n.mid].stack
 	if len(a.visible) == 0 {
 		for _, i := range st {
@@ -50,7 +50,7 @@ func (a *Agent) decideRegions(n *node) {
 
 // checkRegions checks the stack a snapshot gives machine n: for an
 // ai.regions state, every region or none, in name order.
-func checkRegions(n *node, stack []int) error {
+func checkRegions(n *place, stack []int) error {
 	if !n.isRegions() || len(stack) == 0 {
 		return nil
 	}
@@ -64,7 +64,7 @@ func checkRegions(n *node, stack []int) error {
 
 // remapRegions finishes remapStack where o or n is an ai.regions state
 // (nm.stack holds o's active children that n still has).
-func remapRegions(o, n *node, om, nm *machineRT) (gone bool, left *leftStates) {
+func remapRegions(o, n *place, om, nm *machineRT) (gone bool, left *leftStates) {
 	switch {
 	case n.isRegions():
 		// Every region stays active; regions new here are entered after
@@ -93,7 +93,7 @@ func remapRegions(o, n *node, om, nm *machineRT) (gone bool, left *leftStates) {
 
 // settleRegions is settle for an active ai.regions state: regions new in
 // the reload are entered, then every region settles.
-func (a *Agent) settleRegions(n *node, vanished []*node, oldPath string) {
+func (a *Agent) settleRegions(n *place, vanished []*place, oldPath string) {
 	m := &a.ms[n.mid]
 	had := slices.Clone(m.stack)
 	if len(had) < len(n.children) {

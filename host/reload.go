@@ -105,7 +105,7 @@ func (b *Behaviour) Files() []string {
 	if b.path != "" {
 		out = append(out, b.path)
 	}
-	return append(out, b.h.workers[0].vm.ModulesOf(b.trees[0].def)...)
+	return append(out, b.h.workers[0].vm.ModulesOf(b.layouts[0].def)...)
 }
 
 // QueueReload asks for a reload of b from its file. It is safe to call from
@@ -197,7 +197,7 @@ func sourceLine(p luabind.Pos) string {
 
 // newDefaults lists the top-level keys of nt's merged context defaults
 // that ot's lack, sorted.
-func newDefaults(ot, nt *tree) []lua.LValue {
+func newDefaults(ot, nt *layout) []lua.LValue {
 	var keys []lua.LValue
 	nt.defaults.ForEach(func(k, _ lua.LValue) {
 		if ot.defaults.RawGet(k) == lua.LNil {
@@ -213,7 +213,7 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
-	trees := make([]*tree, len(h.workers))
+	trees := make([]*layout, len(h.workers))
 	for i, w := range h.workers {
 		def, err := w.vm.LoadProto(proto)
 		if err != nil {
@@ -222,10 +222,10 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 			}
 			return err
 		}
-		trees[i] = newTree(w.vm.L, b.name, def)
+		trees[i] = newLayout(w.vm.L, b.name, def)
 	}
-	old := b.trees
-	b.trees = trees
+	old := b.layouts
+	b.layouts = trees
 	for i, w := range h.workers {
 		w.vm.ReleaseModules(old[i].def)
 	}
@@ -286,20 +286,20 @@ func rename(path string, renamed map[string]string, keys []string) string {
 // trees, so it is computed once; the agents' new records come from blocks
 // allocated once for all of them.
 type remapPlan struct {
-	ot, nt *tree
-	to     []*node // by old node id: the new node of the same path, or nil
+	ot, nt *layout
+	to     []*place // by old node id: the new node of the same path, or nil
 	// children[old machine id][old child index] = new child index, or -1
 	children [][]int
 }
 
-func newRemap(ot, nt *tree, agents int) *remapPlan {
+func newRemap(ot, nt *layout, agents int) *remapPlan {
 	keys := make([]string, 0, len(nt.def.Renamed))
 	for k := range nt.def.Renamed {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
-	p := &remapPlan{ot: ot, nt: nt, to: make([]*node, len(ot.nodes)), children: make([][]int, len(ot.machines))}
-	for _, o := range ot.nodes {
+	p := &remapPlan{ot: ot, nt: nt, to: make([]*place, len(ot.places)), children: make([][]int, len(ot.machines))}
+	for _, o := range ot.places {
 		p.to[o.id] = nt.byPath[rename(o.path, nt.def.Renamed, keys)]
 	}
 	p.to[ot.root.id] = nt.root
@@ -327,11 +327,11 @@ func (p *remapPlan) apply(agents []*Agent) {
 // remap moves the agent onto the new tree with the given fresh records.
 func (a *Agent) remap(p *remapPlan) {
 	nodes, ms, bt, path, scores := p.nt.pool.take(p.nt)
-	var vanished []*node  // new machines whose active child is gone
+	var vanished []*place  // new machines whose active child is gone
 	var left []leftStates // paused states of stacks that are no more
-	var restarted []*node // states whose steps start again
-	var dropped []*node   // machines whose request's asker is gone
-	for _, o := range p.ot.nodes {
+	var restarted []*place // states whose steps start again
+	var dropped []*place   // machines whose request's asker is gone
+	for _, o := range p.ot.places {
 		n := p.to[o.id]
 		if n == nil {
 			continue
@@ -388,7 +388,7 @@ func (a *Agent) remap(p *remapPlan) {
 // settle walks the active states after a reload: a machine that lost its
 // active child, or a machine that is new at an active place, re-enters its
 // initial; a region new at an active place is entered.
-func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
+func (a *Agent) settle(n *place, vanished []*place, oldPath string) {
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		if n.isRegions() {
@@ -415,7 +415,7 @@ func (a *Agent) settle(n *node, vanished []*node, oldPath string) {
 
 // traceLine reports a line of the engine's own about a state, where ai.log
 // lines go (Options.OnLog, the inspector, --trace).
-func (a *Agent) traceLine(n *node, msg string) {
+func (a *Agent) traceLine(n *place, msg string) {
 	if a.h.opts.OnLog == nil && a.followers == 0 {
 		return
 	}
@@ -425,6 +425,6 @@ func (a *Agent) traceLine(n *node, msg string) {
 // leftStates are the paused states of a machine that lost its stack in a
 // reload (an fsm that became a utility machine), bottom first.
 type leftStates struct {
-	machine *node
+	machine *place
 	paused  []int
 }

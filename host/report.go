@@ -14,10 +14,10 @@ import (
 // host's dispatch after the tick; and what the ai.* functions see of an
 // agent inside callbacks (runner) and through ai.spawn (luaAgent).
 
-func (a *Agent) report(n *node, cb Callback, err error) { a.reportAt(n, cb, err, "") }
+func (a *Agent) report(n *place, cb Callback, err error) { a.reportAt(n, cb, err, "") }
 
 // reportAt is report naming where in the state it failed: " (tree node x.y)".
-func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
+func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 	if be := (*luabind.BudgetError)(nil); errors.As(err, &be) && be.Tick {
 		if a.tickStopped {
 			return // the rest of a tick its budget stopped: reported once
@@ -54,7 +54,7 @@ func (a *Agent) reportAt(n *node, cb Callback, err error, where string) {
 	}
 }
 
-func (a *Agent) emit(kind TransitionKind, from, to *node) {
+func (a *Agent) emit(kind TransitionKind, from, to *place) {
 	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}

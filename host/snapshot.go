@@ -187,7 +187,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 			}
 		}
 	}
-	for _, n := range a.t.nodes {
+	for _, n := range a.t.places {
 		if n.isMachine() && a.ms[n.mid].req.pending {
 			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
 				return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
@@ -198,13 +198,13 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	s.Bound = enc.bound
-	for _, n := range a.t.nodes {
+	for _, n := range a.t.places {
 		rt := a.nodes[n.id]
 		var tree map[string]nodeSnapshot
 		if n.bt != nil {
 			tree = a.treeSnapshot(n)
 		}
-		if rt != (nodeRT{}) || tree != nil {
+		if rt != (placeRT{}) || tree != nil {
 			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
 		}
 		if !n.isMachine() {
@@ -406,7 +406,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		}
 	}
 	w := h.workerFor(s.ID)
-	t := b.trees[w.index]
+	t := b.layouts[w.index]
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
 	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
@@ -444,7 +444,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		if err := checkSteps(n, st); err != nil {
 			return nil, nil, bad("state %q: %v", path, err)
 		}
-		a.nodes[n.id] = nodeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
+		a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
 		if len(st.Tree) > 0 {
 			if n.bt == nil {
 				return nil, nil, bad("state %q is not an ai.tree", path)

@@ -28,15 +28,15 @@ var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", ma
 func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
 	w, h := s.w, s.w.h
 	b, _ := def.Owner().(*Behaviour)
-	if b == nil || b.h != h || b.trees[w.index] == nil || b.trees[w.index].def != def {
+	if b == nil || b.h != h || b.layouts[w.index] == nil || b.layouts[w.index].def != def {
 		// A definition built by a script (ai.spawn(ai.fsm{…})) or a script
 		// path loaded by ai.spawn: it exists in this worker only, and lives
 		// as long as the definition does.
-		b = &Behaviour{h: h, name: def.Pos.File, trees: make([]*tree, len(h.workers))}
-		b.trees[w.index] = newTree(w.vm.L, def.Pos.File, def)
+		b = &Behaviour{h: h, name: def.Pos.File, layouts: make([]*layout, len(h.workers))}
+		b.layouts[w.index] = newLayout(w.vm.L, def.Pos.File, def)
 		def.SetOwner(b)
 	}
-	t := b.trees[w.index]
+	t := b.layouts[w.index]
 	L := w.vm.L
 	ctx := t.newContext(L)
 	if overrides != nil {
@@ -80,7 +80,7 @@ type pendingSpawn struct {
 	by, seq int // the spawning agent's id (0 for none) and its call count
 	w       *worker
 	b       *Behaviour
-	t       *tree
+	t       *layout
 	ctx     *lua.LTable
 	events  []event // sent to the handle before the agent existed
 	handle  *luaAgent

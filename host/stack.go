@@ -58,7 +58,7 @@ func (a *Agent) applyRequests() {
 	if a.t.regions {
 		// Innermost machine first, then in region name order (the path is
 		// in pre-order, regions in name order: a stable sort by depth).
-		slices.SortStableFunc(path, func(x, y *node) int { return y.depth - x.depth })
+		slices.SortStableFunc(path, func(x, y *place) int { return y.depth - x.depth })
 		for _, n := range path {
 			a.applyRequest(n)
 		}
@@ -70,7 +70,7 @@ func (a *Agent) applyRequests() {
 }
 
 // applyRequest applies the pending request of machine n, if any.
-func (a *Agent) applyRequest(n *node) {
+func (a *Agent) applyRequest(n *place) {
 	m := &a.ms[n.mid]
 	req := m.req
 	if !req.pending {
@@ -94,7 +94,7 @@ func (a *Agent) applyRequest(n *node) {
 	m.blocked = a.ticks
 }
 
-func (a *Agent) top(n *node) *node {
+func (a *Agent) top(n *place) *place {
 	st := a.ms[n.mid].stack
 	if len(st) == 0 {
 		return n
@@ -102,7 +102,7 @@ func (a *Agent) top(n *node) *node {
 	return n.children[st[len(st)-1]]
 }
 
-func (a *Agent) onStack(n *node, idx int) bool {
+func (a *Agent) onStack(n *place, idx int) bool {
 	for _, i := range a.ms[n.mid].stack {
 		if i == idx {
 			return true
@@ -115,7 +115,7 @@ func (a *Agent) onStack(n *node, idx int) bool {
 // active state changes nothing; naming a paused one is refused.
 // run is a transition's action: it runs after the exits and before the
 // enters, and also on a transition to the active state.
-func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValue, run *lua.LFunction) error {
+func (a *Agent) replace(n *place, idx int, kind TransitionKind, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
@@ -137,7 +137,7 @@ func (a *Agent) replace(n *node, idx int, kind TransitionKind, payload lua.LValu
 }
 
 // push pauses the top state of fsm n and enters child idx above it.
-func (a *Agent) push(n *node, idx int, payload lua.LValue, run *lua.LFunction) error {
+func (a *Agent) push(n *place, idx int, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	cur := m.stack[len(m.stack)-1]
 	if cur == idx {
@@ -164,7 +164,7 @@ func (a *Agent) push(n *node, idx int, payload lua.LValue, run *lua.LFunction) e
 // state left (or paused) is no longer active and the next not yet, so
 // ai.state() ends at n and ai.active of the old state is false (states
 // paused below stay paused).
-func (a *Agent) between(n, from *node, run *lua.LFunction, payload lua.LValue) {
+func (a *Agent) between(n, from *place, run *lua.LFunction, payload lua.LValue) {
 	if run == nil {
 		return
 	}
@@ -175,7 +175,7 @@ func (a *Agent) between(n, from *node, run *lua.LFunction, payload lua.LValue) {
 }
 
 // pop exits the top state of fsm n and resumes the one below.
-func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
+func (a *Agent) pop(n *place, payload lua.LValue, run *lua.LFunction) error {
 	m := &a.ms[n.mid]
 	if len(m.stack) < 2 {
 		return fmt.Errorf("pop %q: %w", n.children[m.stack[len(m.stack)-1]].name, ErrEmptyStack)
@@ -191,7 +191,7 @@ func (a *Agent) pop(n *node, payload lua.LValue, run *lua.LFunction) error {
 }
 
 // stackView adds fsm n's stack when more than one state is on it.
-func (a *Agent) stackView(n *node, v *AgentView) {
+func (a *Agent) stackView(n *place, v *AgentView) {
 	st := a.ms[n.mid].stack
 	if !n.isFSM() || len(st) < 2 {
 		return
@@ -228,7 +228,7 @@ type requestSnapshot struct {
 }
 
 // requestWhere names a machine's pending request's payload in errors.
-func requestWhere(n *node) string {
+func requestWhere(n *place) string {
 	where := n.path
 	if where == "" {
 		where = "root"
@@ -237,7 +237,7 @@ func requestWhere(n *node) string {
 }
 
 // saveRequest writes machine n's pending request, nil for none.
-func (a *Agent) saveRequest(n *node, enc *encoder) (*requestSnapshot, error) {
+func (a *Agent) saveRequest(n *place, enc *encoder) (*requestSnapshot, error) {
 	req := &a.ms[n.mid].req
 	if !req.pending {
 		return nil, nil
@@ -256,7 +256,7 @@ func (a *Agent) saveRequest(n *node, enc *encoder) (*requestSnapshot, error) {
 }
 
 // restoreRequest reads what saveRequest wrote for fsm n.
-func restoreRequest(n *node, d *decoder, r *requestSnapshot) (request, error) {
+func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 	if len(r.Where) > 1024 {
 		return request{}, fmt.Errorf("request where is %d bytes long", len(r.Where))
 	}
@@ -288,7 +288,7 @@ func restoreRequest(n *node, d *decoder, r *requestSnapshot) (request, error) {
 // children's places in n, -1 for gone). gone: the active child is gone (n
 // re-enters its initial after the swap); left: states that must be exited
 // after the swap, paused below a stack that can no longer be one.
-func remapStack(o, n *node, om, nm *machineRT, idx []int) (gone bool, left *leftStates) {
+func remapStack(o, n *place, om, nm *machineRT, idx []int) (gone bool, left *leftStates) {
 	for _, c := range om.stack {
 		if j := idx[c]; j >= 0 {
 			nm.stack = append(nm.stack, j)
@@ -311,7 +311,7 @@ func remapStack(o, n *node, om, nm *machineRT, idx []int) (gone bool, left *left
 // remapRequest carries fsm o's pending request over a reload (om to nm);
 // dropped: the state that asked for it (the top of the stack) is gone,
 // and the request with it.
-func remapRequest(n *node, om, nm *machineRT, idx []int) (dropped bool) {
+func remapRequest(n *place, om, nm *machineRT, idx []int) (dropped bool) {
 	switch {
 	case !n.isFSM(): // requests go to fsms only
 	case !om.req.pending:

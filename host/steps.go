@@ -3,7 +3,7 @@ package host
 // Steps (README: Steps): a state's list of items run in order in its
 // update phase, after its update hook and before its tree and children —
 // their tick, the check of a saved progress, how a reload carries it over
-// and how AgentView shows it. Their progress lives in the state's nodeRT
+// and how AgentView shows it. Their progress lives in the state's placeRT
 // (step, stepTime, stepSeen), saved by snapshots with the state's timers.
 
 import (
@@ -14,7 +14,7 @@ import (
 
 // runSteps runs the steps of n for one update: from the current item, each
 // item at most once, until one has not completed.
-func (a *Agent) runSteps(n *node, dt lua.LValue, fdt float64) {
+func (a *Agent) runSteps(n *place, dt lua.LValue, fdt float64) {
 	steps := n.def.Steps
 	rt := &a.nodes[n.id]
 	if rt.step >= len(steps) {
@@ -75,7 +75,7 @@ func sameSteps(old, nw []*luabind.BTNode, at int) bool {
 }
 
 // stepsView adds where n's steps are, when it has some.
-func (a *Agent) stepsView(n *node, v *AgentView) {
+func (a *Agent) stepsView(n *place, v *AgentView) {
 	if len(n.def.Steps) == 0 {
 		return
 	}
@@ -84,7 +84,7 @@ func (a *Agent) stepsView(n *node, v *AgentView) {
 }
 
 // checkSteps checks the steps progress a snapshot gives state n.
-func checkSteps(n *node, st stateSnapshot) error {
+func checkSteps(n *place, st stateSnapshot) error {
 	if st.Step < 0 || st.Step > len(n.def.Steps) || !finite(st.StepTime) || st.StepTime < 0 {
 		return fmt.Errorf("steps at item %d (of %d), time %v", st.Step, len(n.def.Steps), st.StepTime)
 	}
@@ -94,7 +94,7 @@ func checkSteps(n *node, st stateSnapshot) error {
 // remapSteps carries state o's steps progress over a reload to n (rt, a
 // copy of o's record): kept when sameSteps says so, else restarted; it
 // reports a restart of steps that had begun.
-func remapSteps(o, n *node, rt *nodeRT) (restarted bool) {
+func remapSteps(o, n *place, rt *placeRT) (restarted bool) {
 	if len(o.def.Steps) == 0 || sameSteps(o.def.Steps, n.def.Steps, rt.step) {
 		return false
 	}

@@ -105,7 +105,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 }
 
 // advance is step 0: the clock of every active (not paused) state.
-func (a *Agent) advance(n *node, dt float64) {
+func (a *Agent) advance(n *place, dt float64) {
 	for {
 		rt := &a.nodes[n.id]
 		rt.time += dt
@@ -131,13 +131,13 @@ func (a *Agent) advance(n *node, dt float64) {
 // activeMachines fills a.path with the active machines, each before the
 // machines below it (the active path, root first; every region of an
 // ai.regions state, in name order).
-func (a *Agent) activeMachines() []*node {
+func (a *Agent) activeMachines() []*place {
 	a.path = a.path[:0]
 	a.addActive(a.t.root)
 	return a.path
 }
 
-func (a *Agent) addActive(n *node) {
+func (a *Agent) addActive(n *place) {
 	for n.isMachine() {
 		a.path = append(a.path, n)
 		st := a.ms[n.mid].stack
@@ -157,8 +157,8 @@ func (a *Agent) addActive(n *node) {
 // enter makes n active: its hook first (given payload), then (for a
 // machine) its initial state, or with history the state that was on top
 // when it was left (given nil).
-func (a *Agent) enter(n *node, payload lua.LValue) {
-	a.nodes[n.id] = nodeRT{}
+func (a *Agent) enter(n *place, payload lua.LValue) {
+	a.nodes[n.id] = placeRT{}
 	if n.bt != nil {
 		a.resetTree(n)
 	}
@@ -190,7 +190,7 @@ func (a *Agent) enter(n *node, payload lua.LValue) {
 
 // exit leaves n: for a machine, every state on its stack top first (each
 // deepest first), then n's own hook.
-func (a *Agent) exit(n *node) {
+func (a *Agent) exit(n *place) {
 	if n.isMachine() {
 		m := &a.ms[n.mid]
 		if len(m.stack) > 0 {
@@ -209,7 +209,7 @@ func (a *Agent) exit(n *node) {
 }
 
 // decide is step 2, root first down the active path.
-func (a *Agent) decide(n *node) {
+func (a *Agent) decide(n *place) {
 	for n.isMachine() {
 		m := &a.ms[n.mid]
 		if m.blocked == a.ticks {
@@ -250,7 +250,7 @@ func (a *Agent) eventsPending() bool {
 	return false
 }
 
-func (a *Agent) locked(s *node) bool {
+func (a *Agent) locked(s *place) bool {
 	if s.def.Lock == nil {
 		return false
 	}
@@ -259,7 +259,7 @@ func (a *Agent) locked(s *node) bool {
 
 // tryTransitions tries the transitions of s, the top state of fsm n, in
 // order, and reports whether one fired.
-func (a *Agent) tryTransitions(n, s *node) bool {
+func (a *Agent) tryTransitions(n, s *place) bool {
 	for i := range s.trans {
 		t := &s.trans[i]
 		if t.After > 0 && a.nodes[s.id].time+eps < t.After {
@@ -299,7 +299,7 @@ func (a *Agent) tryTransitions(n, s *node) bool {
 // firing event's, nil without one) to the state it enters or resumes;
 // false when the stack rules refuse it (reported), so the next transition
 // is tried.
-func (a *Agent) fire(n, s *node, t *transition, payload lua.LValue) bool {
+func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 	var err error
 	switch t.Kind {
 	case luabind.To:
@@ -320,7 +320,7 @@ func (a *Agent) fire(n, s *node, t *transition, payload lua.LValue) bool {
 
 // update is step 3: root first down the active path (every region, in
 // name order), honouring every.
-func (a *Agent) update(n *node, dt lua.LValue, fdt float64) {
+func (a *Agent) update(n *place, dt lua.LValue, fdt float64) {
 	for {
 		if n.hasBody {
 			rt := &a.nodes[n.id]
@@ -351,24 +351,24 @@ func (a *Agent) update(n *node, dt lua.LValue, fdt float64) {
 
 // --- protected calls, with the running state set for the functions usable inside callbacks ---
 
-func (a *Agent) setCur(n *node, k callback) (*node, callback, bool) {
+func (a *Agent) setCur(n *place, k callback) (*place, callback, bool) {
 	pn, pk, ps := a.cur, a.curKind, a.curScore
 	a.cur, a.curKind, a.curScore = n, k, false
 	return pn, pk, ps
 }
 
 // hook runs a hook that takes only the context: fn(ctx).
-func (a *Agent) hook(n *node, fn *lua.LFunction, k callback) { a.hookArg(n, fn, k, nil) }
+func (a *Agent) hook(n *place, fn *lua.LFunction, k callback) { a.hookArg(n, fn, k, nil) }
 
 // action runs a transition's run(ctx, payload), as the callback "run" of
 // the state the transition leaves (or stays in).
-func (a *Agent) action(n *node, fn *lua.LFunction, payload lua.LValue) {
+func (a *Agent) action(n *place, fn *lua.LFunction, payload lua.LValue) {
 	a.hookArg(n, fn, cbRun, payload)
 }
 
 // hookArg runs a hook: fn(ctx, payload) for enter, resume and run, or
 // fn(ctx) when payload is Go nil.
-func (a *Agent) hookArg(n *node, fn *lua.LFunction, k callback, payload lua.LValue) {
+func (a *Agent) hookArg(n *place, fn *lua.LFunction, k callback, payload lua.LValue) {
 	if fn == nil {
 		return
 	}
@@ -385,7 +385,7 @@ func (a *Agent) hookArg(n *node, fn *lua.LFunction, k callback, payload lua.LVal
 	}
 }
 
-func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt lua.LValue) {
+func (a *Agent) hookDt(n *place, fn *lua.LFunction, dt lua.LValue) {
 	pn, pk, ps := a.setCur(n, cbUpdate)
 	err := a.w.vm.CallUpdate(fn, a.ctx, dt)
 	a.cur, a.curKind, a.curScore = pn, pk, ps
@@ -394,7 +394,7 @@ func (a *Agent) hookDt(n *node, fn *lua.LFunction, dt lua.LValue) {
 	}
 }
 
-func (a *Agent) test(n *node, c luabind.Cond, payload lua.LValue, k callback) bool {
+func (a *Agent) test(n *place, c luabind.Cond, payload lua.LValue, k callback) bool {
 	pn, pk, ps := a.setCur(n, k)
 	ok, err := c.Test(a.w.vm, a.ctx, payload)
 	a.cur, a.curKind, a.curScore = pn, pk, ps

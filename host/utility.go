@@ -16,7 +16,7 @@ import (
 
 // decideUtility scores every child of utility machine n and switches to the
 // winner.
-func (a *Agent) decideUtility(n *node) {
+func (a *Agent) decideUtility(n *place) {
 	m := &a.ms[n.mid]
 	active := -1
 	if len(m.stack) > 0 {
@@ -43,7 +43,7 @@ func (a *Agent) decideUtility(n *node) {
 	if winner == active || winner < 0 {
 		return
 	}
-	var from *node
+	var from *place
 	if active >= 0 {
 		from = n.children[active]
 		a.exit(from)
@@ -103,7 +103,7 @@ func (a *Agent) randomTop(scores []float64, n, active int) int {
 	return idx[len(idx)-1]
 }
 
-func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool) {
+func (a *Agent) reportDecision(n *place, scores []float64, winner int, kept bool) {
 	d := Decision{Agent: a.id, Tick: a.ticks, Machine: n.path, Kept: kept, Candidates: make([]Candidate, len(scores))}
 	for i, c := range n.children {
 		d.Candidates[i] = Candidate{State: c.path, Score: scores[i]}
@@ -128,7 +128,7 @@ func (a *Agent) reportDecision(n *node, scores []float64, winner int, kept bool)
 // score is candidate n's score, its scorer run as the callback "score" (a
 // candidate that is not active sees ai.time() as 0); an error or NaN is
 // reported and scores 0.
-func (a *Agent) score(n *node, active bool) float64 {
+func (a *Agent) score(n *place, active bool) float64 {
 	if n.def.Score == nil {
 		return 0
 	}
@@ -171,7 +171,7 @@ func (a *Agent) score(n *node, active bool) float64 {
 
 // decisionView adds utility machine n's last decision and the inputs of
 // its candidates' native curves (those that run no Lua).
-func (a *Agent) decisionView(n *node, v *AgentView) {
+func (a *Agent) decisionView(n *place, v *AgentView) {
 	if n.def.Kind != luabind.KindUtility {
 		return
 	}

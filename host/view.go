@@ -87,7 +87,7 @@ type PendingRequest struct {
 // between ticks.
 func (a *Agent) View() AgentView {
 	var v AgentView
-	a.eachActive(a.t.root, func(n *node) {
+	a.eachActive(a.t.root, func(n *place) {
 		if n != a.t.root {
 			v.Active = append(v.Active, n.path)
 			v.Timers = append(v.Timers, a.timerView(n))
@@ -104,7 +104,7 @@ func (a *Agent) View() AgentView {
 	return v
 }
 
-func (a *Agent) timerView(n *node) TimerView {
+func (a *Agent) timerView(n *place) TimerView {
 	rt := a.nodes[n.id]
 	t := TimerView{State: n.path, Time: rt.time}
 	if n.def.Every > 0 {
@@ -165,14 +165,14 @@ type TreeNodeInfo struct {
 // the same pointer until the next reload, so a tool can tell versions
 // apart. Call it on the goroutine that owns the host.
 func (b *Behaviour) Structure() *StateInfo {
-	t := b.trees[0]
+	t := b.layouts[0]
 	if t.info == nil {
 		t.info = stateInfo(t.root)
 	}
 	return t.info
 }
 
-func stateInfo(n *node) *StateInfo {
+func stateInfo(n *place) *StateInfo {
 	d := n.def
 	s := &StateInfo{
 		Name: n.name, Path: n.path, Kind: d.Kind.String(), Every: d.Every,

@@ -47,7 +47,7 @@ type State struct {
 	Score                              Scorer    // utility children only
 	Steps                              []*BTNode // BTAction (a function), BTWait or BTWaitUntil items
 	StepsLoop                          bool
-	Tree                               *Tree // KindTree only
+	Tree                               *BTree // KindTree only
 
 	// Machines only.
 	Initial     string  // "" for a utility machine without initial

@@ -81,23 +81,23 @@ type BTNode struct {
 	Problems            ErrorList // found while building this node (not its children)
 }
 
-// Tree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
+// BTree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
 // node's subtree is Nodes[i:End].
-type Tree struct {
-	Nodes  []TreeNode
+type BTree struct {
+	Nodes  []BTPlace
 	byPath map[string]int
 }
 
 // Find returns the index of the node at path ("sequence.attack"), or -1.
-func (t *Tree) Find(path string) int {
+func (t *BTree) Find(path string) int {
 	if i, ok := t.byPath[path]; ok {
 		return i
 	}
 	return -1
 }
 
-// TreeNode is a node at its place in a tree.
-type TreeNode struct {
+// BTPlace is a node at its place in a tree.
+type BTPlace struct {
 	Def    *BTNode
 	Name   string // resolved: the given name, or kind#index (the root: kind)
 	Path   string // names from the root node down, dot-joined
@@ -272,8 +272,8 @@ const MaxNameBytes = 200
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
 // to errs.
-func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
-	t := &Tree{}
+func buildTree(root *BTNode, pos Pos, errs *ErrorList) *BTree {
+	t := &BTree{}
 	seen := map[*BTNode]bool{}
 	pathBytes, tooLong := 0, false
 	var place func(n *BTNode, name string, parent int, path string)
@@ -289,7 +289,7 @@ func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
 		if len(t.Nodes) >= MaxTreeNodes {
 			if len(t.Nodes) == MaxTreeNodes {
 				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
-				t.Nodes = append(t.Nodes, TreeNode{})
+				t.Nodes = append(t.Nodes, BTPlace{})
 			}
 			return
 		}
@@ -302,7 +302,7 @@ func buildTree(root *BTNode, pos Pos, errs *ErrorList) *Tree {
 			path += "."
 		}
 		path += name
-		t.Nodes = append(t.Nodes, TreeNode{Def: n, Name: name, Path: path, Parent: parent})
+		t.Nodes = append(t.Nodes, BTPlace{Def: n, Name: name, Path: path, Parent: parent})
 		names := map[string]bool{}
 		for j, c := range n.Children {
 			cname := c.Name
