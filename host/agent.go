@@ -21,15 +21,15 @@ type Agent struct {
 	w        *worker
 	t        *layout // b's tree in w
 	ctx      *lua.LTable
-	nodes    []placeRT    // by node id
+	nodes    []placeRT   // by node id
 	ms       []machineRT // by machine index
 	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
 	clock    float64
 	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
 	ticks    int
-	visible  []event // events this decide phase sees
-	incoming []event // events sent since, for the next tick
-	inbox    []event // ai.send_to messages from other agents, after incoming
+	visible  []event  // events this decide phase sees
+	incoming []event  // events sent since, for the next tick
+	inbox    []event  // ai.send_to messages from other agents, after incoming
 	path     []*place // scratch: machines on the active path
 	// The running callback, for the functions usable inside callbacks.
 	cur      *place

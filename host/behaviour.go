@@ -15,11 +15,11 @@ import (
 // A Behaviour belongs to the Host that loaded it; like the Host, it is used
 // from one goroutine.
 type Behaviour struct {
-	h     *Host
-	name  string
-	path  string   // file, "" when loaded from a string
-	layouts []*layout  // by worker
-	added []string // context defaults the last reload added (ReloadResult.Added)
+	h       *Host
+	name    string
+	path    string    // file, "" when loaded from a string
+	layouts []*layout // by worker
+	added   []string  // context defaults the last reload added (ReloadResult.Added)
 }
 
 // Definition is the validated definition b runs (its latest reload), for
@@ -32,7 +32,7 @@ type layout struct {
 	name     string
 	def      *luabind.State
 	root     *place
-	places    []*place // by id, pre-order
+	places   []*place // by id, pre-order
 	machines []*place // by machine index
 	defaults *lua.LTable
 	byName   map[string][]*place
@@ -55,7 +55,7 @@ type place struct {
 	parent   *place
 	index    int // position in parent.children
 	children []*place
-	initial  int   // child index, -1 for none
+	initial  int    // child index, -1 for none
 	fsm      *place // nearest fsm ancestor (not itself), nil if none
 	trans    []transition
 	// ai.tree states: the tree, where its nodes' records start in the

@@ -328,7 +328,7 @@ func (p *remapPlan) apply(agents []*Agent) {
 func (a *Agent) remap(p *remapPlan) {
 	nodes, ms, bt, path, scores := p.nt.pool.take(p.nt)
 	var vanished []*place  // new machines whose active child is gone
-	var left []leftStates // paused states of stacks that are no more
+	var left []leftStates  // paused states of stacks that are no more
 	var restarted []*place // states whose steps start again
 	var dropped []*place   // machines whose request's asker is gone
 	for _, o := range p.ot.places {
