@@ -433,67 +433,11 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	}
 	a.ctx = ct
 	ctxSlots := d.bound
-	for path, st := range s.States {
-		n, ok := t.byPath[path]
-		if !ok {
-			return nil, nil, bad("state %q is not in behaviour %s", path, b.name)
-		}
-		if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
-			return nil, nil, bad("state %q: timers must be finite numbers ≥ 0", path)
-		}
-		if err := checkSteps(n, st); err != nil {
-			return nil, nil, bad("state %q: %v", path, err)
-		}
-		a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
-		if len(st.Tree) > 0 {
-			if n.bt == nil {
-				return nil, nil, bad("state %q is not an ai.tree", path)
-			}
-			if err := a.restoreTree(n, st.Tree); err != nil {
-				return nil, nil, bad("state %q: %v", path, err)
-			}
-		}
+	if err := a.restoreStates(t, s.States); err != nil {
+		return nil, nil, bad("%v", err)
 	}
-	for path, ms := range s.Machines {
-		n, ok := t.byPath[path]
-		if !ok || !n.isMachine() {
-			return nil, nil, bad("machine %q is not in behaviour %s", path, b.name)
-		}
-		m := &a.ms[n.mid]
-		child := func(name string) (int, error) {
-			i := n.def.Child(name)
-			if i < 0 {
-				return -1, bad("machine %q has no state %q", path, name)
-			}
-			return i, nil
-		}
-		for _, name := range ms.Stack {
-			i, err := child(name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if a.onStack(n, i) || (n.def.Kind == luabind.KindUtility && len(m.stack) > 0) || len(m.stack) >= h.opts.MaxStackDepth {
-				return nil, nil, bad("machine %q: invalid stack %v", path, ms.Stack)
-			}
-			m.stack = append(m.stack, i)
-		}
-		if err := checkRegions(n, m.stack); err != nil {
-			return nil, nil, bad("regions %q: %v, got %v", path, err, ms.Stack)
-		}
-		if ms.History != "" {
-			if m.history, err = child(ms.History); err != nil {
-				return nil, nil, err
-			}
-		}
-		if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
-			return nil, nil, bad("machine %q: decide_acc must be a finite number ≥ 0", path)
-		}
-		m.decideAcc = ms.DecideAcc
-		if r := ms.Request; r != nil {
-			if m.req, err = restoreRequest(n, d, r); err != nil {
-				return nil, nil, bad("machine %q: %v", path, err)
-			}
-		}
+	if err := a.restoreMachines(t, d, s.Machines, h.opts.MaxStackDepth); err != nil {
+		return nil, nil, bad("%v", err)
 	}
 	// The active states must be whole: every fsm and regions state among
 	// them has its states.
@@ -509,4 +453,79 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("%v", err)
 	}
 	return a, ctxSlots, nil
+}
+
+// restoreStates reads the saved records of a's states (timers, steps,
+// trees), keyed by path.
+func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
+	for path, st := range saved {
+		n, ok := t.byPath[path]
+		if !ok {
+			return fmt.Errorf("state %q is not in behaviour %s", path, t.name)
+		}
+		if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
+			return fmt.Errorf("state %q: timers must be finite numbers ≥ 0", path)
+		}
+		if err := checkSteps(n, st); err != nil {
+			return fmt.Errorf("state %q: %v", path, err)
+		}
+		a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
+		if len(st.Tree) > 0 {
+			if n.bt == nil {
+				return fmt.Errorf("state %q is not an ai.tree", path)
+			}
+			if err := a.restoreTree(n, st.Tree); err != nil {
+				return fmt.Errorf("state %q: %v", path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// restoreMachines reads the saved stacks, histories, decide timers and
+// requests of a's machines, keyed by path.
+func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineSnapshot, maxDepth int) error {
+	var err error
+	for path, ms := range saved {
+		n, ok := t.byPath[path]
+		if !ok || !n.isMachine() {
+			return fmt.Errorf("machine %q is not in behaviour %s", path, t.name)
+		}
+		m := &a.ms[n.mid]
+		child := func(name string) (int, error) {
+			i := n.def.Child(name)
+			if i < 0 {
+				return -1, fmt.Errorf("machine %q has no state %q", path, name)
+			}
+			return i, nil
+		}
+		for _, name := range ms.Stack {
+			i, err := child(name)
+			if err != nil {
+				return err
+			}
+			if a.onStack(n, i) || (n.def.Kind == luabind.KindUtility && len(m.stack) > 0) || len(m.stack) >= maxDepth {
+				return fmt.Errorf("machine %q: invalid stack %v", path, ms.Stack)
+			}
+			m.stack = append(m.stack, i)
+		}
+		if err := checkRegions(n, m.stack); err != nil {
+			return fmt.Errorf("regions %q: %v, got %v", path, err, ms.Stack)
+		}
+		if ms.History != "" {
+			if m.history, err = child(ms.History); err != nil {
+				return err
+			}
+		}
+		if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
+			return fmt.Errorf("machine %q: decide_acc must be a finite number ≥ 0", path)
+		}
+		m.decideAcc = ms.DecideAcc
+		if r := ms.Request; r != nil {
+			if m.req, err = restoreRequest(n, d, r); err != nil {
+				return fmt.Errorf("machine %q: %v", path, err)
+			}
+		}
+	}
+	return nil
 }

@@ -95,55 +95,17 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			d.warnf(pos, "%s: unknown field %q%s", what, string(ks), didYouMean(string(ks), leafFields, machineFields))
 		}
 	})
-	if v := t.RawGetString("context"); v != lua.LNil {
-		if ct, ok := v.(*lua.LTable); ok {
-			m.Context = ct
-		} else {
-			d.errorf(pos, "%s: context must be a table, got %s", what, v.Type())
-		}
-	}
+	m.Context = d.optTable(t, "context", what, "a table")
 	m.DecideEvery = d.seconds(t, "decide_every", what)
-	if v := t.RawGetString("history"); v != lua.LNil {
-		if kind == KindRegions {
-			d.errorf(pos, "%s: history is for ai.fsm and ai.utility (regions are never left one by one)", what)
-		} else if b, ok := v.(lua.LBool); ok {
-			m.History = bool(b)
-		} else {
-			d.errorf(pos, "%s: history must be a boolean, got %s", what, v.Type())
-		}
+	if kind == KindRegions && t.RawGetString("history") != lua.LNil {
+		d.errorf(pos, "%s: history is for ai.fsm and ai.utility (regions are never left one by one)", what)
+	} else {
+		m.History = d.optBool(t, "history", what)
 	}
-	if v := t.RawGetString("on_reload"); v != lua.LNil {
-		if fn, ok := v.(*lua.LFunction); ok {
-			m.OnReload = fn
-		} else {
-			d.errorf(pos, "%s: on_reload must be a function, got %s", what, v.Type())
-		}
-	}
-	if v := t.RawGetString("renamed"); v != lua.LNil {
-		rt, ok := v.(*lua.LTable)
-		if !ok {
-			d.errorf(pos, "%s: renamed must be a table of old path = new path, got %s", what, v.Type())
-		} else {
-			m.Renamed = map[string]string{}
-			rt.ForEach(func(k, v lua.LValue) {
-				ks, ok1 := k.(lua.LString)
-				vs, ok2 := v.(lua.LString)
-				if !ok1 || !ok2 {
-					d.errorf(pos, "%s: renamed entries must map a path string to a path string", what)
-					return
-				}
-				m.Renamed[string(ks)] = string(vs)
-			})
-		}
-	}
+	m.OnReload = d.optFunc(t, "on_reload", what)
+	m.Renamed = d.renamed(t, what)
 	if kind == KindUtility {
-		if v := t.RawGetString("momentum"); v != lua.LNil {
-			if n, ok := number(v); ok {
-				m.Momentum = n
-			} else {
-				d.errorf(pos, "%s: momentum must be a number, got %s", what, v.Type())
-			}
-		}
+		m.Momentum = d.optNumber(t, "momentum", what)
 		d.selectMode(m, t.RawGetString("select"), what)
 	} else {
 		for _, f := range []string{"momentum", "select"} {
@@ -152,30 +114,46 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			}
 		}
 	}
+	states := d.children(m, t, kind, what)
+	d.initial(m, t, kind, what, states != nil)
+	d.checkChildTransitions(m)
+	d.at, d.trans = "", -1
+	d.refine(m)
+	return m
+}
 
+// children reads a machine's states table into m.Children, sorted by
+// name; nil when there is no states table.
+func (d *decoder) children(m *State, t *lua.LTable, kind Kind, what string) *lua.LTable {
 	states, ok := t.RawGetString("states").(*lua.LTable)
 	if !ok {
-		d.errorf(pos, "%s: states must be a table of name = state", what)
-	} else {
-		states.ForEach(func(k, v lua.LValue) {
-			name, ok := k.(lua.LString)
-			if !ok || !isIdent(string(name)) {
-				d.errorf(pos, "%s: state names must be Lua identifiers, got %q", what, CutText(lua.LVAsString(k), 60))
-				return
-			}
-			d.at, d.trans = string(name), -1
-			child := d.state(string(name), v, kind)
-			d.at = ""
-			if child != nil {
-				m.Children = append(m.Children, Child{Name: string(name), Def: child})
-			}
-		})
-		sort.Slice(m.Children, func(i, j int) bool { return m.Children[i].Name < m.Children[j].Name })
-		if len(m.Children) == 0 {
-			d.errorf(pos, "%s: a machine needs at least one state", what)
-		}
+		d.errorf(d.pos, "%s: states must be a table of name = state", what)
+		return nil
 	}
+	states.ForEach(func(k, v lua.LValue) {
+		name, ok := k.(lua.LString)
+		if !ok || !isIdent(string(name)) {
+			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, CutText(lua.LVAsString(k), 60))
+			return
+		}
+		d.at, d.trans = string(name), -1
+		child := d.state(string(name), v, kind)
+		d.at = ""
+		if child != nil {
+			m.Children = append(m.Children, Child{Name: string(name), Def: child})
+		}
+	})
+	sort.Slice(m.Children, func(i, j int) bool { return m.Children[i].Name < m.Children[j].Name })
+	if len(m.Children) == 0 {
+		d.errorf(d.pos, "%s: a machine needs at least one state", what)
+	}
+	return states
+}
 
+// initial reads a machine's initial state; hasStates: its states table was
+// read (else a missing initial is not reported twice).
+func (d *decoder) initial(m *State, t *lua.LTable, kind Kind, what string, hasStates bool) {
+	pos := d.pos
 	switch v := t.RawGetString("initial").(type) {
 	case *lua.LNilType:
 		if kind == KindFSM {
@@ -187,14 +165,17 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			break
 		}
 		m.Initial = string(v)
-		if states != nil && m.Child(m.Initial) < 0 {
+		if hasStates && m.Child(m.Initial) < 0 {
 			d.errorf(pos, "%s: initial state %q is not one of its states (%s)", what, m.Initial, m.childNames())
 		}
 	default:
 		d.errorf(pos, "%s: initial must be a state name, got %s", what, v.Type())
 	}
+}
 
-	// Transitions of the children are checked here, where the siblings are known.
+// checkChildTransitions checks the targets of the children's transitions,
+// here where the siblings are known.
+func (d *decoder) checkChildTransitions(m *State) {
 	for _, c := range m.Children {
 		for i, tr := range c.Def.Transitions {
 			if !tr.Kind.HasTarget() {
@@ -206,9 +187,77 @@ func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
 			}
 		}
 	}
-	d.at, d.trans = "", -1
-	d.refine(m)
-	return m
+}
+
+// renamed reads a machine's renamed table: old path = new path.
+func (d *decoder) renamed(t *lua.LTable, what string) map[string]string {
+	rt := d.optTable(t, "renamed", what, "a table of old path = new path")
+	if rt == nil {
+		return nil
+	}
+	out := map[string]string{}
+	rt.ForEach(func(k, v lua.LValue) {
+		ks, ok1 := k.(lua.LString)
+		vs, ok2 := v.(lua.LString)
+		if !ok1 || !ok2 {
+			d.errorf(d.pos, "%s: renamed entries must map a path string to a path string", what)
+			return
+		}
+		out[string(ks)] = string(vs)
+	})
+	return out
+}
+
+// The small readers of optional fields: absent (nil) reads as the zero
+// value; a value of another type is reported as "what: key must be …, got
+// type" and reads as the zero value.
+
+func (d *decoder) optTable(t *lua.LTable, key, what, want string) *lua.LTable {
+	v := t.RawGetString(key)
+	if v == lua.LNil {
+		return nil
+	}
+	tv, ok := v.(*lua.LTable)
+	if !ok {
+		d.errorf(d.pos, "%s: %s must be %s, got %s", what, key, want, v.Type())
+	}
+	return tv
+}
+
+func (d *decoder) optBool(t *lua.LTable, key, what string) bool {
+	v := t.RawGetString(key)
+	if v == lua.LNil {
+		return false
+	}
+	b, ok := v.(lua.LBool)
+	if !ok {
+		d.errorf(d.pos, "%s: %s must be a boolean, got %s", what, key, v.Type())
+	}
+	return bool(b)
+}
+
+func (d *decoder) optFunc(t *lua.LTable, key, what string) *lua.LFunction {
+	v := t.RawGetString(key)
+	if v == lua.LNil {
+		return nil
+	}
+	fn, ok := v.(*lua.LFunction)
+	if !ok {
+		d.errorf(d.pos, "%s: %s must be a function, got %s", what, key, v.Type())
+	}
+	return fn
+}
+
+func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
+	v := t.RawGetString(key)
+	if v == lua.LNil {
+		return 0
+	}
+	n, ok := number(v)
+	if !ok {
+		d.errorf(d.pos, "%s: %s must be a number, got %s", what, key, v.Type())
+	}
+	return n
 }
 
 func (m *State) childNames() string {

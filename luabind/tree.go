@@ -355,13 +355,7 @@ func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
 			d.warnf(pos, "%s: unknown field %q%s", what, string(ks), didYouMean(string(ks), leafFields, treeFields))
 		}
 	})
-	if v := t.RawGetString("context"); v != lua.LNil {
-		if ct, ok := v.(*lua.LTable); ok {
-			s.Context = ct
-		} else {
-			d.errorf(pos, "%s: context must be a table, got %s", what, v.Type())
-		}
-	}
+	s.Context = d.optTable(t, "context", what, "a table")
 	root, ok := btChild(t.RawGetString("root"), pos)
 	if !ok {
 		d.errorf(pos, "%s: root must be a node (ai.sequence{…}, ai.action(fn), …), got %s", what, t.RawGetString("root").Type())
@@ -373,13 +367,7 @@ func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
 
 // decodeSteps reads a state's steps list.
 func (d *decoder) steps(s *State, t *lua.LTable, what string) {
-	if v := t.RawGetString("steps_loop"); v != lua.LNil {
-		b, ok := v.(lua.LBool)
-		if !ok {
-			d.errorf(d.pos, "%s: steps_loop must be a boolean, got %s", what, v.Type())
-		}
-		s.StepsLoop = bool(b)
-	}
+	s.StepsLoop = d.optBool(t, "steps_loop", what)
 	v := t.RawGetString("steps")
 	if v == lua.LNil {
 		if s.StepsLoop {
