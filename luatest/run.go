@@ -201,14 +201,29 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	L := vm.L
 	top := L.GetTop()
 	defer L.SetTop(top)
+	r := newRunner(vm)
+	defer r.revertMade(0)
+	defer r.installGlobals(L)()
 
+	// Collect.
+	L.Push(L.NewFunctionFromProto(proto))
+	if err := vm.PCall(0, 0); err != nil {
+		L.SetTop(top)
+		r.writeFileError(w, path, err)
+		return Result{Failed: 1}
+	}
+	return r.runTests(w, opts, top)
+}
+
+// newRunner makes the runner of one test file in vm.
+func newRunner(vm *luabind.VM) *runner {
+	L := vm.L
 	r := &runner{
 		vm: vm, root: &block{},
 		spies:  map[*lua.LTable]*spyState{},
 		custom: map[string]*lua.LFunction{}, customMatchers: map[string]*lua.LFunction{},
 	}
 	r.spyMT = r.spyMetatable(L)
-	defer r.revertMade(0)
 	r.cur = r.root
 	r.failMT = L.NewTable()
 	r.failMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -220,7 +235,12 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 		return 1
 	}))
 	r.failMT.RawSetString("__metatable", lua.LFalse)
+	return r
+}
 
+// installGlobals sets the busted-style globals for the file; the returned
+// function puts back what they held.
+func (r *runner) installGlobals(L *lua.LState) (restore func()) {
 	g := L.G.Global
 	setup, teardown := L.NewFunction(r.luaSetup), L.NewFunction(r.luaTeardown)
 	globals := map[string]lua.LValue{
@@ -248,23 +268,18 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 		saved[name] = g.RawGetString(name)
 		g.RawSetString(name, v)
 	}
-	defer func() {
+	return func() {
 		for name, v := range saved {
 			g.RawSetString(name, v)
 		}
-	}()
-
-	// Collect.
-	L.Push(L.NewFunctionFromProto(proto))
-	if err := vm.PCall(0, 0); err != nil {
-		L.SetTop(top)
-		r.writeFileError(w, path, err)
-		return Result{Failed: 1}
 	}
+}
 
-	// Run. A block's setup runs before the first of its tests, its
-	// teardown after the last; a failing setup fails the block's tests
-	// without running them.
+// runTests runs the collected tests chosen by opts. A block's setup runs
+// before the first of its tests, its teardown after the last; a failing
+// setup fails the block's tests without running them.
+func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
+	L := r.vm.L
 	r.running = true
 	var res Result
 	var entered []*block // the blocks whose setup ran, outer first
