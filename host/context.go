@@ -212,6 +212,8 @@ func (c *converter) table(rv reflect.Value, narr, nhash int) (*lua.LTable, bool)
 	return t, false
 }
 
+// It is long because it is one switch over the Go kinds a context value may
+// be converted from, each case a few lines.
 func (c *converter) value(v any) lua.LValue {
 	L := c.L
 	switch v := v.(type) {

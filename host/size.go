@@ -40,6 +40,9 @@ const (
 
 // Size is the estimated bytes v holds that this sizer has not counted
 // before, stopping early once the total passes stop (0: no stop).
+//
+// It is long because it is one switch over the Lua value kinds a memory
+// estimate walks, each case a few lines.
 func (s *sizer) size(v lua.LValue, stop int64) int64 {
 	if s.seen == nil {
 		s.seen = map[*lua.LTable]struct{}{}

@@ -405,6 +405,9 @@ func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
 	return t, err
 }
 
+// It is long because it is one switch over the tagged values a snapshot may
+// hold (NaN, infinities, non-string keys, bound names), each case a few
+// lines.
 func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue, error) {
 	switch key {
 	case "$num":

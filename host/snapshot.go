@@ -247,6 +247,9 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 	return h.restore(data, RestoreOptions{}, behaviours)
 }
 
+// It is long because it is the all-or-nothing restore: every agent is
+// decoded and checked before any is added, and each failure must undo the
+// same partial work.
 func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour) ([]*Agent, error) {
 	if err := h.usable(); err != nil {
 		return nil, err

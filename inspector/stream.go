@@ -129,6 +129,10 @@ const streamWriteTimeout = 10 * time.Second
 // "list" (its page of the agent list), "structure" (once per behaviour
 // shape) and "agent" (a picked agent's latest frame), at most ten
 // times a second.
+//
+// It is long because it is the life of one Server-Sent Events connection
+// (admission, displacement, the write loop with its deadline, the end),
+// whose steps share its state.
 func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 	q, err := parseStreamQuery(r.URL.Query())
 	if err != nil {

@@ -91,6 +91,9 @@ func opSbx(i uint32) int  { return int(i&0x3ffff) - (0x3ffff >> 1) }
 const rkBit = 1 << 8 // an RK operand that names a constant
 
 // compileFastCond recognises a condition's bytecode, or returns nil.
+//
+// It is long because it is one recogniser of the condition shapes that run
+// in Go, a switch over their bytecode patterns.
 func compileFastCond(p *lua.FunctionProto) *fastCond {
 	if p == nil || p.IsVarArg != 0 || p.NumParameters < 1 || p.NumParameters > 2 {
 		return nil

@@ -29,6 +29,9 @@ var readOnlyLibs = []string{lua.StringLibName, lua.TabLibName, lua.MathLibName, 
 // isolate replaces the shared libraries in the VM's globals with read-only
 // views, wraps the functions that could write through them, and records the
 // globals a new mod starts with. It runs once, at the end of openLibs.
+//
+// It is long because it wraps, in one place, every table scripts share
+// (the libraries, the luaai module, the game's modules) read-only.
 func (vm *VM) isolate() {
 	L := vm.L
 	G := L.G.Global

@@ -86,6 +86,10 @@ type guard struct {
 
 // harden finishes the sandbox openLibs starts: it is called once, at the
 // end of openLibs.
+//
+// It is long because it installs every guard of the sandbox (string limits,
+// random numbers, the budget, the library entries it replaces or removes) in
+// one place, so that the whole surface can be read at once.
 func (vm *VM) harden() {
 	L := vm.L
 	g := &vm.guard

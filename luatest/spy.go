@@ -74,6 +74,9 @@ func (r *runner) revertMade(mark int) {
 	r.made = r.made[:mark]
 }
 
+// It is long because it is one table of the spy methods busted has
+// (called_with, returned_with, clear, revert, …), each a few lines, kept
+// together so that the list reads as busted documents it.
 func (r *runner) spyMetatable(L *lua.LState) *lua.LTable {
 	methods := L.NewTable()
 	self := func(L *lua.LState) *spyState {

@@ -21,6 +21,9 @@ import (
 
 // parseRun parses and validates the flags; a nil config comes with the exit
 // code to return.
+//
+// It is long because it lists every flag of luaai run and the checks between
+// them, in the order the help gives them.
 func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	cfg := &runConfig{}
 	fs := flag.NewFlagSet("luaai run", flag.ContinueOnError)

@@ -144,6 +144,10 @@ func (l *runLoop) command(c inspector.Command, done int) {
 // between serves what comes in before the next tick — reloads, watcher
 // errors — until due fires (at once when due is nil). It reports false when
 // ctx is done.
+//
+// It is long because it is everything the loop does between two ticks
+// (input, console, reloads, pacing, the inspector's commands), in the order
+// it does them.
 func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) bool {
 	var changed <-chan struct{}
 	var errs <-chan error

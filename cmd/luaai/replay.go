@@ -68,6 +68,9 @@ type recording struct {
 
 // readRecording reads a recording, gzipped or not; errors name the file
 // and the line.
+//
+// It is long because it reads the header and checks each of its fields
+// against the limits, in the order the file gives them.
 func readRecording(file string) (*recording, error) {
 	f, err := safefile.Open(file)
 	if err != nil {
@@ -214,6 +217,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	return replayContext(ctx, args, stdout, stderr)
 }
 
+// It is long because it is the replay loop itself: tick, compare every agent
+// with the recorded row, report the first difference; the steps share the
+// comparison state.
 func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var inspect, token string
 	fs := flag.NewFlagSet("luaai replay", flag.ContinueOnError)

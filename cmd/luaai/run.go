@@ -222,6 +222,9 @@ func engineOptions(script string, seed uint64, workers int) host.Options {
 
 // runScript is luaai run: load, spawn or restore, run the loop (with its
 // watcher, recorder and inspector), save.
+//
+// It is long because it is the run from start to end, each step a call; the
+// steps share the output and the exit code.
 func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) int {
 	out := newRunOutput(stdout, stderr, cfg.json)
 	defer out.flush()

@@ -15,6 +15,9 @@ const MaxDepth = 1000
 // TooDeep reports whether a chunk nests deeper than MaxDepth, and the line
 // of the first node found past it (0 when the node has no line). It walks
 // the tree with its own stack, so it cannot overflow Go's.
+//
+// It is long because it is one switch over the node kinds of the syntax
+// tree, each case a line or two.
 func TooDeep(chunk []ast.Stmt) (line int, deep bool) {
 	type item struct {
 		node  any

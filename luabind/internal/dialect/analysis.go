@@ -32,6 +32,8 @@ func (r *dlResolver) mayRunCode(e ast.Expr) bool {
 	return true
 }
 
+// It is long because it is one switch over the statement and expression
+// kinds of the syntax tree, each case a line or two.
 func (r *dlResolver) needsRewrite(site dlAssignSite) bool {
 	s, fn := site.stmt, site.fn
 	// Subexpressions evaluated by the statement: the right-hand sides and

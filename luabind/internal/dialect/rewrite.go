@@ -7,6 +7,9 @@ import (
 )
 
 // rewrite builds the do block that stands for site.stmt.
+//
+// It is long because it is one switch over the node kinds of the syntax
+// tree, each case a line or two.
 func (r *dlResolver) rewrite(site dlAssignSite) ast.Stmt {
 	s, fn := site.stmt, site.fn
 	decl := &ast.LocalAssignStmt{}

@@ -156,6 +156,8 @@ func (st *state) match(si, pi int) int {
 	return end
 }
 
+// It is long because it is the matcher's core loop, one switch over the
+// pattern items, as Lua's own matcher is.
 func (st *state) matchHere(si, pi int) int {
 	s, p := st.s, st.p
 	for {

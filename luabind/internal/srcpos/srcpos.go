@@ -164,6 +164,9 @@ func (t Token) punct(p string) bool { return t.kind == tokOther && t.text == p }
 // Tokenize splits Lua 5.1 source into names, strings and punctuation (with
 // "==" kept whole), skipping comments, numbers' insides and whitespace.
 // It never fails: odd input gives odd tokens, which locate rejects.
+//
+// It is long because it is the whole Lua tokenizer, one switch over the
+// first character of a token.
 func Tokenize(src []byte) []Token {
 	var toks []Token
 	line := 1

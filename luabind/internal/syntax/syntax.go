@@ -29,6 +29,9 @@ func (o opening) bracket() bool { return o.tok == "(" || o.tok == "{" || o.tok =
 // Explain looks at a chunk the parser refused at line errLine (0: at the
 // end) and returns a better message and its line, or ok false when it has
 // nothing better to say.
+//
+// It is long because it is one scan over the tokens that tracks the open
+// blocks and brackets, with a case per mistake it explains.
 func Explain(src []byte, errLine int) (line int, msg string, ok bool) {
 	sc := parse.NewScanner(bytes.NewReader(src), "")
 	var lx parse.Lexer
