@@ -1,6 +1,7 @@
 // Package inspect looks at behaviour definitions without running them: the
 // linter behind `luaai check` (lint.go) and the diagram writer behind
-// `luaai graph` (graph.go, Graphviz DOT and Mermaid).
+// `luaai graph` (graph.go, Graphviz DOT and Mermaid), and the curve plots
+// behind `luaai curve` (curve.go).
 //
 // Both walk a definition with luabind.Walk and find where states and
 // transitions are written with luabind.Sources, the same source lookup the

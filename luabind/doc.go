@@ -10,19 +10,22 @@
 // internal/dialect, internal/astpass's `..` rewrite to concat.go's capped
 // cat), require.go (files and roots), files.go (reading scripts),
 // strlib.go, tablib.go, colib.go, mathlib.go, oslib.go, patterns.go (the
-// library functions luaai replaces), budget.go (time, instruction and
-// memory budgets; memory.go the heap side), state.go (the definition
+// library functions luaai replaces), budget.go (the watchdog of the time,
+// instruction and memory budgets; budgetctx.go the context the VM polls
+// and the budgeted calls, budgeterr.go their errors, memory.go the heap
+// side), state.go (the definition
 // types, CheckRoot), module.go (the luaai
-// module), defs.go (definitions), natives.go and curve.go (native
+// module), defs.go (definitions), tree.go and btkinds.go (behaviour-tree
+// nodes and steps; the kinds of node as one table), natives.go and curve.go (native
 // conditions and scorers: conditions.go, scorers.go, the ai.* constructors
 // in natives.go), describe.go (naming natives, the fields they
 // read), call.go (protected calls), walk.go (the one walk over a
 // definition), sources.go (where states are written, through
 // internal/srcpos).
 //
-// It imports its internal packages (astpass, dialect, pattern, srcpos) and
-// gopher-lua; it must not import host, luatest, inspect or anything above
-// it.
+// It imports its internal packages (astpass, dialect, pattern, srcpos,
+// syntax), internal/safefile, internal/suggest and gopher-lua; it must not
+// import host, luatest, inspect, inspector or anything above it.
 //
 // It knows nothing of agents or ticks: where a luaai function must act on
 // the running agent (ai.push, ai.send, ai.state, ...) it calls the Runner

@@ -1,6 +1,6 @@
-// Package luatest runs busted-style Lua test files (*_test.lua) in a
-// luabind VM: the runner behind `luaai test` (README: Agents from Lua, and
-// tests).
+// Package luatest runs busted-style Lua test files (*_test.lua) in a host's
+// Lua state (host.Host.RunLua): the runner behind `luaai test` (README:
+// Agents from Lua, and tests).
 //
 // A file's body and its describe blocks run first and only collect tests;
 // then each `it` runs with the before_each hooks of its enclosing blocks
@@ -8,11 +8,14 @@
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.
 //
-// Its files: run.go (collecting and running, the report), assert.go (the
-// assert table), values.go (comparing and showing Lua values).
+// Its files: run.go (running a file, the report), collect.go (the
+// describe/it globals that collect tests), assert.go (the assert table),
+// errors.go (assertions about errors), compare.go and values.go (comparing
+// and showing Lua values), spy.go (spies, stubs and mocks).
 //
-// It imports luabind and gopher-lua. Nothing in luabind or host may import
-// it: the runner is a tool built on the engine, not part of it.
+// It imports host, luabind, internal/suggest and gopher-lua. Nothing in
+// luabind or host may import it: the runner is a tool built on the engine,
+// not part of it.
 //
 // # Concurrency
 //
