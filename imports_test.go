@@ -1,6 +1,9 @@
 package luaai_test
 
 import (
+	"flag"
+	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -81,4 +84,47 @@ func TestEngineKnowsNoNetwork(t *testing.T) {
 			require.False(t, dep == "net" || strings.HasPrefix(dep, "net/"), "%s depends on %s", pkg, dep)
 		}
 	}
+}
+
+var updatePicture = flag.Bool("update-picture", false, "rewrite docs/imports.dot (and docs/imports.svg with Graphviz) from the real import graph")
+
+// TestImportPicture: docs/imports.dot, the picture of docs/architecture.md,
+// is the real import graph between the module's packages (tests and
+// examples aside); go test -run TestImportPicture -update-picture . redraws
+// it.
+func TestImportPicture(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	require.NoError(t, err)
+	const mod = "github.com/luaai/luaai"
+	var b strings.Builder
+	b.WriteString("// The import graph of luaai's packages, written by TestImportPicture\n// (imports_test.go) from go list; do not edit.\n")
+	b.WriteString("digraph imports {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f4f4\", fontname=\"Helvetica\"];\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], mod), "/")
+		if pkg == "" || strings.HasPrefix(pkg, "examples/") || pkg == "internal/fuzzgen" {
+			continue
+		}
+		fmt.Fprintf(&b, "  %q;\n", pkg)
+		var deps []string
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, mod+"/") {
+				deps = append(deps, strings.TrimPrefix(imp, mod+"/"))
+			}
+		}
+		sort.Strings(deps)
+		for _, d := range deps {
+			fmt.Fprintf(&b, "  %q -> %q;\n", pkg, d)
+		}
+	}
+	b.WriteString("}\n")
+	if *updatePicture {
+		require.NoError(t, os.WriteFile("docs/imports.dot", []byte(b.String()), 0o644))
+		svg, err := exec.Command("dot", "-Tsvg", "docs/imports.dot").Output()
+		require.NoError(t, err, "Graphviz's dot draws the SVG")
+		require.NoError(t, os.WriteFile("docs/imports.svg", svg, 0o644))
+	}
+	saved, err := os.ReadFile("docs/imports.dot")
+	require.NoError(t, err)
+	require.Equal(t, b.String(), string(saved), "docs/imports.dot is not the import graph: go test -run TestImportPicture -update-picture .")
 }
