@@ -25,7 +25,7 @@ type Behaviour struct {
 // Definition is the validated definition b runs (its latest reload), for
 // tools that read a behaviour without running it (inspect's Lint and
 // WriteGraph). It is shared: do not change it.
-func (b *Behaviour) Definition() *luabind.State { return b.layouts[0].def }
+func (b *Behaviour) Definition() *luabind.State { return b.layout().def }
 
 // layout is one worker's immutable copy of a behaviour: the placed states.
 type layout struct {
@@ -83,11 +83,22 @@ func (n *place) isRegions() bool { return n.def.Kind == luabind.KindRegions }
 // merged context defaults of every machine), as plain Go data converted as
 // Agent.Get converts.
 func (b *Behaviour) Defaults() map[string]any {
-	m, _ := luabind.ToGo(b.layouts[0].defaults).(map[string]any)
+	m, _ := luabind.ToGo(b.layout().defaults).(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}
 	return m
+}
+
+// layout is the behaviour's layout in its first worker that has one (a
+// behaviour a script built exists in one worker only).
+func (b *Behaviour) layout() *layout {
+	for _, l := range b.layouts {
+		if l != nil {
+			return l
+		}
+	}
+	return nil
 }
 
 // Name is the file or chunk name the behaviour was loaded from.
@@ -96,7 +107,7 @@ func (b *Behaviour) Name() string { return b.name }
 // States lists every state path of the behaviour in depth-first order,
 // children by name; the root is "".
 func (b *Behaviour) States() []string {
-	t := b.layouts[0]
+	t := b.layout()
 	out := make([]string, len(t.places))
 	for i, n := range t.places {
 		out[i] = n.path

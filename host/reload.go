@@ -105,7 +105,7 @@ func (b *Behaviour) Files() []string {
 	if b.path != "" {
 		out = append(out, b.path)
 	}
-	return append(out, b.h.workers[0].vm.ModulesOf(b.layouts[0].def)...)
+	return append(out, b.h.workers[0].vm.ModulesOf(b.layout().def)...)
 }
 
 // QueueReload asks for a reload of b from its file. It is safe to call from

@@ -41,7 +41,16 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 	ctx := t.newContext(L)
 	if overrides != nil {
 		for _, k := range sortedKeys(overrides) {
-			ctx.RawSet(k, overrides.RawGet(k))
+			// The rule of every write from outside the behaviour.
+			ks, ok := k.(lua.LString)
+			if !ok {
+				return nil, fmt.Errorf("override keys must be context keys (names), got %s", k.Type())
+			}
+			v := overrides.RawGet(k)
+			if err := b.CheckWrite([]string{string(ks)}, luabind.ToGo(v)); err != nil {
+				return nil, fmt.Errorf("override %s: %w", string(ks), err)
+			}
+			ctx.RawSet(k, v)
 		}
 	}
 	if w.busy {

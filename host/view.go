@@ -165,7 +165,7 @@ type TreeNodeInfo struct {
 // the same pointer until the next reload, so a tool can tell versions
 // apart. Call it on the goroutine that owns the host.
 func (b *Behaviour) Structure() *StateInfo {
-	t := b.layouts[0]
+	t := b.layout()
 	if t.info == nil {
 		t.info = stateInfo(t.root)
 	}

@@ -359,7 +359,10 @@ func ApplyCommand(h *host.Host, c Command) error {
 		case "send":
 			err = a.Send(c.Event, c.Payload)
 		case "set":
-			err = a.SetPath(c.Path, c.Value)
+			// The rule of every write from outside the scripts.
+			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {
+				err = a.SetPath(c.Path, c.Value)
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))

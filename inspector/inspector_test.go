@@ -385,7 +385,7 @@ func TestInspectorOnCommand(t *testing.T) {
 	require.Len(t, got, 4)
 	r.ih.Done(got[3].Seq, inspector.ApplyCommand(r.h, got[3]))
 	s.wait(t, "status", nil, func(d string) bool {
-		return strings.Contains(d, `{"seq":3,"op":"send"}`) && strings.Contains(d, `"seq":4,"op":"set","error":"agent 1: SetPath: ctx.hunger: not a table`)
+		return strings.Contains(d, `{"seq":3,"op":"send"}`) && strings.Contains(d, `"seq":4,"op":"set","error":"agent 1: \"hunger\" is a number, not a table"`)
 	})
 	r.tick(1)
 	assert.True(t, r.as[0].Active("busy"))
@@ -616,4 +616,27 @@ func TestInspectorStreamsMakeRoom(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the oldest stream was not ended")
 	}
+}
+
+// The page's set follows the rule of every write from outside the
+// scripts: an unknown key or a value of another type is refused, with the
+// messages luaai run gives.
+func TestInspectorSetFollowsTheRule(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("inspected.lua", inspected)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	set := func(path []string, v any) error {
+		return inspector.ApplyCommand(h, inspector.Command{Op: "set", Agents: []int{a.ID()}, Path: path, Value: v})
+	}
+	require.EqualError(t, set([]string{"hungr"}, 1.0), `agent 1: "hungr" is not a key of the context (did you mean "hunger"?)`)
+	require.ErrorIs(t, set([]string{"hungr"}, 1.0), host.ErrUnknownKey)
+	require.EqualError(t, set([]string{"hunger"}, "lots"), `agent 1: the default is a number, got the string "lots"`)
+	require.EqualError(t, set([]string{"nested", "dept"}, 2.0), `agent 1: "nested.dept" is not a key of the context (did you mean "nested.depth"?)`)
+	require.NoError(t, set([]string{"nested", "depth"}, 2.0))
+	require.Equal(t, map[string]any{"depth": 2.0}, a.Get("nested"))
+	require.Equal(t, 0.25, a.Get("hunger"), "refused writes change nothing")
 }

@@ -111,7 +111,7 @@ func runBench(cfg *benchConfig, stderr io.Writer) (*benchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	over, err := overrides(cfg.set, b.Defaults())
+	over, err := overrides(cfg.set, b)
 	if err != nil {
 		return nil, err
 	}

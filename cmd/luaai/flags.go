@@ -14,9 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspector"
-
-	"github.com/luaai/luaai/internal/suggest"
 )
 
 // parseRun parses and validates the flags; a nil config comes with the exit
@@ -200,30 +199,30 @@ func setFlag(fs *flag.FlagSet, set *[]setting) {
 	})
 }
 
-// setValue reads v for a key whose default is def: as JSON where it
-// parses and has the default's type (3, 2.5, true, "007", [1,2], {"a":1});
-// for a number, Lua's number syntax too (.5, 0x10, 007); for a string,
-// the text itself (go, 007 unquoted). Anything else is an error naming
-// both types.
-func setValue(raw string, def any) (any, error) {
+// decodeValue reads a --set, console or --input value as its default
+// (def) wants it: JSON where it parses to the default's type, a Lua number
+// for a number default, else the text itself for a string default; for a
+// default that takes any value (false, {}), JSON where it parses, else the
+// text. What it returns is then checked by host's rule (CheckWrite).
+func decodeValue(raw string, def any) any {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(raw))
-	if err := dec.Decode(&v); err == nil && !dec.More() && v != nil && kindOf(v) == kindOf(def) {
-		return v, nil
+	parsed := dec.Decode(&v) == nil && !dec.More() && v != nil
+	if parsed && host.KindOf(v) == host.KindOf(def) {
+		return v
 	}
 	switch def.(type) {
 	case string:
-		return raw, nil
+		return raw
 	case float64:
 		if n, ok := luaNumber(raw); ok {
-			return n, nil
+			return n
 		}
 	}
-	got := "a string"
-	if err := json.Unmarshal([]byte(raw), &v); err == nil && v != nil {
-		got = kindOf(v)
+	if parsed {
+		return v
 	}
-	return nil, fmt.Errorf("the default is %s, got %s", kindOf(def), got)
+	return raw
 }
 
 // luaNumber reads a number as Lua writes one: decimal (leading dot and
@@ -250,47 +249,39 @@ func luaNumber(s string) (float64, bool) {
 	return 0, false
 }
 
-// overrides checks the --set settings against the behaviour's context
-// defaults (SPEC: an unknown key is a usage error with the nearest known
-// key suggested; a dotted key reaches into a table; the value must have
-// the default's type) and returns Spawn's top-level overrides.
-func overrides(settings []setting, defaults map[string]any) (map[string]any, error) {
+// overrides checks the --set settings against b's context defaults, by
+// the rule of every write from outside the scripts (host's CheckWrite: an
+// unknown key is refused with the nearest known key suggested; a dotted
+// key reaches into a table; the value must have the default's type,
+// except that a default of false or {} takes any), and returns Spawn's
+// top-level overrides.
+func overrides(settings []setting, b *host.Behaviour) (map[string]any, error) {
 	out := map[string]any{}
 	owned := map[string]bool{} // dotted paths of the maps copied into out
+	defaults := b.Defaults()
 	for _, s := range settings {
 		key := strings.Join(s.path, ".")
-		var parent map[string]any = out
+		def, _ := b.Default(s.path)
+		v := decodeValue(s.raw, def)
+		if err := b.CheckWrite(s.path, v); err != nil {
+			if errors.Is(err, host.ErrValueType) {
+				return nil, fmt.Errorf("--set %s=%s: %v", key, s.raw, err)
+			}
+			return nil, fmt.Errorf("--set %s: %v", key, err)
+		}
+		// Build the override: each table on the path is copied once,
+		// shallowly (the defaults are shared, and only the path changes).
+		parent := out
 		for i, name := range s.path {
-			var cur any
-			var ok bool
-			if i == 0 {
-				if cur, ok = out[name]; !ok {
-					cur, ok = defaults[name]
-				}
-			} else {
-				cur, ok = parent[name]
-			}
-			if !ok {
-				names := keysOf(parent)
-				if i == 0 {
-					names = keysOf(defaults)
-				}
-				return nil, unknownKey("--set "+key, "key", s.path, i, names)
-			}
 			if i == len(s.path)-1 {
-				v, err := setValue(s.raw, cur)
-				if err != nil {
-					return nil, fmt.Errorf("--set %s=%s: %v", key, s.raw, err)
-				}
 				parent[name] = v
 				break
 			}
-			m, isMap := cur.(map[string]any)
-			if !isMap {
-				return nil, fmt.Errorf("--set %s: %q is %s, not a table", key, strings.Join(s.path[:i+1], "."), kindOf(cur))
+			cur, ok := parent[name]
+			if !ok && i == 0 {
+				cur = defaults[name]
 			}
-			// Copy each table on the path once, shallowly: the defaults are
-			// shared, and only the path changes.
+			m, _ := cur.(map[string]any)
 			at := strings.Join(s.path[:i+1], ".")
 			if !owned[at] {
 				c := make(map[string]any, len(m))
@@ -306,42 +297,8 @@ func overrides(settings []setting, defaults map[string]any) (map[string]any, err
 	return out, nil
 }
 
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-// kindOf names the Lua type of plain Go data.
-func kindOf(v any) string {
-	switch v.(type) {
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case map[string]any, []any:
-		return "a table"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // maxAgents bounds --agents: a million guards take about 2 GB.
 const maxAgents = 1_000_000
-
-// unknownKey is the error for path[i], which is not among names (the keys
-// of the table it was looked up in): "WHAT: "a.b" is not a NOUN of the
-// context (did you mean "a.c"?)".
-func unknownKey(what, noun string, path []string, i int, names []string) error {
-	msg := fmt.Sprintf("%s: %q is not a %s of the context", what, strings.Join(path[:i+1], "."), noun)
-	if best := suggest.Closest(path[i], names); best != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(append(append([]string(nil), path[:i]...), best), "."))
-	}
-	return errors.New(msg)
-}
 
 // defaultInspectAddr is where --inspect listens without an address.
 const defaultInspectAddr = "127.0.0.1:7070"

@@ -333,37 +333,33 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
 		}
 		for _, k := range keys {
 			// A key with dots is a path into a table of the context, as
-			// for --set.
-			if err := a.SetPath(strings.Split(k, "."), l.set[k]); err != nil {
-				report(fmt.Errorf("set %s: %w", k, err))
+			// for --set; the value follows the same rule.
+			path := strings.Split(k, ".")
+			err := a.Behaviour().CheckWrite(path, l.set[k])
+			if err == nil {
+				err = a.SetPath(path, l.set[k])
+			}
+			if err != nil {
+				report(fmt.Errorf("agent %d: set %s: %w", a.ID(), k, err))
 			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// applyTo writes the assignment into a's context: the field must be there,
-// and the value is read as --set reads one against the field's value.
+// applyTo writes the assignment into a's context, by the rule of every
+// write from outside the scripts (host's CheckWrite), the value read as
+// --set reads one.
 func (as assignment) applyTo(a *host.Agent) error {
 	key := strings.Join(as.path, ".")
-	// Only the field's own top-level value is converted to Go, not the
-	// whole context; the context's keys only for a did-you-mean.
-	cur := a.Get(as.path[0])
-	if cur == nil {
-		return unknownKey("set "+key, "field", as.path, 0, keysOf(a.Context()))
-	}
-	for i, name := range as.path[1:] {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return fmt.Errorf("set %s: %q is %s, not a table", key, strings.Join(as.path[:i+1], "."), kindOf(cur))
+	b := a.Behaviour()
+	def, _ := b.Default(as.path)
+	v := decodeValue(as.raw, def)
+	if err := b.CheckWrite(as.path, v); err != nil {
+		if errors.Is(err, host.ErrValueType) {
+			return fmt.Errorf("set %s=%s: %v", key, as.raw, err)
 		}
-		if cur, ok = m[name]; !ok {
-			return unknownKey("set "+key, "field", as.path, i+1, keysOf(m))
-		}
-	}
-	v, err := setValue(as.raw, cur)
-	if err != nil {
-		return fmt.Errorf("set %s=%s: %v", key, as.raw, err)
+		return fmt.Errorf("set %s: %v", key, err)
 	}
 	return a.SetPath(as.path, v)
 }

@@ -127,7 +127,7 @@ resume
 		"paused at tick 3",
 		"paused at tick 4",
 		`input:8: unknown command "sned" (did you mean "send"?); help lists the commands`,
-		`input:9: agent 1: set whom: "whom" is not a field of the context (did you mean "who"?)`,
+		`input:9: agent 1: set whom: "whom" is not a key of the context (did you mean "who"?)`,
 		"input:10: no agent 7",
 		`input:11: step: want step [N] with N from 1 to 1000000, got "0"`,
 		"input:12: send: want send A EVENT [json]: the event is missing",
@@ -183,4 +183,36 @@ func TestConsole(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Ctrl-C did not stop the run")
 	}
+}
+
+// One rule for every write from outside the scripts: --set, --input and
+// the console refuse an unknown key and a value of another type than its
+// default alike, and a default of false takes any value (the shipped
+// hunter documents false as "no prey").
+func TestEveryWriteFollowsTheRule(t *testing.T) {
+	code, stdout, stderr := cli("run", "../../scripts/hunter.lua", "--ticks", "1", "--trace", "--json", "--set", "prey_x=3")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `"prey_x":3`)
+
+	script := writeTemp(t, "watch.lua", `local ai = require("luaai")
+return ai.fsm { initial = "idle", context = { player_visible = true, hp = 10, target = false },
+  states = { idle = {} } }`)
+	input := writeTemp(t, "in.jsonl", `{"tick":2,"agent":1,"set":{"player_visible":1}}
+{"tick":2,"agent":1,"set":{"hpp":3}}
+{"tick":2,"agent":1,"set":{"hp":"lots"}}
+{"tick":3,"agent":1,"set":{"target":{"x":4},"hp":7}}
+`)
+	code, stdout, stderr = cli("run", script, "--ticks", "3", "--input", input, "--trace", "--json")
+	require.Equal(t, 0, code, "refused live input is reported and the run goes on: %s", stderr)
+	require.Equal(t, []string{
+		input + `:1: agent 1: set player_visible: the default is a boolean, got the number 1`,
+		input + `:2: agent 1: set hpp: "hpp" is not a key of the context (did you mean "hp"?)`,
+		input + `:3: agent 1: set hp: the default is a number, got the string "lots"`,
+	}, lines(stderr))
+	require.Contains(t, stdout, `{"tick":2,"agent":1,"state":"idle","ctx":{"hp":10,"player_visible":true,"target":false}}`)
+	require.Contains(t, stdout, `{"tick":3,"agent":1,"state":"idle","ctx":{"hp":7,"player_visible":true,"target":{"x":4}}}`)
+
+	code, _, stderr = cli("run", script, "--set", "player_visible=1")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "luaai run: --set player_visible=1: the default is a boolean, got the number 1\n")
 }

@@ -358,7 +358,7 @@ func (rec *recording) spawn(h *host.Host, b *host.Behaviour) (int, error) {
 	for _, s := range hd.Set {
 		set = append(set, setting{path: strings.Split(s.Path, "."), raw: s.Raw})
 	}
-	over, err := overrides(set, b.Defaults())
+	over, err := overrides(set, b)
 	if err != nil {
 		return 0, fmt.Errorf("%s: the recorded --set: %w", rec.file, err)
 	}

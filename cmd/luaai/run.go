@@ -267,7 +267,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			return fail("%v", err)
 		}
 	} else {
-		over, err := overrides(cfg.set, b.Defaults())
+		over, err := overrides(cfg.set, b)
 		if err != nil {
 			return usageError(stderr, "run", runUsage, "%v", err)
 		}
