@@ -48,7 +48,7 @@ func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 			if se.Script != "" && se.Line > 0 { // the line that ran away, not the state's definition
 				at = luabind.Pos{File: se.Script, Line: se.Line}.String() + ": "
 			}
-			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget (Agent.Resume, or a reload that changes that line, lets it tick again)", at, ErrOverruns, a.overruns))
+			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget (%s)", at, ErrOverruns, a.overruns, ResumeHint))
 			a.errs[len(a.errs)-1].Suspends = true
 		}
 	}

@@ -72,3 +72,8 @@ func (a *Agent) suspend(why SuspendReason) {
 		a.suspension = why
 	}
 }
+
+// ResumeHint is what the message of a suspension says brings the agent
+// back, in a Go game's words; a tool that offers other ways (luaai run's
+// console) may replace it.
+const ResumeHint = "Agent.Resume, or a reload that changes that line, lets it tick again"

@@ -36,7 +36,8 @@ const (
 // ParseCommand reads a command as the inspector's page posts it (JSON:
 // {"op":"send","agent":3,"event":"alarm","payload":{…}}, {"op":"set",
 // "agent":"*","path":"target.range","value":5}, {"op":"step","n":10},
-// {"op":"pause"}, {"op":"resume"}, {"op":"rate","hz":20}). A bad one is an
+// {"op":"pause"}, {"op":"resume"}, {"op":"rate","hz":20}; with an agent,
+// {"op":"resume","agent":"*"} lets suspended agents tick again). A bad one is an
 // error wrapping ErrBadCommand that says what is wrong.
 func ParseCommand(data []byte) (Command, error) {
 	var cj commandJSON
@@ -53,7 +54,13 @@ func ParseCommand(data []byte) (Command, error) {
 		return Command{}, fmt.Errorf("%w: "+format, append([]any{ErrBadCommand}, args...)...)
 	}
 	switch cj.Op {
-	case "pause", "resume":
+	case "pause":
+	case "resume":
+		if len(cj.Agent) > 0 {
+			if err := parseTargets(cj.Agent, &c); err != nil {
+				return bad("resume: %v", err)
+			}
+		}
 	case "step":
 		c.Steps = max(cj.N, 1)
 		if cj.N < 0 || cj.N > maxStepTicks {
@@ -210,7 +217,7 @@ func (s *shared) command(w http.ResponseWriter, r *http.Request) {
 	if forward != nil {
 		c.Seq = seq
 		forward(c)
-		if c.Op != "send" && c.Op != "set" {
+		if !c.ForAgents() {
 			s.result(seq, nil) // the game's pause, step and rate cannot fail
 			s.notify()
 		}

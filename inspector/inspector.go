@@ -71,8 +71,8 @@ const (
 // agents a send or set is for; All means every agent.
 type Command struct {
 	Op      string   // "send", "set", "pause", "step", "resume" or "rate"
-	All     bool     // send, set: every agent
-	Agents  []int    // send, set: the agents' ids
+	All     bool     // send, set, resume: every agent
+	Agents  []int    // send, set, resume: the agents' ids (a resume with agents resumes suspended agents, not the game)
 	Event   string   // send
 	Payload any      // send: plain data decoded from JSON
 	Path    []string // set: the context key, or a path into a table of it
@@ -82,6 +82,13 @@ type Command struct {
 	// Seq numbers the command for Handler.Done (set for the
 	// commands OnCommand receives).
 	Seq int
+}
+
+// ForAgents reports whether the command acts on agents (a send, a set, a
+// resume of suspended agents) rather than on the game (pause, step, resume,
+// rate): those are applied by ApplyCommand, and reported with Handler.Done.
+func (c Command) ForAgents() bool {
+	return c.Op == "send" || c.Op == "set" || c.Op == "resume" && (c.All || len(c.Agents) > 0)
 }
 
 // Errors of the inspector's commands.
@@ -312,6 +319,9 @@ func (in *inspector) before() {
 
 // apply applies one command, between ticks.
 func (in *inspector) apply(c Command) error {
+	if c.ForAgents() {
+		return ApplyCommand(in.h, c)
+	}
 	switch c.Op {
 	case "pause":
 		in.h.Pause()
@@ -319,8 +329,6 @@ func (in *inspector) apply(c Command) error {
 		in.h.Resume()
 	case "step":
 		in.h.Step(c.Steps)
-	case "send", "set":
-		return ApplyCommand(in.h, c)
 	default:
 		return fmt.Errorf("%w: %q is not handled without OnCommand", ErrBadCommand, c.Op)
 	}
@@ -330,15 +338,16 @@ func (in *inspector) apply(c Command) error {
 	return nil
 }
 
-// ApplyCommand applies a send or set Command to h's agents: what the
-// inspector does between ticks, for a game loop that takes the commands
-// itself (Options.OnCommand). Other ops are an error wrapping
-// ErrBadCommand; an agent h does not have, ErrUnknownAgent. A set that
-// fails for one agent (a path through a non-table) is reported, and the
-// others are still set.
+// ApplyCommand applies a Command for agents (ForAgents: a send, a set, a
+// resume of suspended agents) to h's agents: what the inspector does
+// between ticks, for a game loop that takes the commands itself
+// (Options.OnCommand). Other ops are an error wrapping ErrBadCommand; an
+// agent h does not have, ErrUnknownAgent. A write that fails for one agent
+// (the rule of writes, a path through a non-table) is reported, and the
+// others are still written.
 func ApplyCommand(h *host.Host, c Command) error {
-	if c.Op != "send" && c.Op != "set" {
-		return fmt.Errorf("%w: ApplyCommand takes send and set, not %q", ErrBadCommand, c.Op)
+	if !c.ForAgents() {
+		return fmt.Errorf("%w: ApplyCommand takes send, set and resume with agents, not %q", ErrBadCommand, c.Op)
 	}
 	var agents []*host.Agent
 	if c.All {
@@ -358,6 +367,12 @@ func ApplyCommand(h *host.Host, c Command) error {
 		switch c.Op {
 		case "send":
 			err = a.Send(c.Event, c.Payload)
+		case "resume":
+			if a.Suspended() {
+				err = a.Resume()
+			} else if !c.All {
+				err = errors.New("not suspended")
+			}
 		case "set":
 			// The rule of every write from outside the scripts.
 			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {

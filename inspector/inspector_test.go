@@ -640,3 +640,36 @@ func TestInspectorSetFollowsTheRule(t *testing.T) {
 	require.Equal(t, map[string]any{"depth": 2.0}, a.Get("nested"))
 	require.Equal(t, 0.25, a.Get("hunger"), "refused writes change nothing")
 }
+
+// The page's resume with agents lets suspended agents tick again; without
+// agents it resumes the game.
+func TestInspectorResumeAgents(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("inspected.lua", inspected)
+	require.NoError(t, err)
+	a1, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	a2, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a1.Suspend())
+	require.NoError(t, a2.Suspend())
+
+	c, err := inspector.ParseCommand([]byte(`{"op":"resume","agent":1}`))
+	require.NoError(t, err)
+	require.True(t, c.ForAgents())
+	require.NoError(t, inspector.ApplyCommand(h, c))
+	require.False(t, a1.Suspended())
+	require.True(t, a2.Suspended())
+	require.EqualError(t, inspector.ApplyCommand(h, c), "agent 1: not suspended")
+
+	c, err = inspector.ParseCommand([]byte(`{"op":"resume","agent":"*"}`))
+	require.NoError(t, err)
+	require.NoError(t, inspector.ApplyCommand(h, c))
+	require.False(t, a2.Suspended())
+
+	c, err = inspector.ParseCommand([]byte(`{"op":"resume"}`))
+	require.NoError(t, err)
+	require.False(t, c.ForAgents(), "resume alone is the game's")
+}

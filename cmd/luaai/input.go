@@ -32,6 +32,7 @@ type inputLine struct {
 	payload any
 	set     map[string]any
 	assign  []assignment // set A key=value, checked against the field's value
+	resume  bool         // resume A: let suspended agents tick again
 
 	// A control command (pause, step, resume, help): the run loop takes it
 	// at once, not before a tick.
@@ -53,6 +54,7 @@ const commandHelp = `commands (A is an agent id, or * for every agent):
   pause                 stop ticking
   step [N]              run N ticks (default 1), then pause
   resume                tick again
+  resume A              let suspended agents (A, or * for all) tick again
   help                  this list`
 
 var commandNames = []string{"send", "set", "pause", "step", "resume", "help"}
@@ -114,7 +116,17 @@ func parseCommand(where, text string) (inputLine, error) {
 			}
 			l.assign = append(l.assign, assignment{path: path, raw: v})
 		}
-	case "pause", "resume", "help":
+	case "resume":
+		if rest == "" {
+			l.control = name // the run ticks again
+			break
+		}
+		// resume A: suspended agents tick again.
+		if a, ok := target(); !ok || rest != "" {
+			return usage("want resume (the run) or resume A (suspended agents), with A an agent id or *; got %q", a+" "+rest)
+		}
+		l.resume = true
+	case "pause", "help":
 		if rest != "" {
 			return usage("takes nothing, got %q", rest)
 		}
@@ -149,6 +161,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		Send    *string         `json:"send"`
 		Payload any             `json:"payload"`
 		Set     map[string]any  `json:"set"`
+		Resume  bool            `json:"resume"`
 	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -181,6 +194,10 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		l.agent = int(id)
 	}
 	switch {
+	case raw.Resume && (raw.Send != nil || raw.Set != nil):
+		return l, fmt.Errorf(`%s: "resume" goes alone`, where)
+	case raw.Resume:
+		l.resume = true
 	case raw.Send != nil && raw.Set != nil:
 		return l, fmt.Errorf(`%s: "send" or "set", not both`, where)
 	case raw.Send != nil:
@@ -194,7 +211,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		}
 		l.set = raw.Set
 	default:
-		return l, fmt.Errorf(`%s: "send" or "set" is missing`, where)
+		return l, fmt.Errorf(`%s: "send", "set" or "resume" is missing`, where)
 	}
 	return l, nil
 }
@@ -317,6 +334,19 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
 	}
 	sort.Strings(keys)
 	for _, a := range agents {
+		if l.resume {
+			switch {
+			case a.Suspended():
+				if err := a.Resume(); err != nil {
+					report(fmt.Errorf("agent %d: %w", a.ID(), err))
+				} else {
+					fmt.Fprintf(stderr, "agent %d resumed\n", a.ID())
+				}
+			case !l.all:
+				report(fmt.Errorf("agent %d is not suspended", a.ID()))
+			}
+			continue
+		}
 		if len(l.assign) > 0 {
 			for _, as := range l.assign {
 				if err := as.applyTo(a); err != nil {

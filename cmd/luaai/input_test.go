@@ -60,7 +60,8 @@ func TestRunInputErrors(t *testing.T) {
 		{`{"tick":1.5,"agent":1,"send":"x"}`, `:2: tick must be a whole number ≥ 1, got 1.5`},
 		{`{"tick":1,"send":"x"}`, `:2: "agent" is missing`},
 		{`{"tick":1,"agent":"all","send":"x"}`, `:2: "agent" must be an agent id or "*", got "all"`},
-		{`{"tick":1,"agent":1}`, `:2: "send" or "set" is missing`},
+		{`{"tick":1,"agent":1}`, `:2: "send", "set" or "resume" is missing`},
+		{`{"tick":1,"agent":1,"resume":true,"send":"x"}`, `:2: "resume" goes alone`},
 		{`{"tick":1,"agent":1,"send":"x","set":{}}`, `:2: "send" or "set", not both`},
 		{`{"tick":1,"agent":1,"sned":"x"}`, `:2: not an input line (json: unknown field "sned")`},
 		{`not json`, `:2: not an input line`},
@@ -215,4 +216,60 @@ return ai.fsm { initial = "idle", context = { player_visible = true, hp = 10, ta
 	code, _, stderr = cli("run", script, "--set", "player_visible=1")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "luaai run: --set player_visible=1: the default is a boolean, got the number 1\n")
+}
+
+// resume A lets suspended agents tick again: from --input (and the
+// console, which reads the same commands), with the suspended agents
+// marked in --trace until then.
+func TestResumeSuspendedAgents(t *testing.T) {
+	script := writeTemp(t, "spin.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { spin = true, n = 0 }, states = { s = {
+  update = function(ctx)
+    while ctx.spin do end
+    ctx.n = ctx.n + 1
+  end } } }`)
+	input := writeTemp(t, "in.jsonl", `{"tick":5,"agent":"*","set":{"spin":false}}
+{"tick":5,"agent":"*","resume":true}
+{"tick":6,"agent":1,"resume":true}
+`)
+	code, stdout, stderr := cli("run", script, "--agents", "2", "--ticks", "6", "--budget", "5ms", "--input", input, "--trace")
+	require.Equal(t, 1, code, "the overruns are errors")
+	out := lines(stdout)
+	require.Contains(t, out, `tick 3 agent 1 state s suspended (overruns) ctx {"n":0,"spin":true}`)
+	require.Contains(t, out, `tick 4 agent 2 state s suspended (overruns) ctx {"n":0,"spin":true}`)
+	require.Contains(t, out, `tick 5 agent 1 state s ctx {"n":1,"spin":false}`)
+	require.Contains(t, out, `tick 6 agent 2 state s ctx {"n":2,"spin":false}`)
+	errs := lines(stderr)
+	require.Contains(t, errs, "agent 1 resumed")
+	require.Contains(t, errs, "agent 2 resumed")
+	require.Contains(t, errs, input+":3: agent 1 is not suspended")
+	var suspensions []string
+	for _, l := range errs {
+		if strings.Contains(l, "suspended)") {
+			suspensions = append(suspensions, l)
+		}
+	}
+	require.Len(t, suspensions, 1, "both agents in one line: %v", errs)
+	require.Contains(t, suspensions[0], "tick 3 error: "+script+":4: ")
+	require.Contains(t, suspensions[0], "; agents 1, 2 suspended)")
+	require.Contains(t, errs, "8 errors, 2 distinct, 2 agents") // 3 overruns each, the third also a suspension
+
+	code, _, stderr = cli("run", script, "--ticks", "1", "--input", writeTemp(t, "bad.jsonl", `{"tick":1,"agent":1,"resume":true,"set":{"n":1}}`+"\n"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `"resume" goes alone`)
+}
+
+func TestParseResumeCommand(t *testing.T) {
+	l, err := parseCommand("x", "resume")
+	require.NoError(t, err)
+	require.Equal(t, "resume", l.control, "resume alone: the run ticks again")
+	l, err = parseCommand("x", "resume 2")
+	require.NoError(t, err)
+	require.True(t, l.resume)
+	require.Equal(t, 2, l.agent)
+	l, err = parseCommand("x", "resume *")
+	require.NoError(t, err)
+	require.True(t, l.resume && l.all)
+	_, err = parseCommand("x", "resume two")
+	require.EqualError(t, err, `x: resume: want resume (the run) or resume A (suspended agents), with A an agent id or *; got "two "`)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,4 +196,27 @@ func TestInspectorTreesInBrowser(t *testing.T) {
 	})()`)
 	poll(t, ctx, "the path with braces", `/^alive\{movement\.hold,orders\.listening,weapon\.(aiming|firing|reloading)\}$/.test(document.querySelector('.agent-view[data-id="1"] .path').textContent)`)
 	assert.Equal(t, exitOK, r.stop(t))
+}
+
+// A suspended agent is marked in the list and its view, and the view's
+// "resume agent" button lets it tick again.
+func TestInspectorResumeInBrowser(t *testing.T) {
+	ctx := browser(t)
+	script := filepath.Join(t.TempDir(), "spin.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
+  update = function(ctx)
+    if ctx.n == 0 then while true do end end
+    ctx.n = ctx.n + 1
+  end } } }`), 0o644))
+	input := filepath.Join(t.TempDir(), "fix.jsonl")
+	// The fix arrives while the agent is suspended: only a resume brings it back.
+	require.NoError(t, os.WriteFile(input, []byte(`{"tick":6,"agent":"*","set":{"n":1}}`+"\n"), 0o644))
+	r, url := startInspected(t, script, "--agents", "2", "--hz", "20", "--budget", "5ms", "--input", input)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=2")))
+	poll(t, ctx, "the suspension shown", `!!document.querySelector('.agent-view[data-id="2"] .resume-agent')`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.agent-view[data-id="2"] .resume-agent`))))
+	r.waitFor(t, "agent 2 resumed", func(_, stderr string) bool { return strings.Contains(stderr, "agent 2 resumed") })
+	poll(t, ctx, "agent 2 ticking again", `!document.querySelector('.agent-view[data-id="2"] .resume-agent') && !document.querySelector('.agent-view[data-id="2"] .bad')`)
+	r.stop(t)
 }

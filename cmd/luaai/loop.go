@@ -69,13 +69,14 @@ func (l *runLoop) run(ctx context.Context, done int, agents []*host.Agent) error
 		if err := l.h.Tick(l.cfg.dt); err != nil {
 			return err
 		}
+		l.out.endTick()
 		done++
 		if err := l.rec.tick(done, l.h); err != nil {
 			return fmt.Errorf("--record %s: %w", l.cfg.record, err)
 		}
 		if l.cfg.trace {
 			for _, a := range agents {
-				l.out.traceAgent(a.Ticks(), a)
+				l.out.traceAgent(done, a) // the run's tick: a suspended agent's own count stands still
 			}
 		}
 		l.out.flush()
@@ -107,7 +108,22 @@ func (l *runLoop) syncStatus() {
 
 // command takes a command from the inspector's page, between ticks.
 func (l *runLoop) command(c inspector.Command, done int) {
-	switch c.Op {
+	op := c.Op
+	if c.Op == "resume" && c.ForAgents() {
+		op = "resume agents"
+	}
+	switch op {
+	case "resume agents":
+		in := inputLine{where: "inspector", resume: true, all: c.All}
+		var errs []error
+		if c.All {
+			errs = append(errs, l.take(in, done))
+		}
+		for _, id := range c.Agents {
+			in.agent = id
+			errs = append(errs, l.take(in, done))
+		}
+		l.insp.Done(c.Seq, errors.Join(errs...))
 	case "pause", "resume", "step":
 		l.take(inputLine{control: c.Op, steps: c.Steps}, done)
 	case "rate":

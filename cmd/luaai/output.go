@@ -31,6 +31,15 @@ type runOutput struct {
 	added   []string // context keys the last reload added (OnReload)
 	resumed int      // suspended agents the last reload resumed (OnReload)
 
+	// Errors, tallied by where they failed (every one reaches scriptError:
+	// run sets ReportAllErrors and throttles here): printed at the first,
+	// tenth, hundredth… of each, suspensions grouped by cause at the end
+	// of their tick, a summary at the end of the run.
+	errTally   map[errWhere]*tally
+	errTotal   int
+	errAgents  map[int]bool
+	suspended  []*host.ScriptError // this tick's suspensions, not yet printed
+
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
 
@@ -184,16 +193,153 @@ type errorLine struct {
 	Callback string `json:"callback"`
 }
 
+// errWhere is where an error happened: its script, line and callback, and
+// whether it suspended the agent (counted apart).
+type errWhere struct {
+	script   string
+	line     int
+	callback host.Callback
+	suspends bool
+}
+
+type tally struct {
+	count  int
+	agents []int // in the order they first failed there
+	seen   map[int]bool
+}
+
 // scriptError prints "error: file:line: msg (agent N, state S, callback)" on
 // stderr, and in JSON mode an error line on stdout too.
 func (o *runOutput) scriptError(e *host.ScriptError) {
 	o.failed = true
+	t := o.tallyOf(e)
+	if e.Suspends {
+		// Grouped by cause at the end of the tick (endTick).
+		o.suspended = append(o.suspended, e)
+		return
+	}
+	if !isPowerOf10(t.count) {
+		return
+	}
 	if o.json {
 		o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, string(e.Callback)})
 	}
 	o.flush() // keep stdout and stderr in order on a terminal
 	o.prog.clear()
-	fmt.Fprintf(o.stderr, "error: %s\n", oneLine(e.Error()))
+	fmt.Fprintf(o.stderr, "tick %d error: %s\n", e.Tick, oneLine(errorText(e, t)))
+}
+
+// tallyOf counts e where it happened, and its agent.
+func (o *runOutput) tallyOf(e *host.ScriptError) *tally {
+	if o.errTally == nil {
+		o.errTally, o.errAgents = map[errWhere]*tally{}, map[int]bool{}
+	}
+	k := errWhere{e.Script, e.Line, e.Callback, e.Suspends}
+	t := o.errTally[k]
+	if t == nil {
+		t = &tally{seen: map[int]bool{}}
+		o.errTally[k] = t
+	}
+	t.count++
+	if !t.seen[e.Agent] {
+		t.seen[e.Agent] = true
+		t.agents = append(t.agents, e.Agent)
+	}
+	o.errTotal++
+	o.errAgents[e.Agent] = true
+	return t
+}
+
+// errorText is an error as the text output shows it: "file:line: msg
+// (agent 1, state s, update)", and once it failed more than once "…;
+// failed 10 times, agents 1, 2)".
+func errorText(e *host.ScriptError, t *tally) string {
+	state := e.State
+	if state == "" {
+		state = "<root>"
+	}
+	msg := strings.Replace(e.Message(), host.ResumeHint, "resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again", 1)
+	if t.count > 1 {
+		return fmt.Sprintf("%s (agent %d, state %s, %s; failed %d times, %s)", msg, e.Agent, state, e.Callback, t.count, agentList(t.agents))
+	}
+	return fmt.Sprintf("%s (agent %d, state %s, %s)", msg, e.Agent, state, e.Callback)
+}
+
+// agentList names agents: "agent 3", "agents 1, 2, 5", "agents 1, 2, 3, 4,
+// 5 and 12 more".
+func agentList(ids []int) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("agent %d", ids[0])
+	}
+	const shown = 5
+	var b strings.Builder
+	b.WriteString("agents ")
+	for i, id := range ids[:min(len(ids), shown)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	if len(ids) > shown {
+		fmt.Fprintf(&b, " and %d more", len(ids)-shown)
+	}
+	return b.String()
+}
+
+// endTick prints the suspensions of the tick, one line per cause with the
+// agents it suspended.
+func (o *runOutput) endTick() {
+	if len(o.suspended) == 0 {
+		return
+	}
+	byCause := map[errWhere][]*host.ScriptError{}
+	var order []errWhere
+	for _, e := range o.suspended {
+		k := errWhere{e.Script, e.Line, e.Callback, true}
+		if byCause[k] == nil {
+			order = append(order, k)
+		}
+		byCause[k] = append(byCause[k], e)
+	}
+	o.suspended = o.suspended[:0]
+	for _, k := range order {
+		es := byCause[k]
+		if o.json {
+			for _, e := range es {
+				o.line(errorLine{e.Tick, e.Agent, e.Message(), e.State, string(e.Callback)})
+			}
+		}
+		ids := make([]int, len(es))
+		for i, e := range es {
+			ids[i] = e.Agent
+		}
+		e := es[0]
+		o.flush()
+		o.prog.clear()
+		state := e.State
+		if state == "" {
+			state = "<root>"
+		}
+		msg := strings.Replace(e.Message(), host.ResumeHint, "resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again", 1)
+		fmt.Fprintf(o.stderr, "tick %d error: %s (state %s, %s; %s suspended)\n", e.Tick, oneLine(msg), state, e.Callback, agentList(ids))
+	}
+}
+
+// summary prints "60 errors, 1 distinct, 2 agents" on stderr after a run
+// that had errors.
+func (o *runOutput) summary() {
+	if o.errTotal == 0 {
+		return
+	}
+	o.flush()
+	fmt.Fprintf(o.stderr, "%d error%s, %d distinct, %d agent%s\n", o.errTotal, plural(o.errTotal), len(o.errTally), len(o.errAgents), plural(len(o.errAgents)))
+}
+
+func isPowerOf10(n int) bool {
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
 }
 
 // oneLine escapes line breaks (and other control characters) in text a
@@ -303,11 +449,12 @@ func (o *runOutput) decision(d host.Decision) {
 }
 
 type traceLine struct {
-	Tick   int      `json:"tick"`
-	Agent  int      `json:"agent"`
-	State  *string  `json:"state"`
-	Paused []string `json:"paused,omitempty"`
-	Ctx    any      `json:"ctx"`
+	Tick      int      `json:"tick"`
+	Agent     int      `json:"agent"`
+	State     *string  `json:"state"`
+	Paused    []string `json:"paused,omitempty"`
+	Suspended string   `json:"suspended,omitempty"` // why: fault, overruns, memory, host
+	Ctx       any      `json:"ctx"`
 }
 
 // traceAgent prints an agent's state and context after a tick:
@@ -316,8 +463,12 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	state, _ := a.State()
 	ctx := plainjson.Safe(a.Context())
 	paused := a.Paused()
+	var suspended string
+	if a.Suspended() {
+		suspended = a.SuspendReason().String()
+	}
 	if o.json {
-		o.line(traceLine{tick, a.ID(), optString(state), paused, ctx})
+		o.line(traceLine{tick, a.ID(), optString(state), paused, suspended, ctx})
 		return
 	}
 	var b strings.Builder
@@ -329,6 +480,10 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	if len(paused) > 0 {
 		// The whole stack: what a pop returns to.
 		state = orNone(state) + " paused " + strings.Join(paused, ",")
+	}
+	if suspended != "" {
+		// A suspended agent does not tick: its line says so, and why.
+		state = orNone(state) + " suspended (" + suspended + ")"
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d state %s ctx %s\n", tick, a.ID(), oneLine(orNone(state)), strings.TrimSuffix(b.String(), "\n"))
 }

@@ -69,10 +69,11 @@ type recInput struct {
 	Payload any               `json:"payload,omitempty"`
 	Set     map[string]any    `json:"set,omitempty"`
 	Assign  map[string]string `json:"assign,omitempty"`
+	Resume  bool              `json:"resume,omitempty"`
 }
 
 func (r *recInput) line(where string) inputLine {
-	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set}
+	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set, resume: r.Resume}
 	if r.Agent == "*" {
 		l.all = true
 	} else if id, ok := r.Agent.(float64); ok {
@@ -90,7 +91,7 @@ func (r *recInput) line(where string) inputLine {
 }
 
 func inputOf(l inputLine) *recInput {
-	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent}
+	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent, Resume: l.resume}
 	if l.all {
 		r.Agent = "*"
 	}

@@ -246,6 +246,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.Budget, opts.MemoryLimit, opts.Stdout = cfg.budget, cfg.memory, out.printer()
 	opts.OnReload = func(r host.ReloadResult) { out.added, out.resumed = r.Added, r.Resumed }
 	opts.OnTransition, opts.OnError, opts.OnLog = out.transition, out.scriptError, out.log
+	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	if cfg.trace {
 		opts.OnDecision = out.decision
 	}
@@ -294,6 +295,8 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			runErr = fmt.Errorf("--record %s: %w", cfg.record, err)
 		}
 	}
+	out.endTick()
+	out.summary()
 	if runErr != nil {
 		return fail("%v", runErr)
 	}

@@ -309,13 +309,13 @@ func TestRunTraceJSONEveryLine(t *testing.T) {
 func TestRunCallbackError(t *testing.T) {
 	code, stdout, stderr := cli("run", "testdata/failing.lua", "--ticks", "6")
 	require.Equal(t, 1, code)
-	require.Equal(t, []string{"error: testdata/failing.lua:11: boom (agent 1, state a, update)"}, lines(stderr))
+	require.Equal(t, []string{"tick 2 error: testdata/failing.lua:11: boom (agent 1, state a, update)", "1 error, 1 distinct, 1 agent"}, lines(stderr))
 	// The run goes on to its end.
 	require.Equal(t, []string{"tick 4 agent 1 a -> b"}, lines(stdout))
 
 	code, stdout, stderr = cli("run", "testdata/failing.lua", "--ticks", "6", "--json")
 	require.Equal(t, 1, code)
-	require.Equal(t, []string{"error: testdata/failing.lua:11: boom (agent 1, state a, update)"}, lines(stderr))
+	require.Equal(t, []string{"tick 2 error: testdata/failing.lua:11: boom (agent 1, state a, update)", "1 error, 1 distinct, 1 agent"}, lines(stderr))
 	require.Equal(t, []string{
 		`{"tick":2,"agent":1,"error":"testdata/failing.lua:11: boom","state":"a","callback":"update"}`,
 		`{"tick":4,"agent":1,"from":"a","to":"b","kind":"to"}`,
@@ -666,7 +666,7 @@ end } } }`), 0o644))
 	code, stdout, stderr := cli("run", script, "--ticks", "1")
 	require.Equal(t, 1, code)
 	require.Equal(t, []string{`tick 1 agent 1 log: hi\ntick 9 agent 9 a -> b`}, lines(stdout))
-	require.Equal(t, []string{`error: ` + script + `:3: bad\ntick 9 agent 9 x -> y\r\x00 (agent 1, state s, update)`}, lines(stderr))
+	require.Equal(t, []string{`tick 1 error: ` + script + `:3: bad\ntick 9 agent 9 x -> y\r\x00 (agent 1, state s, update)`, "1 error, 1 distinct, 1 agent"}, lines(stderr))
 }
 
 // A typo in a field name is legal Lua: every load says what luaai check

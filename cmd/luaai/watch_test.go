@@ -477,9 +477,15 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	}
 	writeFile(t, script, v("while true do end"))
 	r := startRun(t, "--watch", "--hz", "50", "--budget", "20ms", "--agents", "3", "--trace", script)
-	r.waitFor(t, "the suspensions", func(_, stderr string) bool {
-		return strings.Count(stderr, "the agent is suspended after 3 callbacks") >= 3
+	r.waitFor(t, "the suspensions, one line for the three agents", func(_, stderr string) bool {
+		return strings.Contains(stderr, "; agents 1, 2, 3 suspended)")
 	})
+	r.waitFor(t, "the suspended agents marked in the trace", func(stdout, _ string) bool {
+		return strings.Contains(stdout, `agent 3 state s suspended (overruns) ctx {"n":0}`)
+	})
+	stderr := r.stderr.String()
+	require.Equal(t, 1, strings.Count(stderr, "the agent is suspended after 3 callbacks"), stderr)
+	require.Contains(t, stderr, "(resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again)")
 	renameOver(t, script, v("ctx.n = ctx.n + 1"))
 	r.waitFor(t, "the reload report", func(_, stderr string) bool {
 		return strings.Contains(lastReload(stderr), "reload ok: "+script+" (3 suspended agents resumed)")

@@ -209,7 +209,8 @@ function agentView(f, prev, past) {
   const changes = changedKeys(prev && prev.context, f.context, "");
   return el("div", { class: "agent-view" + (past ? " past" : ""), "data-id": f.id, "data-tick": f.tick },
     el("h2", {}, `agent ${f.id} `, el("span", { class: "muted", text: `${f.behaviour} · tick ${f.tick} · ${fmt(f.clock)} s` })),
-    el("div", {}, "state ", el("span", { class: "path", text: f.path || "(none)" }), f.suspended ? el("strong", { class: "bad", text: " suspended" }) : null),
+    el("div", {}, "state ", el("span", { class: "path", text: f.path || "(none)" }), f.suspended ? el("strong", { class: "bad", text: " suspended" }) : null,
+      f.suspended && !past ? el("button", { class: "resume-agent", "data-id": f.id, onclick: () => post({ op: "resume", agent: f.id }), text: "resume agent" }) : null),
     (f.stacks || []).length ? el("div", { class: "stack" }, "stack ", ...(f.stacks.map((s) => el("span", { class: "muted", text: `${s.machine || "root"}: [${s.states.join(", ")}] ` })))) : null,
     (f.transitions || []).length ? el("div", { class: "changes" }, "this tick: ", (f.transitions.map((t) => `${t.kind} ${t.from || "-"} → ${t.to || "-"}`)).join("; ")) : null,
     section("machine", "diagram", structure ? stateBox(structure.root, active, paused, true, stepsByState(f)) : el("span", { class: "muted", text: "…" })),
