@@ -35,10 +35,10 @@ type runOutput struct {
 	// run sets ReportAllErrors and throttles here): printed at the first,
 	// tenth, hundredth… of each, suspensions grouped by cause at the end
 	// of their tick, a summary at the end of the run.
-	errTally   map[errWhere]*tally
-	errTotal   int
-	errAgents  map[int]bool
-	suspended  []*host.ScriptError // this tick's suspensions, not yet printed
+	errTally  map[errWhere]*tally
+	errTotal  int
+	errAgents map[int]bool
+	suspended []*host.ScriptError // this tick's suspensions, not yet printed
 
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
