@@ -8,7 +8,7 @@ import (
 )
 
 // Senders 1..6 message receiver 7 twice a tick; the receiver logs what it
-// takes. SPEC §15: deliveries are ordered by sender id, then send order,
+// takes. Messages: deliveries are ordered by sender id, then send order,
 // the same whatever the worker count; seen in the tick after the send.
 const messagesSrc = `local ai = require("luaai")
 return ai.fsm { initial = "idle", context = { got = {}, role = "send", sent = 0 }, states = {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SPEC §15: enter gets the payload of the event that fired its transition
+// Payloads: enter gets the payload of the event that fired its transition
 // (nil without one), or of ai.push/ai.replace; initial states below get nil;
 // ai.pop(payload) and a pop transition's event pass theirs to resume.
 const payloadSrc = `
@@ -111,7 +111,7 @@ func TestPayloadOfPendingRequestReload(t *testing.T) {
 	require.Equal(t, []string{"enter look {7}"}, takeLog(a))
 }
 
-// SPEC §15: a transition's run(ctx, payload) runs when it fires, after the
+// Payloads: a transition's run(ctx, payload) runs when it fires, after the
 // exits and before the enters; with only run it is an internal transition.
 func TestRunActions(t *testing.T) {
 	f := newFixture(t, `

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SPEC §18.
+// Parallel regions, as the README states them.
 const regionsSrc = `
 local function mark(name)
   return {

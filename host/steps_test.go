@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SPEC §16, tick by tick.
+// Steps, tick by tick, as the README states them.
 func TestSteps(t *testing.T) {
 	src := `
 return ai.fsm { initial = "work", states = {

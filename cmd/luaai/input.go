@@ -18,7 +18,7 @@ import (
 	"github.com/luaai/luaai/internal/suggest"
 )
 
-// An input line (README: The CLI; SPEC: the CLI, live) drives a run from
+// An input line (README: The CLI) drives a run from
 // outside: {"tick":N,"agent":A,"send":E,"payload":P} queues an event,
 // {"tick":N,"agent":A,"set":{…}} writes context fields; "agent":"*" is
 // every agent; each line applies before tick N. From stdin (--input -) a
@@ -59,8 +59,11 @@ const commandHelp = `commands (A is an agent id, or * for every agent):
 
 var commandNames = []string{"send", "set", "pause", "step", "resume", "help"}
 
-// parseCommand reads a command line (SPEC: the CLI, live): what a modder
+// parseCommand reads a command line (README: The CLI, Commands): what a modder
 // types with --watch in a terminal, or sends on --input -.
+//
+// It is long because it is one switch over the commands, each case the
+// few checks of its arguments, in the order help lists them.
 func parseCommand(where, text string) (inputLine, error) {
 	l := inputLine{where: where}
 	name, rest, _ := strings.Cut(text, " ")
@@ -105,16 +108,9 @@ func parseCommand(where, text string) (inputLine, error) {
 		if rest == "" {
 			return usage("want set A key=value: the key=value is missing")
 		}
-		for _, kv := range strings.Fields(rest) {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return usage("want key=value, got %q", kv)
-			}
-			path := strings.Split(k, ".")
-			if slices.Contains(path, "") {
-				return usage("%q: an empty name in the key", k)
-			}
-			l.assign = append(l.assign, assignment{path: path, raw: v})
+		var err error
+		if l.assign, err = parseAssignments(rest); err != nil {
+			return usage("%v", err)
 		}
 	case "resume":
 		if rest == "" {
@@ -148,6 +144,23 @@ func parseCommand(where, text string) (inputLine, error) {
 		return l, errors.New(msg + `; help lists the commands (a JSON input line starts with "{")`)
 	}
 	return l, nil
+}
+
+// parseAssignments reads the key=value words of a set command.
+func parseAssignments(text string) ([]assignment, error) {
+	var out []assignment
+	for _, kv := range strings.Fields(text) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("want key=value, got %q", kv)
+		}
+		path := strings.Split(k, ".")
+		if slices.Contains(path, "") {
+			return nil, fmt.Errorf("%q: an empty name in the key", k)
+		}
+		out = append(out, assignment{path: path, raw: v})
+	}
+	return out, nil
 }
 
 // maxInputFile bounds what --input FILE reads.

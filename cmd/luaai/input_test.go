@@ -90,7 +90,7 @@ oops
 	require.Contains(t, stderr, `input:2: unknown command "oops"; help lists the commands (a JSON input line starts with "{")`)
 }
 
-// The commands of SPEC §19 on --input -: lines apply in order, and a step
+// The live commands on --input -: lines apply in order, and a step
 // runs its ticks before the lines after it are read.
 func TestRunCommands(t *testing.T) {
 	script := writeTemp(t, "door.lua", doorLua)

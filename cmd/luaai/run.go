@@ -156,7 +156,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
-		// In a terminal, --watch takes commands (SPEC: the CLI, live).
+		// In a terminal, --watch takes commands (README: The CLI, Commands).
 		if c := openConsole(); c != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)

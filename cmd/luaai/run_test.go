@@ -143,7 +143,7 @@ func TestRunOutput(t *testing.T) {
 				"tick 2 agent 1 decide (root): eat=0.1 idle=0.25 -> idle",
 				`tick 2 agent 1 state idle ctx {"f":"function","hunger":0.2,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
 				"tick 3 agent 1 decide (root): eat=0.2 idle=0.25 -> idle",
-				`tick 3 agent 1 state idle ctx {"f":"function","hunger":0.30000000000000004,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
+				`tick 3 agent 1 state idle ctx {"f":"function","hunger":0.3,"pos":{"x":1,"y":2},"tags":["a","b"]}`,
 				"tick 4 agent 1 decide (root): eat=0.3 idle=0.25 -> eat",
 				"tick 4 agent 1 idle -> eat (select)",
 				"tick 4 agent 1 log: eating at 0.30000000000000004",
@@ -167,8 +167,8 @@ func TestRunOutput(t *testing.T) {
 				`{"tick":2,"agent":1,"decide":"","scores":{"eat":0.1,"idle":0.25},"winner":"idle"}`,
 				`{"tick":2,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.2,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
 				`{"tick":3,"agent":1,"decide":"","scores":{"eat":0.2,"idle":0.25},"winner":"idle"}`,
-				`{"tick":3,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.30000000000000004,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
-				`{"tick":4,"agent":1,"decide":"","scores":{"eat":0.30000000000000004,"idle":0.25},"winner":"eat"}`,
+				`{"tick":3,"agent":1,"state":"idle","ctx":{"f":"function","hunger":0.3,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
+				`{"tick":4,"agent":1,"decide":"","scores":{"eat":0.3,"idle":0.25},"winner":"eat"}`,
 				`{"tick":4,"agent":1,"from":"idle","to":"eat","kind":"select"}`,
 				`{"tick":4,"agent":1,"log":"eating at 0.30000000000000004","state":"eat"}`,
 				`{"tick":4,"agent":1,"state":"eat","ctx":{"f":"function","hunger":0.4,"pos":{"x":1,"y":2},"tags":["a","b"]}}`,
@@ -406,7 +406,7 @@ func TestRunDtAndHz(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"default dt", nil, `{"t":0.30000000000000004}`},
+		{"default dt", nil, `{"t":0.3}`},
 		{"dt", []string{"--dt", "0.5"}, `{"t":1.5}`},
 		{"hz sets dt", []string{"--hz", "500"}, `{"t":0.006}`},
 		{"dt wins over hz", []string{"--hz", "500", "--dt", "1"}, `{"t":3}`},

@@ -14,6 +14,7 @@ const st = {
   structures: {},   // id → {behaviour, root}
   live: {},         // agent id → {first, last, frame}
   logs: {},         // agent id → recent log lines (live)
+  changes: {},      // agent id → its last transitions (live), with their tick and cause
   past: null,       // null: live; else the tick the slider shows
   pastFrames: {},   // agent id → {frame, prev}
   source: null,
@@ -55,6 +56,16 @@ function fmt(v) {
   return String(v);
 }
 
+// value writes a context value: numbers as Lua's %.14g would (0.91, not
+// 0.9099999999999999), the rest as JSON.
+function value(x) {
+  if (typeof x === "number" && Number.isFinite(x) && !Number.isInteger(x)) return String(Number(x.toPrecision(14)));
+  return JSON.stringify(x);
+}
+
+// How many transitions an agent's view lists.
+const maxChanges = 20;
+
 // --- the stream ---
 
 function connect() {
@@ -76,6 +87,9 @@ function connect() {
     const logs = (st.logs[id] = st.logs[id] || []);
     for (const l of a.frame.logs || []) logs.push(l);
     if (logs.length > 200) logs.splice(0, logs.length - 200);
+    const changes = (st.changes[id] = st.changes[id] || []);
+    for (const t of a.frame.transitions || []) changes.push(t);
+    if (changes.length > maxChanges) changes.splice(0, changes.length - maxChanges);
     a.prev = prev && prev.frame.tick < a.frame.tick ? prev.frame : null;
     renderSlider();
     if (st.past === null) renderViews();
@@ -107,6 +121,13 @@ function say(text, bad) {
 
 // --- the list ---
 
+// breakable splits a state path so that a narrow column wraps it after a
+// dot, never inside a name.
+function breakable(path) {
+  const parts = path.split(".");
+  return parts.flatMap((p, i) => (i < parts.length - 1 ? [p + ".", el("wbr")] : [p]));
+}
+
 function renderList() {
   const l = st.list;
   $("#list-count").textContent = `${l.matched} of ${l.total} agents` + (l.matched > st.limit ? ` (${l.offset + 1}–${Math.min(l.matched, l.offset + st.limit)})` : "");
@@ -117,10 +138,10 @@ function renderList() {
     box.checked = picked;
     box.addEventListener("click", (e) => { e.stopPropagation(); togglePick(r.id, box.checked); });
     return el("tr", {
-      "data-id": r.id, class: [picked ? "picked" : "", r.errors ? "err" : ""].join(" ").trim() || null,
+      "data-id": r.id, class: [picked ? "picked" : "", r.errors ? "err" : "", r.suspended ? "suspended" : ""].join(" ").trim() || null,
       onclick: () => togglePick(r.id, !st.picked.includes(r.id)),
-      title: r.behaviour,
-    }, el("td", {}, box), el("td", { text: r.id }), el("td", { class: "path", text: r.path || "(none)" }), el("td", { text: r.errors || "" }));
+      title: r.behaviour + (r.suspended ? " (suspended)" : ""),
+    }, el("td", {}, box), el("td", { text: r.id }), el("td", { class: "path" }, ...breakable(r.path || "(none)"), r.suspended ? el("span", { class: "bad", text: " suspended" }) : null), el("td", { text: r.errors || "" }));
   }));
 }
 
@@ -212,7 +233,7 @@ function agentView(f, prev, past) {
     el("div", {}, "state ", el("span", { class: "path", text: f.path || "(none)" }), f.suspended ? el("strong", { class: "bad", text: " suspended" }) : null,
       f.suspended && !past ? el("button", { class: "resume-agent", "data-id": f.id, onclick: () => post({ op: "resume", agent: f.id }), text: "resume agent" }) : null),
     (f.stacks || []).length ? el("div", { class: "stack" }, "stack ", ...(f.stacks.map((s) => el("span", { class: "muted", text: `${s.machine || "root"}: [${s.states.join(", ")}] ` })))) : null,
-    (f.transitions || []).length ? el("div", { class: "changes" }, "this tick: ", (f.transitions.map((t) => `${t.kind} ${t.from || "-"} → ${t.to || "-"}`)).join("; ")) : null,
+    changesList(past ? (f.transitions || []) : (st.changes[f.id] || [])),
     section("machine", "diagram", structure ? stateBox(structure.root, active, paused, true, stepsByState(f)) : el("span", { class: "muted", text: "…" })),
     section("context", "ctx", ctxTree(f.context, "", changes)),
     (f.decisions || []).length ? section("decisions", "decisions", ...f.decisions.map(decisionTable)) : null,
@@ -284,19 +305,33 @@ function changedKeys(before, after, prefix) {
   return out;
 }
 
+// changesList lists an agent's last transitions, newest first, each with
+// its tick and cause (to, push, pop, replace, reload, spawn…).
+function changesList(ts) {
+  if (!ts.length) return null;
+  return el("ol", { class: "changes" }, ...ts.slice(-maxChanges).reverse().map((t) =>
+    el("li", { "data-tick": t.tick, text: `tick ${t.tick} ${t.kind}: ${t.from || "-"} → ${t.to || "-"}` })));
+}
+
+// ctxTree draws a context. A Lua sequence (a JSON array) is listed from 1,
+// as Lua numbers it; an empty table shows as {}.
 function ctxTree(v, path, changes) {
-  if (v === null || typeof v !== "object") return el("span", { text: JSON.stringify(v) });
+  if (v === null || typeof v !== "object") return el("span", { text: value(v) });
   const keys = Object.keys(v);
   if (!Array.isArray(v)) keys.sort();
+  if (!keys.length) return el("div", { class: "kv muted", text: "{}" });
   return el("div", {}, ...keys.map((k) => {
-    const p = path ? path + "." + k : k;
+    const name = Array.isArray(v) ? String(Number(k) + 1) : k;
+    const p = path ? path + "." + name : name;
     const x = v[k];
     const cls = changes.has(p) ? "kv changed" : "kv";
     if (x !== null && typeof x === "object") {
-      const d = el("details", { class: changes.has(p) ? "changed" : "", "data-key": p, open: true }, el("summary", {}, el("span", { class: "key", text: k }), Array.isArray(x) ? ` [${x.length}]` : ""), ctxTree(x, p, changes));
+      const empty = !Object.keys(x).length;
+      if (empty) return el("div", { class: cls, "data-key": p }, el("span", { class: "key", text: name }), " = {}");
+      const d = el("details", { class: changes.has(p) ? "changed" : "", "data-key": p, open: true }, el("summary", {}, el("span", { class: "key", text: name }), Array.isArray(x) ? ` [${x.length}]` : ""), ctxTree(x, p, changes));
       return d;
     }
-    return el("div", { class: cls, "data-key": p }, el("span", { class: "key", text: k }), " = ", JSON.stringify(x));
+    return el("div", { class: cls, "data-key": p }, el("span", { class: "key", text: name }), " = ", value(x));
   }));
 }
 

@@ -8,6 +8,7 @@ package plainjson
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // MaxValues bounds the values Safe writes: JSON has no sharing,
@@ -54,7 +55,9 @@ func safe(v any, left *int) any {
 	return fmt.Sprintf("%v", v)
 }
 
-// Number is f, or "nan", "inf" or "-inf" for what JSON cannot hold.
+// Number is f rounded to 14 significant digits, as Lua's %.14g prints
+// numbers (0.91, not 0.9099999999999999), or "nan", "inf" or "-inf" for
+// what JSON cannot hold.
 func Number(f float64) any {
 	switch {
 	case math.IsNaN(f):
@@ -64,5 +67,12 @@ func Number(f float64) any {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return f
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return f // whole numbers print exactly already
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 14, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
 }
