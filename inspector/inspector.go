@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -59,10 +60,11 @@ type Options struct {
 const (
 	DefaultHistory   = 600
 	defaultAutoWatch = 16
-	maxPicked        = 64        // agents followed at once, whatever asks
-	maxStreams       = 32        // pages open at once
-	maxFrameBytes    = 256 << 10 // an agent's frame; a bigger context is summarised
-	maxRecentErrors  = 10        // kept per agent
+	maxPicked        = 64               // agents followed at once, whatever asks
+	lingerFor        = 30 * time.Second // how long an agent no page picks any more stays followed
+	maxStreams       = 32               // pages open at once
+	maxFrameBytes    = 256 << 10        // an agent's frame; a bigger context is summarised
+	maxRecentErrors  = 10               // kept per agent
 	maxCommandBytes  = 64 << 10
 )
 
@@ -139,6 +141,7 @@ func New(h *host.Host, o Options) *Handler {
 		errs:       map[int]*agentErrs{},
 		notes:      map[int]*tickNotes{},
 		structures: map[*host.StateInfo]int{},
+		linger:     map[int]time.Time{},
 	}
 	in.ob = h.Observe(host.Observer{
 		BeforeTick: func() {
@@ -241,6 +244,7 @@ type inspector struct {
 	notes      map[int]*tickNotes      // this tick's transitions and logs of watched agents
 	structures map[*host.StateInfo]int // structures published, by behaviour version
 	structSeq  int                     // last structure id
+	linger     map[int]time.Time       // agents no page picks any more, since when
 	listAt     time.Time               // when the list was last built
 	ids        []int                   // the agents' ids at the last publish
 }
@@ -406,7 +410,7 @@ func (in *inspector) publish(list bool) {
 	h := in.h
 	// Agents spawned or removed since the last publish.
 	changed := in.ob.RosterChanged() || in.ids == nil
-	if wants || changed {
+	if wants || changed || len(in.linger) > 0 {
 		in.follow(picked, wants)
 	}
 	frames := make(map[int]agentFrame, len(in.watched))
@@ -457,11 +461,27 @@ func (in *inspector) follow(picked []int, changed bool) {
 			want[a.ID()] = true
 		}
 	}
+	now := time.Now()
 	if changed {
+		// An agent no page picks any more is followed a while longer, so
+		// that a page reloaded (or a second one opened) finds its history.
+		for _, id := range in.picked {
+			if !slices.Contains(picked, id) {
+				in.linger[id] = now
+			}
+		}
 		in.picked = picked
 	}
 	for _, id := range in.picked {
 		want[id] = true
+		delete(in.linger, id)
+	}
+	for id, at := range in.linger {
+		if now.Sub(at) > lingerFor {
+			delete(in.linger, id)
+		} else {
+			want[id] = true
+		}
 	}
 	for id, a := range in.watched {
 		if !want[id] || !in.ob.Following(a) {

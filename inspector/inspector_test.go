@@ -673,3 +673,27 @@ func TestInspectorResumeAgents(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.ForAgents(), "resume alone is the game's")
 }
+
+// With more agents than AutoWatch, a picked agent's history outlives the
+// page that picked it: a reloaded page (a new stream) finds the ticks from
+// before the reload.
+func TestInspectorHistorySurvivesAPageReload(t *testing.T) {
+	r := newInspectorRig(t, 40, inspector.Options{})
+	s := r.stream("agents=20")
+	r.tick(1)
+	s.wait(t, "agent", nil, func(d string) bool { return strings.Contains(d, `"id":20`) })
+	r.tick(3)
+	s.res.Body.Close() // the page reloads
+	for range 10 {
+		// Ticks while no page is open: the server sees the closed stream
+		// at its next write.
+		r.tick(1)
+		time.Sleep(20 * time.Millisecond)
+	}
+	code, body := r.get("/api/history?agent=20&tick=2")
+	require.Equal(t, 200, code, "followed on after the page closed: %s", body)
+	s2 := r.stream("agents=20")
+	r.tick(1)
+	data := s2.wait(t, "agent", nil, func(d string) bool { return strings.Contains(d, `"id":20`) })
+	require.Contains(t, data, `"first":1`, "the history goes back to before the reload")
+}

@@ -220,3 +220,30 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	poll(t, ctx, "agent 2 ticking again", `!document.querySelector('.agent-view[data-id="2"] .resume-agent') && !document.querySelector('.agent-view[data-id="2"] .bad')`)
 	r.stop(t)
 }
+
+// The context as a modder reads it: a Lua sequence from 1, an empty table
+// as {}, numbers as Lua prints them; and the agent's last transitions with
+// their tick and cause.
+func TestInspectorShowsLuaValuesInBrowser(t *testing.T) {
+	ctx := browser(t)
+	script := filepath.Join(t.TempDir(), "squad.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", context = { squad = { 3, 5 }, none = {}, x = 0 },
+  states = {
+    a = { update = function(ctx) ctx.x = 0.1 + 0.2 end, transitions = { { to = "b", after = 0.1 } } },
+    b = { transitions = { { to = "a", after = 0.1 } } },
+  } }`), 0o644))
+	r, url := startInspected(t, script, "--agents", "1", "--hz", "20")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
+	view := `document.querySelector('.agent-view[data-id="1"]')`
+	poll(t, ctx, "the context drawn", view+` && !!`+view+`.querySelector('[data-key="x"]')`)
+	poll(t, ctx, "x as Lua prints it", view+`.querySelector('.ctx [data-key="x"]').textContent === 'x = 0.3'`)
+	assert.Equal(t, "1 = 3", eval[string](t, ctx, view+`.querySelector('.ctx [data-key="squad.1"]').textContent`))
+	assert.Equal(t, "2 = 5", eval[string](t, ctx, view+`.querySelector('.ctx [data-key="squad.2"]').textContent`))
+	assert.Equal(t, "none = {}", eval[string](t, ctx, view+`.querySelector('.ctx [data-key="none"]').textContent`))
+	poll(t, ctx, "several transitions kept, newest first", `(() => {
+		const items = [...`+view+`.querySelectorAll('ol.changes li')].map(li => li.textContent);
+		return items.length >= 3 && /^tick \d+ (to|after): /.test(items[0]) && Number(items[0].split(' ')[1]) > Number(items[1].split(' ')[1]);
+	})()`)
+	r.stop(t)
+}
