@@ -232,8 +232,8 @@ return ai.fsm { initial = "t", states = {
 func TestTreeDefinitionErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.sequence{} } } }`, "test.lua:13: ai.sequence: a composite needs at least one child"},
-		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.wait(-1) } } }`, "test.lua:13: ai.wait: seconds must be a non-negative number, got -1"},
-		{`return ai.fsm{ initial = "t", states = { t = { steps = { ai.wait(-1) } } } }`, "test.lua:13: ai.wait: seconds must be a non-negative number, got -1"},
+		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.wait(-1) } } }`, "test.lua:13: ai.wait: seconds must be a non-negative number, got the number -1"},
+		{`return ai.fsm{ initial = "t", states = { t = { steps = { ai.wait(-1) } } } }`, "test.lua:13: ai.wait: seconds must be a non-negative number, got the number -1"},
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.sequence{ ai.wait(1, { name = "a" }), ai.wait(2, { name = "a" }) } } } }`, `two children are named "a"`},
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.sequence{ name = "a.b", function() end } } } }`, `name "a.b" may not contain`},
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = 3 } } }`, "test.lua:13: ai.tree: root must be a node"},

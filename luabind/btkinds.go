@@ -183,7 +183,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 		if p != lua.LNil {
 			c, ok := number(p)
 			if !ok || c < 1 || c != math.Trunc(c) || c > math.MaxInt32 {
-				n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, lua.LVAsString(p))
+				n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, describeLua(p))
 			} else {
 				n.Count = int(c)
 			}
@@ -191,7 +191,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 	case btSeconds:
 		s, ok := number(p)
 		if !ok || s < 0 || math.IsInf(s, 0) {
-			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, lua.LVAsString(p))
+			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, describeLua(p))
 		} else {
 			n.Seconds = s
 		}
@@ -199,7 +199,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 		s, ok := p.(lua.LString)
 		st, okSt := ParseStatus(s)
 		if !ok || !okSt {
-			n.Problems.Add(n.Pos, `%s: status must be "success", "failure" or "running", got %s`, what, lua.LVAsString(p))
+			n.Problems.Add(n.Pos, `%s: status must be "success", "failure" or "running", got %s`, what, describeLua(p))
 		}
 		n.Status = st
 	case btFunction:

@@ -169,7 +169,7 @@ func (d *decoder) initial(m *State, t *lua.LTable, kind Kind, what string, hasSt
 			d.errorf(pos, "%s: initial state %q is not one of its states (%s)", what, m.Initial, m.childNames())
 		}
 	default:
-		d.errorf(pos, "%s: initial must be a state name, got %s", what, v.Type())
+		d.errorf(pos, "%s: initial must be a state name, got %s", what, describeLua(v))
 	}
 }
 
@@ -219,7 +219,7 @@ func (d *decoder) optTable(t *lua.LTable, key, what, want string) *lua.LTable {
 	}
 	tv, ok := v.(*lua.LTable)
 	if !ok {
-		d.errorf(d.pos, "%s: %s must be %s, got %s", what, key, want, v.Type())
+		d.errorf(d.pos, "%s: %s must be %s, got %s", what, key, want, describeLua(v))
 	}
 	return tv
 }
@@ -231,7 +231,7 @@ func (d *decoder) optBool(t *lua.LTable, key, what string) bool {
 	}
 	b, ok := v.(lua.LBool)
 	if !ok {
-		d.errorf(d.pos, "%s: %s must be a boolean, got %s", what, key, v.Type())
+		d.errorf(d.pos, "%s: %s must be a boolean, got %s", what, key, describeLua(v))
 	}
 	return bool(b)
 }
@@ -243,7 +243,7 @@ func (d *decoder) optFunc(t *lua.LTable, key, what string) *lua.LFunction {
 	}
 	fn, ok := v.(*lua.LFunction)
 	if !ok {
-		d.errorf(d.pos, "%s: %s must be a function, got %s", what, key, v.Type())
+		d.errorf(d.pos, "%s: %s must be a function, got %s", what, key, describeLua(v))
 	}
 	return fn
 }
@@ -255,7 +255,7 @@ func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
 	}
 	n, ok := number(v)
 	if !ok {
-		d.errorf(d.pos, "%s: %s must be a number, got %s", what, key, v.Type())
+		d.errorf(d.pos, "%s: %s must be a number, got %s", what, key, describeLua(v))
 	}
 	return n
 }
@@ -334,9 +334,55 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 		}
 		return s
 	default:
-		d.errorf(d.pos, "state %q: expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got %s", name, v.Type())
+		d.errorf(d.pos, "state %q: expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got %s%s", name, describeLua(v), d.noReturnHint(v))
 		return nil
 	}
+}
+
+// noReturnKey is the registry table of the modules whose chunk returned
+// nothing (require gave true): module name → file.
+const noReturnKey = "luaai modules without return"
+
+// noReturnHint explains a state that is true when a module forgot its
+// return: ` (require("guard") returned true: does guard.lua end with
+// return ai.fsm{…}?)`.
+func (d *decoder) noReturnHint(v lua.LValue) string {
+	if v != lua.LTrue {
+		return ""
+	}
+	t, _ := d.L.G.Registry.RawGetString(noReturnKey).(*lua.LTable)
+	if t == nil {
+		return ""
+	}
+	var hints []string
+	t.ForEach(func(k, f lua.LValue) {
+		hints = append(hints, fmt.Sprintf("require(%q) returned true: does %s end with return ai.fsm{…}?", lua.LVAsString(k), lua.LVAsString(f)))
+	})
+	if len(hints) == 0 {
+		return ""
+	}
+	sort.Strings(hints)
+	return " (" + strings.Join(hints, "; ") + ")"
+}
+
+// describeLua writes a value for an error with its type: `the boolean
+// true`, `the string "2"`, `the number 3`, `a function`; never empty.
+func describeLua(v lua.LValue) string {
+	switch v := v.(type) {
+	case lua.LBool:
+		return fmt.Sprintf("the boolean %v", bool(v))
+	case lua.LString:
+		return fmt.Sprintf("the string %q", CutText(string(v), 40))
+	case lua.LNumber:
+		return "the number " + formatNumber(float64(v))
+	case *lua.LNilType:
+		return "nil"
+	}
+	t := v.Type().String()
+	if strings.IndexByte("aeiou", t[0]) >= 0 {
+		return "an " + t
+	}
+	return "a " + t
 }
 
 // hooks decodes the fields every state has: hooks, lock, every, transitions, score.
@@ -351,7 +397,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		}
 		fn, ok := v.(*lua.LFunction)
 		if !ok {
-			d.errorf(d.pos, "%s: hook %s must be a function, got %s", what, h.name, v.Type())
+			d.errorf(d.pos, "%s: hook %s must be a function, got %s", what, h.name, describeLua(v))
 			continue
 		}
 		*h.dst = fn
@@ -360,7 +406,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		if c, ok := toCond(v); ok {
 			s.Lock = c
 		} else {
-			d.errorf(d.pos, "%s: lock must be a function, a boolean or an ai.* condition, got %s", what, v.Type())
+			d.errorf(d.pos, "%s: lock must be a function, a boolean or an ai.* condition, got %s", what, describeLua(v))
 		}
 	}
 	s.Every = d.seconds(t, "every", what)
@@ -493,7 +539,7 @@ func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
 	}
 	n, ok := number(v)
 	if !ok || n < 0 || math.IsInf(n, 0) {
-		d.errorf(d.pos, "%s: %s must be a non-negative number of seconds", what, field)
+		d.errorf(d.pos, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
 		return 0
 	}
 	return n

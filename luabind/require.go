@@ -172,6 +172,14 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	L.Pop(1)
 	if v == lua.LNil {
 		v = lua.LTrue
+		// Remembered for a definition error: a module that forgot its
+		// return makes a state that is true.
+		noReturn, _ := L.G.Registry.RawGetString(noReturnKey).(*lua.LTable)
+		if noReturn == nil {
+			noReturn = L.NewTable()
+			L.G.Registry.RawSetString(noReturnKey, noReturn)
+		}
+		noReturn.RawSetString(name, lua.LString(filepath.Base(path)))
 	}
 	vm.modules[key] = v
 	L.Push(v)

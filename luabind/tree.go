@@ -182,7 +182,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 				case k == "fail" && (s == "all" || s == "one"):
 					n.FailAll = s == "all"
 				default:
-					n.Problems.Add(n.Pos, `%s: %s must be "all" or "one", got %s`, what, string(k), lua.LVAsString(v))
+					n.Problems.Add(n.Pos, `%s: %s must be "all" or "one", got %s`, what, string(k), describeLua(v))
 				}
 				return
 			}
@@ -248,7 +248,7 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
 	s, ok := v.(lua.LString)
 	if !ok || s == "" {
-		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, lua.LVAsString(v))
+		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, describeLua(v))
 		return ""
 	}
 	if strings.ContainsAny(string(s), ".[]{},") {

@@ -47,7 +47,7 @@ testdata/check/warnings.lua:30: warning: state "camp.rest": score reads ctx.fati
 			args: []string{"check", "testdata/check/errors.lua"},
 			code: 1,
 			stdout: `testdata/check/errors.lua:4: ai.fsm: initial state "missing" is not one of its states (a, b)
-testdata/check/errors.lua:7: state "a": hook enter must be a function, got number
+testdata/check/errors.lua:7: state "a": hook enter must be a function, got the number 3
 testdata/check/errors.lua:7: state "a": transition 1: needs exactly one of to, push, pop (or only run, for an internal transition)
 testdata/check/errors.lua:8: state "b": transition to "nowhere": no such state in this machine (a, b)
 `,
@@ -183,4 +183,24 @@ return ai.fsm { initial = "a", states = { a = { update = function(ctx) util.step
 	code, stdout, _ = cli("check", empty)
 	require.Equal(t, exitFail, code)
 	require.Contains(t, stdout, empty+": no .lua files in this folder")
+}
+
+// A module that forgets its return: the state it should have been says
+// so, and a definition error names the value with its type.
+func TestCheckModuleWithoutReturn(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "guard.lua"), []byte(`local ai = require("luaai")
+local m = ai.fsm { initial = "a", states = { a = {} } }
+local _ = m
+`), 0o644))
+	squad := filepath.Join(dir, "squad.lua")
+	require.NoError(t, os.WriteFile(squad, []byte(`local ai = require("luaai")
+local guard = require("guard")
+return ai.fsm { initial = "g", states = { g = guard, h = { every = "2" } } }
+`), 0o644))
+	code, stdout, stderr := cli("check", squad)
+	require.Equal(t, 1, code)
+	stderr += stdout
+	require.Contains(t, stderr, squad+`:3: state "g": expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got the boolean true (require("guard") returned true: does guard.lua end with return ai.fsm{…}?)`)
+	require.Contains(t, stderr, `every must be a non-negative number of seconds, got the string "2"`)
 }
