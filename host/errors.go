@@ -27,7 +27,7 @@ var (
 	// would change a copy the game never sees. Bind a pointer.
 	ErrBindByValue = errors.New("a struct bound by value (Lua would change a copy; bind a pointer)")
 	// ErrNotInHook: ai.push/pop/replace called from when, lock or score.
-	ErrNotInHook = errors.New("only allowed in hooks (enter, exit, update, pause, resume, on_reload)")
+	ErrNotInHook = errors.New("only allowed in hooks (enter, exit, update, pause, resume, on_reload), a transition's run, steps and tree actions; not in conditions, scorers and locks")
 	// ErrNoMachine: ai.push/pop/replace from a state with no fsm above it.
 	ErrNoMachine = errors.New("no fsm holds this state")
 	// ErrSuspended: Agent.Tick on an agent suspended by the Suspend fault policy.
