@@ -365,6 +365,23 @@ func oneLine(s string) string {
 	return b.String()
 }
 
+type droppedLine struct {
+	Tick    int    `json:"tick"`
+	Agent   int    `json:"agent"`
+	Dropped string `json:"dropped"`
+	State   string `json:"state"`
+}
+
+// dropped prints an event no transition took (--trace): "tick 3 agent 1
+// event noise dropped: no transition took it (state patrol)".
+func (o *runOutput) dropped(d host.DroppedEvent) {
+	if o.json {
+		o.line(droppedLine{d.Tick, d.Agent, d.Event, d.State})
+		return
+	}
+	fmt.Fprintf(o.w, "tick %d agent %d event %s dropped: no transition took it (state %s)\n", d.Tick, d.Agent, oneLine(d.Event), oneLine(orNone(d.State)))
+}
+
 type logLine struct {
 	Tick  int    `json:"tick"`
 	Agent int    `json:"agent"`

@@ -248,7 +248,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.OnTransition, opts.OnError, opts.OnLog = out.transition, out.scriptError, out.log
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	if cfg.trace {
-		opts.OnDecision = out.decision
+		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
 	}
 	h, err := host.New(opts)
 	if err != nil {

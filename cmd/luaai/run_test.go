@@ -728,3 +728,21 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, stdout, "Usage: luaai version")
 }
+
+// --trace says when an event was dropped: no transition took it.
+func TestTraceDroppedEvents(t *testing.T) {
+	script := writeTemp(t, "drop.lua", `local ai = require("luaai")
+return ai.fsm { initial = "a", states = {
+  a = { enter = function() ai.send("noise") end, transitions = { { to = "b", on = "go" } } }, b = {} } }`)
+	code, stdout, stderr := cli("run", script, "--ticks", "2", "--trace")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{
+		"tick 1 agent 1 event noise dropped: no transition took it (state a)",
+		"tick 1 agent 1 state a ctx {}",
+		"tick 2 agent 1 state a ctx {}",
+	}, lines(stdout))
+	_, stdout, _ = cli("run", script, "--ticks", "1", "--trace", "--json")
+	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a"}`)
+	_, stdout, _ = cli("run", script, "--ticks", "1")
+	require.NotContains(t, stdout, "dropped", "only with --trace")
+}
