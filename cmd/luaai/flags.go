@@ -36,7 +36,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	budgetFlag(fs, &cfg.budget)
 	memoryFlag(fs, &cfg.memory)
 	setFlag(fs, &cfg.set)
-	fs.BoolVar(&cfg.trace, "trace", false, "")
+	fs.Var(&traceFlag{cfg}, "trace", "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
 	fs.BoolVar(&cfg.strict, "strict", false, "")
@@ -336,7 +336,8 @@ func joinInspectAddr(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if (a == "--inspect" || a == "-inspect") && i+1 < len(args) && looksLikeAddr(args[i+1]) {
+		if (a == "--inspect" || a == "-inspect") && i+1 < len(args) && looksLikeAddr(args[i+1]) ||
+			(a == "--trace" || a == "-trace") && i+1 < len(args) && looksLikeIDs(args[i+1]) {
 			out = append(out, a+"="+args[i+1])
 			i++
 			continue
@@ -347,6 +348,46 @@ func joinInspectAddr(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// looksLikeIDs: "1", "1,5" (what --trace takes after a space).
+func looksLikeIDs(s string) bool {
+	for _, f := range strings.Split(s, ",") {
+		if _, err := strconv.Atoi(f); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// traceFlag is --trace: alone, every agent; --trace=1,5 or --trace 1,5,
+// those agents only.
+type traceFlag struct{ cfg *runConfig }
+
+func (f *traceFlag) String() string { return "" }
+
+// IsBoolFlag lets --trace stand alone.
+func (f *traceFlag) IsBoolFlag() bool { return true }
+
+func (f *traceFlag) Set(s string) error {
+	switch s {
+	case "true":
+		f.cfg.trace, f.cfg.traceIDs = true, nil
+		return nil
+	case "false":
+		f.cfg.trace, f.cfg.traceIDs = false, nil
+		return nil
+	}
+	var ids []int
+	for _, p := range strings.Split(s, ",") {
+		id, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || id < 1 {
+			return fmt.Errorf("want agent ids (--trace 1,5), got %q", s)
+		}
+		ids = append(ids, id)
+	}
+	f.cfg.trace, f.cfg.traceIDs = true, ids
+	return nil
 }
 
 func looksLikeAddr(s string) bool {

@@ -40,6 +40,10 @@ type runOutput struct {
 	errAgents map[int]bool
 	suspended []*host.ScriptError // this tick's suspensions, not yet printed
 
+	// traceOnly, from --trace 1,5: the agents whose trace lines print;
+	// nil for every agent.
+	traceOnly map[int]bool
+
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
 
@@ -375,6 +379,9 @@ type droppedLine struct {
 // dropped prints an event no transition took (--trace): "tick 3 agent 1
 // event noise dropped: no transition took it (state patrol)".
 func (o *runOutput) dropped(d host.DroppedEvent) {
+	if !o.traced(d.Agent) {
+		return
+	}
 	if o.json {
 		o.line(droppedLine{d.Tick, d.Agent, d.Event, d.State})
 		return
@@ -423,6 +430,9 @@ type partJSON struct {
 // decision prints a utility decision:
 // "tick 2 agent 1 decide needs: needs.eat=0.7 needs.idle=0.1 -> needs.eat".
 func (o *runOutput) decision(d host.Decision) {
+	if !o.traced(d.Agent) {
+		return
+	}
 	if o.json {
 		scores := make(map[string]any, len(d.Candidates))
 		var parts map[string][]partJSON
@@ -477,6 +487,9 @@ type traceLine struct {
 // traceAgent prints an agent's state and context after a tick:
 // "tick 3 agent 1 state patrol.walk ctx {"n":3}".
 func (o *runOutput) traceAgent(tick int, a *host.Agent) {
+	if !o.traced(a.ID()) {
+		return
+	}
 	state, _ := a.State()
 	ctx := plainjson.Safe(a.Context())
 	paused := a.Paused()
@@ -512,3 +525,6 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// traced reports whether --trace prints agent id's lines.
+func (o *runOutput) traced(id int) bool { return o.traceOnly == nil || o.traceOnly[id] }

@@ -47,8 +47,9 @@ Flags (before or after SCRIPT):
                 v is read as JSON, or a Lua number, and must have the
                 default's type; for a string default, unquoted text is the
                 string. An unknown key or another type is a usage error
-  --trace       after each tick print every agent's state and context, and
-                print every utility decision with each candidate's score
+  --trace [IDS] after each tick print every agent's state and context, every
+                utility decision with each candidate's score, and the events
+                no transition took; --trace 1,5: only those agents'.
   --json        print one JSON object a line instead of text (what scripts
                 print() then goes to stderr)
   --watch       reload the behaviour between ticks whenever SCRIPT or a module
@@ -125,14 +126,16 @@ type runConfig struct {
 	hz      float64 // 0: no pacing
 	agents  int
 	seed    uint64
-	budget  time.Duration // 0: the host's default; < 0: off
-	memory  int64         // 0: the host's default; < 0: off
-	set     []setting
-	trace   bool
-	json    bool
-	watch   bool
-	save    string
-	load    string
+	// traceIDs, from --trace 1,5: the agents traced; nil for all.
+	traceIDs []int
+	budget   time.Duration // 0: the host's default; < 0: off
+	memory   int64         // 0: the host's default; < 0: off
+	set      []setting
+	trace    bool
+	json     bool
+	watch    bool
+	save     string
+	load     string
 
 	inspect        string // --inspect: the address, "" without
 	inspectToken   string
@@ -249,6 +252,12 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	if cfg.trace {
 		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
+		if cfg.traceIDs != nil {
+			out.traceOnly = map[int]bool{}
+			for _, id := range cfg.traceIDs {
+				out.traceOnly[id] = true
+			}
+		}
 	}
 	h, err := host.New(opts)
 	if err != nil {

@@ -746,3 +746,21 @@ return ai.fsm { initial = "a", states = {
 	_, stdout, _ = cli("run", script, "--ticks", "1")
 	require.NotContains(t, stdout, "dropped", "only with --trace")
 }
+
+// --trace 1,5 traces those agents only.
+func TestTraceSomeAgents(t *testing.T) {
+	for _, args := range [][]string{{"--trace", "2,3"}, {"--trace=2,3"}} {
+		code, stdout, stderr := cli(append([]string{"run", "testdata/guard.lua", "--agents", "3", "--ticks", "1"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var traced []string
+		for _, l := range lines(stdout) {
+			if strings.Contains(l, " state ") {
+				traced = append(traced, strings.Fields(l)[3])
+			}
+		}
+		require.Equal(t, []string{"2", "3"}, traced, args)
+	}
+	code, _, stderr := cli("run", "testdata/guard.lua", "--trace=0")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `want agent ids (--trace 1,5), got "0"`)
+}
