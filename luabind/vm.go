@@ -152,6 +152,9 @@ func (vm *VM) Close() {
 // SetSpawner installs what ai.spawn calls.
 func (vm *VM) SetSpawner(s Spawner) { vm.spawner = s }
 
+// Spawner is what ai.spawn calls (nil: none installed).
+func (vm *VM) Spawner() Spawner { return vm.spawner }
+
 // SetRunner makes r the agent whose callbacks run next and returns the
 // previous one, so nested ticks (an agent ticked from a test) restore it.
 func (vm *VM) SetRunner(r Runner) Runner {

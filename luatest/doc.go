@@ -8,7 +8,7 @@
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.
 //
-// Its files: run.go (running a file, the report), collect.go (the
+// Its files: run.go (running a file), report.go (what a run says), collect.go (the
 // describe/it globals that collect tests), assert.go (the assert table),
 // errors.go (assertions about errors), compare.go and values.go (comparing
 // and showing Lua values), spy.go (spies, stubs and mocks).

@@ -72,6 +72,8 @@ type Options struct {
 	Tags []string
 	// ExcludeTags skips the tests tagged with one of these.
 	ExcludeTags []string
+	// Verbose prints a line for each passing test ("ok file:line: name").
+	Verbose bool
 	// Log, when set, collects the ai.log lines of the host the file runs
 	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
 	// printed under its failure.
@@ -203,6 +205,10 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	defer L.SetTop(top)
 	r := newRunner(vm)
 	defer r.revertMade(0)
+	if sp := vm.Spawner(); sp != nil {
+		vm.SetSpawner(trackingSpawner{sp, r})
+		defer vm.SetSpawner(sp)
+	}
 	defer r.installGlobals(L)()
 
 	// Collect.
@@ -339,12 +345,17 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			r.writeFailure(w, t, failed)
 		default:
 			opts.Log.reset()
+			r.spawned = r.spawned[:0]
 			if err := r.runTest(t); err != nil {
 				res.Failed++
 				r.writeFailure(w, t, err)
 				opts.Log.write(w)
 			} else {
 				res.Passed++
+				if opts.Verbose {
+					fmt.Fprintf(w, "ok %s: %s\n", t.pos, t.name)
+				}
+				r.reportUnread(w, t)
 			}
 		}
 		L.SetTop(top)
@@ -422,69 +433,10 @@ type runner struct {
 	spies                     map[*lua.LTable]*spyState
 	made                      []*spyState               // spies to revert, oldest first
 	custom, customMatchers    map[string]*lua.LFunction // assert:register
-}
 
-// failure is the Go-side record an assertion raises (as the Value of a
-// userdata), so a failed assertion is told from any other error without
-// parsing messages. Lua code cannot make one.
-type failure struct {
-	Pos      luabind.Pos
-	Msg      string // the message given to the assertion, or plain assert's
-	Expected string
-	Actual   string
-	Note     string // an extra hint, e.g. where two tables differ
-	values   bool   // Expected and Actual are set
-}
-
-// Desc is the failure without its position, on one line.
-func (f *failure) Desc() string {
-	var parts []string
-	if f.Msg != "" {
-		parts = append(parts, f.Msg)
-	}
-	if f.values {
-		parts = append(parts, "expected: "+f.Expected, "actual: "+f.Actual)
-	}
-	if f.Note != "" {
-		parts = append(parts, f.Note)
-	}
-	if len(parts) == 0 {
-		return "assertion failed!"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// String is "file:line: " and Desc, as tostring() shows a caught failure.
-func (f *failure) String() string {
-	if f.Pos.File == "" {
-		return f.Desc()
-	}
-	return f.Pos.String() + ": " + f.Desc()
-}
-
-func failureOf(v lua.LValue) *failure {
-	if ud, ok := v.(*lua.LUserData); ok {
-		if f, ok := ud.Value.(*failure); ok {
-			return f
-		}
-	}
-	return nil
-}
-
-// errorObject is the Lua value an error from a protected call carries.
-func errorObject(err error) lua.LValue {
-	var ae *lua.ApiError
-	if errors.As(err, &ae) && ae.Object != nil {
-		return ae.Object
-	}
-	return lua.LString(err.Error())
-}
-
-// callerPos is the position of the Lua code that called the running Go
-// function; zero when that is not Lua code.
-func callerPos(L *lua.LState) luabind.Pos {
-	p, _ := luabind.SplitPos(L.Where(1) + " ")
-	return p
+	// spawned: the agents ai.spawn made during the running test, whose
+	// errors a passing test should have read (agent:errors()).
+	spawned []luabind.LuaAgent
 }
 
 // ---- running ----
@@ -525,64 +477,4 @@ func (r *runner) runTest(t *testCase) error {
 		}
 	}
 	return first
-}
-
-func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
-	obj := errorObject(err)
-	if f := failureOf(obj); f != nil {
-		pos := f.Pos
-		if pos.File == "" {
-			pos = t.pos
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "FAIL %s: %s\n", pos, t.name)
-		if f.Msg != "" {
-			fmt.Fprintf(&b, "  %s\n", f.Msg)
-		}
-		if f.values {
-			fmt.Fprintf(&b, "  expected: %s\n  actual:   %s\n", f.Expected, f.Actual)
-		}
-		if f.Note != "" {
-			fmt.Fprintf(&b, "  %s\n", f.Note)
-		}
-		if f.Msg == "" && !f.values && f.Note == "" {
-			b.WriteString("  assertion failed!\n")
-		}
-		io.WriteString(w, b.String())
-		return
-	}
-	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos = t.pos
-	}
-	fmt.Fprintf(w, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
-}
-
-func (r *runner) writeFileError(w io.Writer, path string, err error) {
-	obj := errorObject(err)
-	if f := failureOf(obj); f != nil {
-		pos := f.Pos
-		if pos.File == "" {
-			pos.File = path
-		}
-		fmt.Fprintf(w, "%s: %s\n", pos, f.Desc())
-		return
-	}
-	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos.File = path
-	}
-	fmt.Fprintf(w, "%s: %s\n", pos, msg)
-}
-
-// errorText takes an error value apart into the position its message
-// names (zero if none) and the message without it.
-func errorText(obj lua.LValue) (luabind.Pos, string) {
-	if f := failureOf(obj); f != nil {
-		return f.Pos, f.Desc()
-	}
-	if s, ok := obj.(lua.LString); ok {
-		return luabind.SplitPos(string(s))
-	}
-	return luabind.Pos{}, formatValue(obj)
 }

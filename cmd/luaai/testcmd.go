@@ -37,11 +37,13 @@ Flags:
   --tags a,b            run only the tests tagged #a or #b (in their name or
                         a describe's); repeatable
   --exclude-tags a,b    skip the tests tagged #a or #b
+  -v                    print a line for each passing test
 
 Prints each failure with file:line, expected and actual, and the ai.log
-lines the test's agents wrote; then "N passed, N failed" (and ", N pending").
-Exit codes: 0 all passed; 1 a failure, or no test file found; 2 a usage
-error.
+lines the test's agents wrote; a passing test whose agents raised errors it
+never read (agent:errors()) is named with the count; then "N passed, N
+failed" (and ", N pending"). Exit codes: 0 all passed; 1 a failure, no test
+file found, or a filter that matched no test; 2 a usage error.
 `
 
 // testBudget is how long one it/before_each/after_each body may run.
@@ -53,6 +55,7 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	var opts luatest.Options
 	fs.StringVar(&opts.Filter, "filter", "", "")
 	fs.StringVar(&opts.FilterOut, "filter-out", "", "")
+	fs.BoolVar(&opts.Verbose, "v", false, "")
 	tagsFlag(fs, "tags", &opts.Tags)
 	tagsFlag(fs, "exclude-tags", &opts.ExcludeTags)
 	paths, err := parseArgs(fs, args)
@@ -85,6 +88,11 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		total.Add(r)
 	}
 	fmt.Fprintln(stdout, total)
+	selecting := opts.Filter != "" || opts.FilterOut != "" || len(opts.Tags) > 0 || len(opts.ExcludeTags) > 0
+	if selecting && total.Passed+total.Failed+total.Pending == 0 {
+		fmt.Fprintf(stderr, "luaai test: no test matched the --filter, --filter-out, --tags and --exclude-tags given\n")
+		return exitFail
+	}
 	if total.Failed > 0 {
 		return exitFail
 	}

@@ -264,3 +264,41 @@ end)`), 0o644))
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, `luaai test: --filter "[a": `)
 }
+
+// -v names each passing test; a passing test whose agents raised errors
+// it never read says so; a filter that matches nothing is a failure.
+func TestTestVerboseUnreadErrorsAndEmptyFilter(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "boom.lua"), []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = { update = function() error("boom") end } } }
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "boom_test.lua"), []byte(`local ai = require("luaai")
+describe("boom", function()
+  it("ticks without looking", function()
+    local a = ai.spawn("boom.lua")
+    a:tick(0.1)
+    a:tick(0.1)
+    assert.are.equal("a", a:state())
+  end)
+  it("reads its errors", function()
+    local a = ai.spawn("boom.lua")
+    a:tick(0.1)
+    assert.are.equal(1, #a:errors())
+  end)
+end)
+`), 0o644))
+	code, stdout, stderr := cli("test", "-v", dir)
+	require.Equal(t, 0, code, stdout+stderr)
+	test := filepath.Join(dir, "boom_test.lua")
+	require.Equal(t, []string{
+		"ok " + test + ":3: boom ticks without looking",
+		test + ":3: boom ticks without looking: 2 agent errors not asserted (" + filepath.Join(dir, "boom.lua") + ":2: boom); agent:errors() returns them",
+		"ok " + test + ":9: boom reads its errors",
+		"2 passed, 0 failed",
+	}, lines(stdout))
+
+	code, stdout, stderr = cli("test", "--filter", "nothing like it", dir)
+	require.Equal(t, 1, code)
+	require.Equal(t, "0 passed, 0 failed\n", stdout)
+	require.Contains(t, stderr, "luaai test: no test matched the --filter, --filter-out, --tags and --exclude-tags given")
+}
