@@ -20,6 +20,10 @@ type Behaviour struct {
 	path    string    // file, "" when loaded from a string
 	layouts []*layout // by worker
 	added   []string  // context defaults the last reload added (ReloadResult.Added)
+	// vanished and moved: the active states the last reload removed, and
+	// the agents that were in them (ReloadResult.Vanished, Moved).
+	vanished []string
+	moved    int
 }
 
 // Definition is the validated definition b runs (its latest reload), for

@@ -30,6 +30,12 @@ type ReloadResult struct {
 	// MaxOverruns or the Suspend fault policy whose failing line the new
 	// version changed (the fix of a runaway brings its agents back).
 	Resumed int
+	// Vanished lists the active states the new version no longer has
+	// (old paths, sorted) and Moved how many agents were in them: those
+	// agents re-entered their machine's initial state. A state renamed on
+	// purpose keeps its agents with the root's renamed = { old = new }.
+	Vanished []string
+	Moved    int
 }
 
 // reloads is the queue of reloads asked for from any goroutine.
@@ -149,7 +155,7 @@ func (h *Host) reloaded(b *Behaviour, err error) error {
 	if h.opts.OnReload != nil {
 		r := ReloadResult{Behaviour: b.name, Err: err}
 		if err == nil {
-			r.Added, r.Resumed = b.added, resumed
+			r.Added, r.Resumed, r.Vanished, r.Moved = b.added, resumed, b.vanished, b.moved
 		}
 		h.opts.OnReload(r)
 	}
@@ -241,6 +247,7 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	// Each worker remaps its own agents (their Lua state is its own), in
 	// parallel as in Host.Tick; the hooks run after, in agent order. New
 	// context defaults are in the contexts before on_reload runs.
+	vanished := make([]map[string]int, len(h.workers)) // by worker: old path → agents
 	h.eachWorker(func(w *worker) {
 		var agents []*Agent
 		for _, a := range w.agents {
@@ -261,8 +268,22 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 				}
 			}
 		}
-		newRemap(ot, nt, len(agents)).apply(agents)
+		p := newRemap(ot, nt, len(agents))
+		p.apply(agents)
+		vanished[w.index] = p.vanished
 	})
+	b.vanished, b.moved = nil, 0
+	seen := map[string]bool{}
+	for _, m := range vanished {
+		for path, n := range m {
+			b.moved += n
+			if !seen[path] {
+				seen[path] = true
+				b.vanished = append(b.vanished, path)
+			}
+		}
+	}
+	slices.Sort(b.vanished)
 	h.dispatch()
 	return nil
 }
@@ -290,6 +311,7 @@ type remapPlan struct {
 	to     []*place // by old node id: the new node of the same path, or nil
 	// children[old machine id][old child index] = new child index, or -1
 	children [][]int
+	vanished map[string]int // active states gone in the new version: old path → agents there
 }
 
 func newRemap(ot, nt *layout, agents int) *remapPlan {
@@ -351,6 +373,12 @@ func (a *Agent) remap(p *remapPlan) {
 		gone, l := remapStack(o, n, om, nm, idx)
 		if gone {
 			vanished = append(vanished, n)
+			if len(om.stack) > 0 && !o.isRegions() {
+				if p.vanished == nil {
+					p.vanished = map[string]int{}
+				}
+				p.vanished[o.children[om.stack[len(om.stack)-1]].path]++
+			}
 		}
 		if l != nil {
 			left = append(left, *l)

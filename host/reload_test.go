@@ -344,3 +344,33 @@ return ai.fsm { initial = "base", states = { base = {}, other = {} } }`
 	}
 	require.True(t, found, "the drop is traced")
 }
+
+// A reload that removes the state agents are in says which and how many:
+// they re-entered the initial state (a rename would have kept them).
+func TestReloadReportsVanishedStates(t *testing.T) {
+	var got []host.ReloadResult
+	h, err := host.New(host.Options{OnReload: func(r host.ReloadResult) { got = append(got, r) }})
+	require.NoError(t, err)
+	defer h.Close()
+	v1 := `local ai = require("luaai")
+return ai.fsm { initial = "idle", states = { idle = { transitions = { { to = "walk" } } }, walk = {} } }`
+	v2 := `local ai = require("luaai")
+return ai.fsm { initial = "idle", states = { idle = {}, stroll = {} } }`
+	b, err := h.LoadString("walker.lua", v1)
+	require.NoError(t, err)
+	for range 3 {
+		_, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, "walk", h.Agents()[0].Path())
+	require.NoError(t, b.ReloadSource(v2))
+	require.Len(t, got, 1)
+	require.Equal(t, []string{"walk"}, got[0].Vanished)
+	require.Equal(t, 3, got[0].Moved)
+	require.Equal(t, "idle", h.Agents()[0].Path())
+
+	require.NoError(t, b.ReloadSource(v2))
+	require.Empty(t, got[1].Vanished, "nothing vanished this time")
+	require.Zero(t, got[1].Moved)
+}

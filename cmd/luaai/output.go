@@ -21,15 +21,17 @@ import (
 // buffered and flushed at least once a tick; script errors and reloads on
 // stderr.
 type runOutput struct {
-	stdout  io.Writer
-	w       *bufio.Writer // over stdout, or over a held buffer during a reload
-	enc     *json.Encoder
-	stderr  io.Writer // the real one, or a held buffer during a reload
-	prog    *progress // the progress line on stderr, nil when not a terminal
-	json    bool
-	failed  bool     // a callback raised an error
-	added   []string // context keys the last reload added (OnReload)
-	resumed int      // suspended agents the last reload resumed (OnReload)
+	stdout   io.Writer
+	w        *bufio.Writer // over stdout, or over a held buffer during a reload
+	enc      *json.Encoder
+	stderr   io.Writer // the real one, or a held buffer during a reload
+	prog     *progress // the progress line on stderr, nil when not a terminal
+	json     bool
+	failed   bool     // a callback raised an error
+	added    []string // context keys the last reload added (OnReload)
+	resumed  int      // suspended agents the last reload resumed (OnReload)
+	vanished []string // active states the last reload removed (OnReload)
+	moved    int      // agents that were in them
 
 	// Errors, tallied by where they failed (every one reaches scriptError:
 	// run sets ReportAllErrors and throttles here): printed at the first,
@@ -110,6 +112,14 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 		}
 		if o.resumed > 0 {
 			notes = append(notes, fmt.Sprintf("%d suspended agent%s resumed", o.resumed, plural(o.resumed)))
+		}
+		if o.moved > 0 {
+			q := make([]string, len(o.vanished))
+			for i, v := range o.vanished {
+				q[i] = strconv.Quote(v)
+			}
+			notes = append(notes, fmt.Sprintf("%d agent%s left %s, which the new version does not have, for the initial state; if it was renamed, renamed = { [%s] = \"new.path\" } in the root keeps them",
+				o.moved, plural(o.moved), strings.Join(o.vanished, ", "), q[0]))
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", script, strings.Join(notes, "; "))

@@ -247,7 +247,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	opts := engineOptions(cfg.script, cfg.seed, cfg.workers)
 	opts.Budget, opts.MemoryLimit, opts.Stdout = cfg.budget, cfg.memory, out.printer()
-	opts.OnReload = func(r host.ReloadResult) { out.added, out.resumed = r.Added, r.Resumed }
+	opts.OnReload = func(r host.ReloadResult) {
+		out.added, out.resumed, out.vanished, out.moved = r.Added, r.Resumed, r.Vanished, r.Moved
+	}
 	opts.OnTransition, opts.OnError, opts.OnLog = out.transition, out.scriptError, out.log
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	if cfg.trace {
