@@ -30,7 +30,24 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.IntVar(&cfg.ticks, "ticks", 10, "")
 	fs.Float64Var(&cfg.dt, "dt", 0.1, "")
 	fs.Float64Var(&cfg.hz, "hz", 0, "")
-	fs.IntVar(&cfg.agents, "agents", 1, "")
+	cfg.agents = 1
+	fs.Func("agents", "", func(s string) error {
+		cfg.agentsEach = nil
+		for i, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > maxAgents {
+				return fmt.Errorf("want a count from 1 to %d, or one per script (1,3), got %q", maxAgents, s)
+			}
+			if i == 0 {
+				cfg.agents = n
+			}
+			cfg.agentsEach = append(cfg.agentsEach, n)
+		}
+		if len(cfg.agentsEach) == 1 {
+			cfg.agentsEach = nil
+		}
+		return nil
+	})
 	fs.IntVar(&cfg.workers, "workers", 1, "")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "")
 	budgetFlag(fs, &cfg.budget)
@@ -61,14 +78,12 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	switch {
 	case len(pos) == 0:
 		return bad("missing SCRIPT")
-	case len(pos) > 1:
-		return bad("one SCRIPT at a time, got %q", pos)
+	case cfg.agentsEach != nil && len(cfg.agentsEach) != len(pos):
+		return bad("--agents gives %d counts for %d scripts: one for each, or one for all", len(cfg.agentsEach), len(pos))
+	case len(pos) > 1 && cfg.record != "":
+		return bad("--record takes one SCRIPT (a run of several is not recorded)")
 	case cfg.ticks < 0:
 		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
-	case cfg.agents < 1:
-		return bad("--agents must be ≥ 1, got %d", cfg.agents)
-	case cfg.agents > maxAgents:
-		return bad("--agents must be at most %d, got %d", maxAgents, cfg.agents)
 	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
 		return bad("--hz must be a number > 0, got %v", cfg.hz)
 	case given["hz"] && (cfg.hz < minHz || cfg.hz > maxHz):
@@ -111,7 +126,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	if cfg.hz > 0 && !given["dt"] {
 		cfg.dt = 1 / cfg.hz
 	}
-	cfg.script = pos[0]
+	cfg.script, cfg.scripts = pos[0], pos
 	return cfg, exitOK
 }
 

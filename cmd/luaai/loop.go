@@ -4,8 +4,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -23,8 +26,13 @@ type runLoop struct {
 	cfg  *runConfig
 	out  *runOutput
 	h    *host.Host
-	b    *host.Behaviour
-	w    *watcher  // nil without --watch
+	b    *host.Behaviour   // the first script's
+	more []*host.Behaviour // the other scripts', in the order given
+	w    *watcher          // nil without --watch
+	// sums: the content of each behaviour's files at its last load or
+	// reload, so that with several scripts a change reloads only those it
+	// touches.
+	sums map[*host.Behaviour]string
 	prog *progress // nil unless stderr is a terminal
 
 	// pause, step and resume (commands on --input -, the terminal or the
@@ -281,15 +289,59 @@ func (l *runLoop) take(in inputLine, done int) error {
 	return nil
 }
 
-// reload reloads the behaviour from its file and watches what it now
-// requires. done is the number of ticks done.
+// reload reloads the behaviours whose files changed (the one behaviour of
+// a single-script run whenever its watcher fires) and watches what they
+// now require. done is the number of ticks done.
 func (l *runLoop) reload(done int) {
-	err := l.out.reload(done, l.cfg.script, func() error {
+	var files []string
+	failed := false
+	for i, b := range append([]*host.Behaviour{l.b}, l.more...) {
+		script := l.cfg.scripts[i]
+		if len(l.more) == 0 || l.changed(b) {
+			f, err := l.reloadOne(done, b, script)
+			files, failed = append(files, f...), failed || err != nil
+		} else {
+			files = append(files, b.Files()...)
+		}
+	}
+	if err := l.w.set(files, failed); err != nil {
+		l.out.watchError(err)
+	}
+}
+
+// changed reports whether b's files changed since its last load or
+// reload, and remembers them as they are now.
+func (l *runLoop) changed(b *host.Behaviour) bool {
+	sum := filesSum(b.Files())
+	if l.sums == nil {
+		l.sums = map[*host.Behaviour]string{}
+	}
+	old, ok := l.sums[b]
+	l.sums[b] = sum
+	return !ok || old != sum
+}
+
+// filesSum is a digest of the files' contents (a missing file counts as
+// empty).
+func filesSum(files []string) string {
+	h := sha256.New()
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// reloadOne reloads b from script and returns the files to watch for it,
+// and the reload's error.
+func (l *runLoop) reloadOne(done int, b *host.Behaviour, script string) ([]string, error) {
+	err := l.out.reload(done, script, func() error {
 		if l.cfg.strict {
 			// Looked at in a scratch host first: with warnings, the old
 			// version keeps running.
 			var warns host.ErrorList
-			err := withBehaviour(l.cfg.script, func(b *host.Behaviour) error {
+			err := withBehaviour(script, func(b *host.Behaviour) error {
 				warns = inspect.Lint(b.Definition())
 				return nil
 			})
@@ -304,22 +356,20 @@ func (l *runLoop) reload(done int) {
 				return fmt.Errorf("--strict: %s", strings.Join(lines, "\n--strict: "))
 			}
 		}
-		return l.b.Reload()
+		return b.Reload()
 	})
 	if err == nil {
-		for _, w := range inspect.Lint(l.b.Definition()) {
+		for _, w := range inspect.Lint(b.Definition()) {
 			fmt.Fprintln(l.out.stderr, formatWarning(w))
 		}
 	}
 	l.rec.reload(done+1, err)
-	files := l.b.Files()
+	files := b.Files()
 	if err != nil {
 		// A module that broke the reload is not among b.Files() when it is
 		// newly required: watch the files the error names too, so that
 		// fixing them reloads.
 		files = append(files, errorFiles(err)...)
 	}
-	if err := l.w.set(files, err != nil); err != nil {
-		l.out.watchError(err)
-	}
+	return files, err
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -22,18 +23,22 @@ import (
 	"github.com/luaai/luaai/internal/safefile"
 )
 
-const runUsage = `Usage: luaai run SCRIPT [flags]
+const runUsage = `Usage: luaai run SCRIPT [SCRIPT...] [flags]
 
 Loads the behaviour SCRIPT, spawns agents from it and ticks them, printing
 every state change ("tick 3 agent 1 patrol -> combat"). Modules are required
-from the script's folder and from ./scripts when it exists.
+from the script's folder and from ./scripts when it exists. With several
+scripts, one host runs them all: agents get ids in the order the scripts are
+given (luaai run leader.lua guard.lua --agents 1,3: agent 1 leads, agents 2
+to 4 guard).
 
 Flags (before or after SCRIPT):
   --ticks N     ticks to run (default 10; with --watch: until interrupted)
   --dt S        seconds per tick (default 0.1, or 1/N with --hz N)
   --hz N        pace the ticks in real time, N per second (default: as fast as
                 possible; with --watch and no --ticks: 10)
-  --agents N    agents to spawn (default 1)
+  --agents N    agents to spawn (default 1); with several scripts one count
+                for each (--agents 1,3) or one for all
   --workers N   worker goroutines, each with its own Lua state and its own
                 copy of the script's top-level locals (default 1)
   --seed N      seed of the agents' random numbers (default 0)
@@ -128,14 +133,18 @@ type runConfig struct {
 	seed    uint64
 	// traceIDs, from --trace 1,5: the agents traced; nil for all.
 	traceIDs []int
-	budget   time.Duration // 0: the host's default; < 0: off
-	memory   int64         // 0: the host's default; < 0: off
-	set      []setting
-	trace    bool
-	json     bool
-	watch    bool
-	save     string
-	load     string
+	// scripts are every SCRIPT given (script is the first); agentsEach,
+	// from --agents 1,3, the agents of each (nil: agents for each).
+	scripts    []string
+	agentsEach []int
+	budget     time.Duration // 0: the host's default; < 0: off
+	memory     int64         // 0: the host's default; < 0: off
+	set        []setting
+	trace      bool
+	json       bool
+	watch      bool
+	save       string
+	load       string
 
 	inspect        string // --inspect: the address, "" without
 	inspectToken   string
@@ -216,6 +225,55 @@ func scriptRoots(script string) []string {
 	return roots
 }
 
+// scriptRootsAll is the roots of several scripts: each one's folder, then
+// ./scripts, each once.
+func scriptRootsAll(scripts []string) []string {
+	var out []string
+	for _, s := range scripts {
+		for _, r := range scriptRoots(s) {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// checkSettings refuses a --set that no script's context has (with one
+// script, overrides says so with a did-you-mean).
+func checkSettings(settings []setting, bs []*host.Behaviour) error {
+	if len(bs) < 2 {
+		return nil
+	}
+	for _, s := range settings {
+		known := false
+		for _, b := range bs {
+			if _, ok := b.Default(s.path[:1]); ok {
+				known = true
+			}
+		}
+		if !known {
+			return fmt.Errorf("--set %s: %q is not a key of any script's context", strings.Join(s.path, "."), s.path[0])
+		}
+	}
+	return nil
+}
+
+// settingsFor is the --set settings for b: all of them in a single-script
+// run; with several scripts those whose key b's context has.
+func settingsFor(settings []setting, b *host.Behaviour, scripts int) []setting {
+	if scripts < 2 {
+		return settings
+	}
+	var out []setting
+	for _, s := range settings {
+		if _, ok := b.Default(s.path[:1]); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // engineOptions is the host.Options every command that runs a script
 // starts from (run, bench, replay, check): the script's folder and
 // ./scripts as roots, the seed and the workers. Each adds its hooks.
@@ -246,6 +304,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return fail("--input: %v", err)
 	}
 	opts := engineOptions(cfg.script, cfg.seed, cfg.workers)
+	opts.Roots = scriptRootsAll(cfg.scripts)
 	opts.Budget, opts.MemoryLimit, opts.Stdout = cfg.budget, cfg.memory, out.printer()
 	opts.OnReload = func(r host.ReloadResult) {
 		out.added, out.resumed, out.vanished, out.moved = r.Added, r.Resumed, r.Vanished, r.Moved
@@ -268,32 +327,50 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	defer h.Close()
 	softMemoryLimit(cfg.memory)
 
-	b, code := loadForRun(ctx, h, cfg, out, stderr)
-	if b == nil {
-		return code
+	var bs []*host.Behaviour
+	for _, script := range cfg.scripts {
+		b, code := loadForRun(ctx, h, cfg, script, out, stderr)
+		if b == nil {
+			return code
+		}
+		bs = append(bs, b)
 	}
 	var agents []*host.Agent
 	var snapshot []byte // --load's, for --record
 	if cfg.load != "" {
-		if agents, snapshot, err = restore(h, b, cfg.load); err != nil {
+		if agents, snapshot, err = restore(h, cfg.load, bs...); err != nil {
 			return fail("%v", err)
 		}
 	} else {
-		over, err := overrides(cfg.set, b)
-		if err != nil {
+		if err := checkSettings(cfg.set, bs); err != nil {
 			return usageError(stderr, "run", runUsage, "%v", err)
 		}
-		for range cfg.agents {
-			a, err := h.Spawn(b, over)
+		for i, b := range bs {
+			over, err := overrides(settingsFor(cfg.set, b, len(bs)), b)
 			if err != nil {
-				return fail("%v", err)
+				return usageError(stderr, "run", runUsage, "%v", err)
 			}
-			agents = append(agents, a)
+			n := cfg.agents
+			if cfg.agentsEach != nil {
+				n = cfg.agentsEach[i]
+			}
+			for range n {
+				a, err := h.Spawn(b, over)
+				if err != nil {
+					return fail("%v", err)
+				}
+				agents = append(agents, a)
+			}
 		}
 	}
 	out.flush()
 
-	l := &runLoop{cfg: cfg, out: out, h: h, b: b, in: in}
+	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in}
+	if len(bs) > 1 {
+		for _, b := range bs {
+			l.changed(b) // their files as loaded
+		}
+	}
 	stop, err := l.attach(ctx, snapshot, stderr)
 	defer stop()
 	if err != nil {
@@ -345,11 +422,12 @@ func openInput(cfg *runConfig) (*runInput, error) {
 	return loadInput(cfg.input)
 }
 
-// loadForRun loads the script, printing its errors (also as JSON lines
-// with --json) and its lint warnings; with --watch a script that does not
-// load is waited for. A nil behaviour comes with the exit code.
-func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, out *runOutput, stderr io.Writer) (*host.Behaviour, int) {
-	b, err := h.LoadFile(cfg.script)
+// loadForRun loads a script, printing its errors (also as JSON lines with
+// --json) and its lint warnings; with --watch the script of a single-script
+// run that does not load is waited for. A nil behaviour comes with the exit
+// code.
+func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, script string, out *runOutput, stderr io.Writer) (*host.Behaviour, int) {
+	b, err := h.LoadFile(script)
 	if err != nil {
 		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
 			for _, l := range strings.Split(err.Error(), "\n") {
@@ -358,7 +436,7 @@ func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, out *runOutpu
 			out.flush()
 		}
 		printLoadError(stderr, err)
-		if !cfg.watch {
+		if !cfg.watch || len(cfg.scripts) > 1 {
 			return nil, exitFail
 		}
 		// --watch starts anyway: it reports, and waits for a version that
@@ -376,7 +454,7 @@ func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, out *runOutpu
 			fmt.Fprintln(stderr, formatWarning(w))
 		}
 		if cfg.strict {
-			fmt.Fprintf(stderr, "luaai run: --strict: %d warnings in %s\n", len(warns), cfg.script)
+			fmt.Fprintf(stderr, "luaai run: --strict: %d warnings in %s\n", len(warns), script)
 			return nil, exitFail
 		}
 	}
@@ -399,7 +477,11 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 		l.out.prog = l.prog
 	}
 	if cfg.watch {
-		if l.w, err = newWatcher(l.b.Files(), scriptRoots(cfg.script)); err != nil {
+		var files []string
+		for _, b := range append([]*host.Behaviour{l.b}, l.more...) {
+			files = append(files, b.Files()...)
+		}
+		if l.w, err = newWatcher(files, scriptRootsAll(cfg.scripts)); err != nil {
 			return stop, fmt.Errorf("--watch: %v", err)
 		}
 		undo = append(undo, func() { l.w.Close() })
@@ -424,12 +506,12 @@ const maxSnapshotFile = 1 << 30
 
 // restore adds the agents of the snapshot file to h, running b, and
 // returns them with the snapshot.
-func restore(h *host.Host, b *host.Behaviour, file string) ([]*host.Agent, []byte, error) {
+func restore(h *host.Host, file string, bs ...*host.Behaviour) ([]*host.Agent, []byte, error) {
 	data, err := safefile.ReadRegular(file, maxSnapshotFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--load: %w", err) // names the file
 	}
-	agents, err := h.Restore(data, b)
+	agents, err := h.Restore(data, bs...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--load %s: %w", file, err)
 	}

@@ -361,11 +361,12 @@ func TestRunUsageErrors(t *testing.T) {
 		msg  string
 	}{
 		{"missing script", []string{"run"}, "missing SCRIPT"},
-		{"two scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua"}, "one SCRIPT at a time"},
+		{"counts for other scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--agents", "1,2,3"}, "--agents gives 3 counts for 2 scripts"},
+		{"several scripts recorded", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--record", "x.jsonl"}, "--record takes one SCRIPT"},
 		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "unknown flag --bogus"},
 		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for --ticks`},
 		{"negative ticks", []string{"run", "testdata/guard.lua", "--ticks", "-1"}, "--ticks must be ≥ 0"},
-		{"zero agents", []string{"run", "testdata/guard.lua", "--agents", "0"}, "--agents must be ≥ 1"},
+		{"zero agents", []string{"run", "testdata/guard.lua", "--agents", "0"}, `want a count from 1 to 1000000, or one per script (1,3), got "0"`},
 		{"negative dt", []string{"run", "testdata/guard.lua", "--dt", "-0.1"}, "--dt must be a finite number ≥ 0"},
 		{"NaN dt", []string{"run", "testdata/guard.lua", "--dt", "NaN"}, "--dt must be a finite number ≥ 0"},
 		{"infinite dt", []string{"run", "testdata/guard.lua", "--dt", "+Inf"}, "--dt must be a finite number ≥ 0"},
@@ -380,7 +381,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"set without key", []string{"run", "testdata/guard.lua", "--set", "=1"}, `invalid value "=1" for --set`},
 		{"flag without value", []string{"run", "testdata/guard.lua", "--ticks"}, "--ticks needs a value"},
 		{"misspelt flag", []string{"run", "testdata/guard.lua", "--tick", "3"}, "unknown flag --tick (did you mean --ticks?)"},
-		{"too many agents", []string{"run", "testdata/guard.lua", "--agents", "1000000000"}, "--agents must be at most 1000000"},
+		{"too many agents", []string{"run", "testdata/guard.lua", "--agents", "1000000000"}, `want a count from 1 to 1000000, or one per script (1,3), got "1000000000"`},
 		{"load with agents", []string{"run", "testdata/guard.lua", "--load", "x.json", "--agents", "2"}, "--agents cannot be used with --load"},
 		{"load with set", []string{"run", "testdata/guard.lua", "--set", "a=1", "--load", "x.json"}, "--set cannot be used with --load"},
 		{"empty save", []string{"run", "testdata/guard.lua", "--save", ""}, "--save needs a file name"},
@@ -763,4 +764,46 @@ func TestTraceSomeAgents(t *testing.T) {
 	code, _, stderr := cli("run", "testdata/guard.lua", "--trace=0")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `want agent ids (--trace 1,5), got "0"`)
+}
+
+// Several scripts in one host: ids in the order given, a count of agents
+// for each, --set reaching the scripts whose context has the key, messages
+// between them, and a save that loads back with both.
+func TestRunSeveralScripts(t *testing.T) {
+	dir := t.TempDir()
+	leader := filepath.Join(dir, "leader.lua")
+	guard := filepath.Join(dir, "guard.lua")
+	require.NoError(t, os.WriteFile(leader, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "lead", context = { orders = 0 }, states = {
+  lead = { update = function(ctx) ctx.orders = ctx.orders + 1 ai.send_to(3, "advance") end },
+} }`), 0o644))
+	require.NoError(t, os.WriteFile(guard, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "hold", context = { hp = 3 }, states = {
+  hold = { transitions = { { to = "advance", on = "advance" } } },
+  advance = {},
+} }`), 0o644))
+	save := filepath.Join(dir, "save.json")
+	code, stdout, stderr := cli("run", leader, guard, "--agents", "1,2", "--ticks", "2", "--set", "hp=5", "--trace", "--save", save)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{
+		`tick 1 agent 1 state lead ctx {"orders":1}`,
+		`tick 1 agent 2 state hold ctx {"hp":5}`,
+		`tick 1 agent 3 state hold ctx {"hp":5}`,
+		"tick 2 agent 3 hold -> advance",
+		`tick 2 agent 1 state lead ctx {"orders":2}`,
+		`tick 2 agent 2 state hold ctx {"hp":5}`,
+		`tick 2 agent 3 state advance ctx {"hp":5}`,
+	}, lines(stdout))
+
+	code, stdout, stderr = cli("run", leader, guard, "--ticks", "1", "--load", save, "--trace")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `tick 3 agent 1 state lead ctx {"orders":3}`)
+	require.Contains(t, stdout, `tick 3 agent 3 state advance ctx {"hp":5}`)
+
+	code, _, stderr = cli("run", leader, guard, "--agents", "2", "--ticks", "1", "--set", "hpp=1")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `--set hpp: "hpp" is not a key of any script's context`)
+	code, stdout, _ = cli("run", leader, guard, "--agents", "2", "--ticks", "1", "--trace")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "agent 4 state hold", "one count for all: two of each")
 }

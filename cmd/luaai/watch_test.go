@@ -495,3 +495,26 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	})
 	r.stop(t)
 }
+
+// --watch with several scripts reloads the one whose file changed.
+func TestWatchSeveralScripts(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.lua")
+	b := filepath.Join(dir, "b.lua")
+	fsm := func(state string) string {
+		return `local ai = require("luaai")
+return ai.fsm { initial = "` + state + `", states = { ` + state + ` = {} } }`
+	}
+	writeFile(t, a, fsm("x"))
+	writeFile(t, b, fsm("y"))
+	r := startRun(t, "--watch", "--hz", "50", "--trace", a, b)
+	r.waitFor(t, "both running", func(stdout, _ string) bool {
+		return strings.Contains(stdout, "agent 1 state x") && strings.Contains(stdout, "agent 2 state y")
+	})
+	renameOver(t, b, fsm("z"))
+	r.waitFor(t, "b reloaded, its agent moved", func(stdout, stderr string) bool {
+		return strings.Contains(stderr, "reload ok: "+b) && strings.Contains(stdout, "agent 2 state z")
+	})
+	require.NotContains(t, r.stderr.String(), "reload ok: "+a, "a did not change")
+	r.stop(t)
+}
