@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
-	"github.com/luaai/luaai/internal/safefile"
 )
 
 const runUsage = `Usage: luaai run SCRIPT [SCRIPT...] [flags]
@@ -223,62 +221,6 @@ func scriptRoots(script string) []string {
 		roots = append(roots, "scripts")
 	}
 	return roots
-}
-
-// scriptRootsAll is the roots of several scripts: each one's folder, then
-// ./scripts, each once.
-func scriptRootsAll(scripts []string) []string {
-	var out []string
-	for _, s := range scripts {
-		for _, r := range scriptRoots(s) {
-			if !slices.Contains(out, r) {
-				out = append(out, r)
-			}
-		}
-	}
-	return out
-}
-
-// checkSettings refuses a --set that no script's context has (with one
-// script, overrides says so with a did-you-mean).
-func checkSettings(settings []setting, bs []*host.Behaviour) error {
-	if len(bs) < 2 {
-		return nil
-	}
-	for _, s := range settings {
-		known := false
-		for _, b := range bs {
-			if _, ok := b.Default(s.path[:1]); ok {
-				known = true
-			}
-		}
-		if !known {
-			return fmt.Errorf("--set %s: %q is not a key of any script's context", strings.Join(s.path, "."), s.path[0])
-		}
-	}
-	return nil
-}
-
-// settingsFor is the --set settings for b: all of them in a single-script
-// run; with several scripts those whose key b's context has.
-func settingsFor(settings []setting, b *host.Behaviour, scripts int) []setting {
-	if scripts < 2 {
-		return settings
-	}
-	var out []setting
-	for _, s := range settings {
-		if _, ok := b.Default(s.path[:1]); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// engineOptions is the host.Options every command that runs a script
-// starts from (run, bench, replay, check): the script's folder and
-// ./scripts as roots, the seed and the workers. Each adds its hooks.
-func engineOptions(script string, seed uint64, workers int) host.Options {
-	return host.Options{Seed: seed, Workers: workers, Roots: scriptRoots(script)}
 }
 
 // runScript is luaai run: load, spawn or restore, run the loop (with its
@@ -499,58 +441,6 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 		undo = append(undo, closeIt)
 	}
 	return stop, nil
-}
-
-// maxSnapshotFile bounds what --load reads.
-const maxSnapshotFile = 1 << 30
-
-// restore adds the agents of the snapshot file to h, running b, and
-// returns them with the snapshot.
-func restore(h *host.Host, file string, bs ...*host.Behaviour) ([]*host.Agent, []byte, error) {
-	data, err := safefile.ReadRegular(file, maxSnapshotFile)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--load: %w", err) // names the file
-	}
-	agents, err := h.Restore(data, bs...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--load %s: %w", file, err)
-	}
-	return agents, data, nil
-}
-
-// save writes a snapshot of every agent of h to file, atomically: a
-// temporary file in the same folder renamed over it, so an interrupted save
-// never leaves half a snapshot.
-func save(h *host.Host, file string) error {
-	data, err := h.Snapshot()
-	if err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(file); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
 
 // errorFiles lists the files named by a load error.
