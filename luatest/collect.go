@@ -18,17 +18,39 @@ func (r *runner) notRunning(L *lua.LState, fn string) {
 	}
 }
 
+// luaDescribe records a describe block. As busted does, its body runs when
+// the run reaches it, after the tests before it (expand): state that those
+// tests' hooks set is visible to it.
 func (r *runner) luaDescribe(L *lua.LState) int {
 	r.notRunning(L, "describe")
 	name := L.CheckString(1)
 	fn := L.CheckFunction(2)
 	b := &block{name: name, parent: r.cur, pos: callerPos(L)}
-	outer := r.cur
-	r.cur = b
-	defer func() { r.cur = outer }()
-	L.Push(fn)
-	L.Call(0, 0)
+	r.add(&testCase{name: r.blockName(b), block: b, fn: fn, pos: b.pos, describe: true})
 	return 0
+}
+
+// add records an item (a test, a pending test, a describe block) where the
+// body running now collects.
+func (r *runner) add(t *testCase) {
+	if r.sink == nil {
+		r.sink = &r.tests
+	}
+	*r.sink = append(*r.sink, t)
+}
+
+// expand runs describe item d's body and returns the items it recorded,
+// in order; a body that raises is one failing item in their place.
+func (r *runner) expand(d *testCase) []*testCase {
+	var items []*testCase
+	outerSink, outerCur, outerRunning := r.sink, r.cur, r.running
+	r.sink, r.cur, r.running = &items, d.block, false
+	err := r.call(d.fn)
+	r.sink, r.cur, r.running = outerSink, outerCur, outerRunning
+	if err != nil {
+		return []*testCase{{name: d.name, block: d.block.parent, pos: d.pos, bodyErr: err}}
+	}
+	return items
 }
 
 func (r *runner) luaIt(L *lua.LState) int {
@@ -45,7 +67,7 @@ func (r *runner) luaIt(L *lua.LState) int {
 		names[i], names[j] = names[j], names[i]
 	}
 	pos := callerPos(L)
-	r.tests = append(r.tests, &testCase{name: strings.Join(names, " "), block: r.cur, fn: fn, pos: pos})
+	r.add(&testCase{name: strings.Join(names, " "), block: r.cur, fn: fn, pos: pos})
 	return 0
 }
 
@@ -57,7 +79,7 @@ func (r *runner) luaPending(L *lua.LState) int {
 	if r.cur != r.root {
 		full = r.blockName(r.cur) + " " + name
 	}
-	r.tests = append(r.tests, &testCase{name: full, block: r.cur, pos: callerPos(L), pending: true})
+	r.add(&testCase{name: full, block: r.cur, pos: callerPos(L), pending: true})
 	return 0
 }
 

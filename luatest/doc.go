@@ -2,8 +2,9 @@
 // Lua state (host.Host.RunLua): the runner behind `luaai test` (README:
 // Agents from Lua, and tests).
 //
-// A file's body and its describe blocks run first and only collect tests;
-// then each `it` runs with the before_each hooks of its enclosing blocks
+// A file's body records its tests and describe blocks; a describe's body
+// runs when the run reaches it (after the tests before it, as busted does);
+// each `it` runs with the before_each hooks of its enclosing blocks
 // (outer to inner) before it and their after_each hooks (inner to outer)
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.

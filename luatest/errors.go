@@ -12,8 +12,8 @@ import (
 
 func checkError(r *runner, L *lua.LState, a args, neg bool, _ *chain) *failure {
 	fn, want := a.at(1), a.at(2)
-	if _, ok := fn.(*lua.LFunction); !ok {
-		L.ArgError(1, "a function expected, got "+fn.Type().String())
+	if !callable(fn) {
+		L.ArgError(1, "a function (or a callable table) expected, got "+fn.Type().String())
 	}
 	switch want.(type) {
 	case *lua.LNilType, lua.LString, lua.LNumber, *lua.LTable:
@@ -46,8 +46,8 @@ func checkError(r *runner, L *lua.LState, a args, neg bool, _ *chain) *failure {
 // message fn raises, without its position, matches the pattern.
 func checkErrorMatches(r *runner, L *lua.LState, a args, neg bool, _ *chain) *failure {
 	fn, pat := a.at(1), a.at(2)
-	if _, ok := fn.(*lua.LFunction); !ok {
-		L.ArgError(1, "a function expected, got "+fn.Type().String())
+	if !callable(fn) {
+		L.ArgError(1, "a function (or a callable table) expected, got "+fn.Type().String())
 	}
 	if _, ok := pat.(lua.LString); !ok && pat != lua.LNil {
 		L.ArgError(2, "a pattern string expected, got "+pat.Type().String())
@@ -72,8 +72,18 @@ func checkErrorMatches(r *runner, L *lua.LState, a args, neg bool, _ *chain) *fa
 }
 
 // protect calls fn under the budget and returns the error value it raised.
-func (r *runner) protect(_ *lua.LState, fn lua.LValue) (lua.LValue, bool) {
-	if err := r.call(fn.(*lua.LFunction)); err != nil {
+func (r *runner) protect(L *lua.LState, fn lua.LValue) (lua.LValue, bool) {
+	f, ok := fn.(*lua.LFunction)
+	if !ok {
+		// A callable table (luassert takes any callable): called through
+		// its __call.
+		f = L.NewFunction(func(L *lua.LState) int {
+			L.Push(fn)
+			L.Call(0, 0)
+			return 0
+		})
+	}
+	if err := r.call(f); err != nil {
 		return errorObject(err), true
 	}
 	return nil, false

@@ -37,12 +37,13 @@ func (r Result) String() string {
 //
 // For the duration of the file the busted-style globals describe, it,
 // before_each, after_each and assert are installed; whatever those globals
-// held before is put back afterwards. As in busted, the file body and the
-// describe bodies run first and only collect tests; then each `it` runs in
-// order, with the before_each hooks of its enclosing blocks (outer to inner)
-// before it and their after_each hooks (inner to outer) after it. A file that
-// does not compile, or whose body raises an error, counts as one failure and
-// none of its tests run.
+// held before is put back afterwards. As in busted, the file body records
+// its tests and describe blocks; a describe's body runs when the run
+// reaches it, after the tests before it; each `it` runs in order, with the
+// before_each hooks of its enclosing blocks (outer to inner) before it and
+// their after_each hooks (inner to outer) after it. A file that does not
+// compile, or whose body raises an error, counts as one failure and none of
+// its tests run; a describe body that raises fails that block.
 //
 // opts chooses the tests (by name pattern and #tags, as busted's --filter and
 // --tags do) and where the ai.log lines of a failing test come from; its
@@ -284,6 +285,10 @@ func (r *runner) installGlobals(L *lua.LState) (restore func()) {
 // runTests runs the collected tests chosen by opts. A block's setup runs
 // before the first of its tests, its teardown after the last; a failing
 // setup fails the block's tests without running them.
+//
+// It is long because it is the run's one loop: describe bodies expanded in
+// place, setups and teardowns as blocks are entered and left, and each
+// test's outcome, all sharing the blocks entered so far.
 func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 	L := r.vm.L
 	r.running = true
@@ -302,7 +307,19 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			}
 		}
 	}
-	for _, t := range r.tests {
+	for i := 0; i < len(r.tests); i++ {
+		t := r.tests[i]
+		if t.describe {
+			// Its body runs now; what it records comes next.
+			items := r.expand(t)
+			r.tests = append(r.tests[:i+1], append(items, r.tests[i+1:]...)...)
+			continue
+		}
+		if t.bodyErr != nil {
+			res.Failed++
+			r.writeFailure(w, t, t.bodyErr)
+			continue
+		}
 		if ok, err := r.selected(t, opts); err != nil {
 			fmt.Fprintf(w, "luaai test: --filter: %v\n", err)
 			return Result{Failed: 1}
@@ -417,6 +434,10 @@ type testCase struct {
 	fn      *lua.LFunction
 	pos     luabind.Pos // where `it` was called
 	pending bool        // pending(name): reported, not run
+	// describe: a describe block whose body (fn) runs when the run
+	// reaches it, recording the items that follow it.
+	describe bool
+	bodyErr  error // a describe body that raised: reported as a failure
 }
 
 // runner is the state of one RunTestFile.
@@ -425,7 +446,8 @@ type runner struct {
 	root    *block
 	cur     *block
 	tests   []*testCase
-	running bool // the collected tests are running
+	sink    *[]*testCase // where describe, it and pending record (nil: tests)
+	running bool         // the collected tests are running
 	failMT  *lua.LTable
 	finals  []*lua.LFunction // finally() of the running test
 

@@ -23,6 +23,7 @@ var bustedDiffers = map[string]map[string]string{
 		"inspect tables metatables does not allow collecting weak tables while they are being inspected": "calls collectgarbage, which luaai scripts do not have",
 	},
 	"mediator": {},
+	"order":    {}, // when describe bodies run; callable tables in assertions
 	"say":      {},
 }
 
