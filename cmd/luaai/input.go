@@ -163,6 +163,53 @@ func parseAssignments(text string) ([]assignment, error) {
 	return out, nil
 }
 
+// jsonProblem says what is wrong with an input line in a modder's words,
+// never Go's types: `"send" must be a string, got a number`.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := map[string]string{"tick": "a number", "send": "a string", "set": "an object of key: value", "resume": "true or false"}[te.Field]
+		if want == "" {
+			want = "another kind of value"
+		}
+		got := te.Value
+		switch got {
+		case "number", "string", "object", "array", "bool":
+			got = map[string]string{"number": "a number", "string": "a string", "object": "an object", "array": "an array", "bool": "a boolean"}[got]
+		}
+		return fmt.Sprintf("%q must be %s, got %s", te.Field, want, got)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("not JSON at byte %d: %v", se.Offset, se)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		name, _ := strconv.Unquote(field)
+		if best := suggest.Closest(name, []string{"tick", "agent", "send", "payload", "set", "resume"}); best != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", best)
+		}
+	}
+	return msg
+}
+
+// checkAgents refuses, before the run, lines of an --input file for
+// agents the run does not have.
+func (in *runInput) checkAgents(h *host.Host) error {
+	if in == nil {
+		return nil
+	}
+	for _, l := range in.pending {
+		if l.all {
+			continue
+		}
+		if _, ok := h.Agent(l.agent); !ok {
+			return fmt.Errorf("%s: no agent %d (the run has %d)", l.where, l.agent, h.Len())
+		}
+	}
+	return nil
+}
+
 // maxInputFile bounds what --input FILE reads.
 const maxInputFile = 64 << 20
 
@@ -179,7 +226,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return l, fmt.Errorf("%s: not an input line (%v)", where, err)
+		return l, fmt.Errorf("%s: not an input line (%s)", where, jsonProblem(err))
 	}
 	if dec.More() {
 		return l, fmt.Errorf("%s: one JSON object a line", where)

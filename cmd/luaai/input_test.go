@@ -33,7 +33,6 @@ func TestRunInputFile(t *testing.T) {
 {"tick":4,"agent":"*","send":"knock","payload":{"name":"bob"}}
 {"tick":5,"agent":"*","send":"slam"}
 {"tick":5,"agent":1,"set":{"who":"set by the game"}}
-{"tick":6,"agent":9,"send":"knock"}
 `)
 	code, stdout, stderr := cli("run", script, "--agents", "2", "--ticks", "6", "--input", input)
 	require.Equal(t, 0, code, stderr)
@@ -43,7 +42,14 @@ func TestRunInputFile(t *testing.T) {
 		"tick 5 agent 1 open -> closed",
 		"tick 5 agent 2 open -> closed",
 	}, lines(stdout))
-	require.Equal(t, []string{input + ":6: no agent 9"}, lines(stderr))
+	require.Empty(t, lines(stderr))
+
+	// An agent the run does not have is refused before it starts.
+	bad := writeTemp(t, "bad.jsonl", `{"tick":6,"agent":9,"send":"knock"}`+"\n")
+	code, stdout, stderr = cli("run", script, "--agents", "2", "--input", bad)
+	require.Equal(t, 1, code)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "luaai run: --input: "+bad+":1: no agent 9 (the run has 2)")
 
 	code, stdout, _ = cli("run", script, "--agents", "2", "--ticks", "5", "--input", input, "--trace", "--json")
 	require.Equal(t, 0, code)
@@ -63,7 +69,8 @@ func TestRunInputErrors(t *testing.T) {
 		{`{"tick":1,"agent":1}`, `:2: "send", "set" or "resume" is missing`},
 		{`{"tick":1,"agent":1,"resume":true,"send":"x"}`, `:2: "resume" goes alone`},
 		{`{"tick":1,"agent":1,"send":"x","set":{}}`, `:2: "send" or "set", not both`},
-		{`{"tick":1,"agent":1,"sned":"x"}`, `:2: not an input line (json: unknown field "sned")`},
+		{`{"tick":1,"agent":1,"sned":"x"}`, `:2: not an input line (unknown field "sned" (did you mean "send"?))`},
+		{`{"tick":1,"agent":1,"send":3}`, `:2: not an input line ("send" must be a string, got a number)`},
 		{`not json`, `:2: not an input line`},
 	} {
 		input := writeTemp(t, "in.jsonl", `{"tick":1,"agent":1,"send":"knock","payload":{"name":"a"}}`+"\n"+tc.line+"\n")

@@ -306,6 +306,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		}
 	}
 	out.flush()
+	if err := in.checkAgents(h); err != nil {
+		return fail("--input: %v", err)
+	}
 
 	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in}
 	if len(bs) > 1 {
