@@ -24,6 +24,7 @@ func PlotCurve(w io.Writer, c luabind.Curve, width, height int) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", c)
+	b.WriteString("score\n")
 	for r, row := range rows {
 		label := "    "
 		switch r {
@@ -37,7 +38,7 @@ func PlotCurve(w io.Writer, c luabind.Curve, width, height int) error {
 		fmt.Fprintf(&b, "%s|%s\n", label, strings.TrimRight(string(row), " "))
 	}
 	fmt.Fprintf(&b, "    +%s\n", strings.Repeat("-", width))
-	fmt.Fprintf(&b, "     0%s1\n", strings.Repeat(" ", width-2))
+	fmt.Fprintf(&b, "     0%s1  input\n", strings.Repeat(" ", width-2))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/luaai/luaai/internal/suggest"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -105,7 +106,11 @@ func checkCurve(L *lua.LState, n int) curve {
 		}
 	}
 	if !found {
-		L.ArgError(n, "unknown curve kind "+strconv.Quote(string(ks))+" (want "+curveKindList+")")
+		hint := ""
+		if best := suggest.Closest(string(ks), curveNames[:]); best != "" {
+			hint = "did you mean " + strconv.Quote(best) + "? "
+		}
+		L.ArgError(n, "unknown curve kind "+strconv.Quote(string(ks))+" ("+hint+"want "+curveKindList+")")
 	}
 	for _, p := range []struct {
 		name string
@@ -170,6 +175,9 @@ func NewCurve(kind string, m, k, b, c float64) (Curve, error) {
 		if name == kind {
 			return Curve{curve{kind: curveKind(i), m: m, k: k, b: b, c: c}}, nil
 		}
+	}
+	if best := suggest.Closest(kind, curveNames[:]); best != "" {
+		return Curve{}, fmt.Errorf("unknown curve kind %q (did you mean %q? want %s)", kind, best, curveKindList)
 	}
 	return Curve{}, fmt.Errorf("unknown curve kind %q (want %s)", kind, curveKindList)
 }

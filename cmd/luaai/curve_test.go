@@ -14,9 +14,11 @@ func TestCurve(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
 	require.Equal(t, "step, m=0.5, b=0.25", lines[0])
-	require.Len(t, lines, 1+16+2)
+	require.Equal(t, "score", lines[1], "the y axis named")
+	require.Len(t, lines, 2+16+2)
+	require.True(t, strings.HasSuffix(lines[len(lines)-1], "1  input"), "the x axis named")
 	// A step from 0.25 to 0.75 at x = 0.5: the first half low, the second high.
-	row := func(y float64) string { return lines[1+15-int(y*15+0.5)] }
+	row := func(y float64) string { return lines[2+15-int(y*15+0.5)] }
 	require.Equal(t, strings.Repeat("*", 30), strings.TrimSpace(strings.TrimPrefix(row(0.25), "    |")))
 	require.Equal(t, strings.Repeat(" ", 30)+strings.Repeat("*", 31), strings.TrimPrefix(row(0.75), "    |"))
 
@@ -42,4 +44,10 @@ func TestCurve(t *testing.T) {
 		require.Equal(t, 2, code, tc.args)
 		require.Contains(t, stderr, tc.msg)
 	}
+}
+
+func TestCurveKindTypo(t *testing.T) {
+	code, _, stderr := cli("curve", "logistc")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `unknown curve kind "logistc" (did you mean "logistic"?`)
 }
