@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/term"
@@ -25,7 +26,30 @@ type console struct {
 
 // newConsole makes a console over rw (the terminal, in raw mode).
 func newConsole(rw io.ReadWriter) *console {
-	return &console{t: term.NewTerminal(rw, "> ")}
+	return &console{t: term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{&keyReader{r: rw}, rw}, "> ")}
+}
+
+// keyReader passes a terminal's keys on, spelling the Home and End keys
+// the way the line editor knows them: terminals send ESC [1~, ESC [7~ and
+// ESC O H for Home (ESC [4~, ESC [8~ and ESC O F for End) as well as
+// ESC [H and ESC [F.
+type keyReader struct{ r io.Reader }
+
+var keySpellings = strings.NewReplacer(
+	"\x1b[1~", "\x1b[H", "\x1b[7~", "\x1b[H", "\x1bOH", "\x1b[H",
+	"\x1b[4~", "\x1b[F", "\x1b[8~", "\x1b[F", "\x1bOF", "\x1b[F",
+)
+
+func (k *keyReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 && bytes.IndexByte(p[:n], 0x1b) >= 0 {
+		// Each replacement is no longer than what it replaces.
+		n = copy(p, keySpellings.Replace(string(p[:n])))
+	}
+	return n, err
 }
 
 // openConsole opens the process's terminal as a console, or returns nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/plainjson"
 	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/internal/suggest"
 )
@@ -411,7 +412,16 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
 			for _, as := range l.assign {
 				if err := as.applyTo(a); err != nil {
 					report(fmt.Errorf("agent %d: %w", a.ID(), err))
+					continue
 				}
+				// What the set did, as the context now holds it.
+				v := a.Get(as.path[0])
+				for _, k := range as.path[1:] {
+					m, _ := v.(map[string]any)
+					v = m[k]
+				}
+				data, _ := json.Marshal(plainjson.Safe(v))
+				fmt.Fprintf(stderr, "agent %d: %s = %s\n", a.ID(), strings.Join(as.path, "."), data)
 			}
 			continue
 		}

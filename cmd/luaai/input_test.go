@@ -137,6 +137,8 @@ resume
 		`input:8: unknown command "sned" (did you mean "send"?); help lists the commands`,
 		`input:9: agent 1: set whom: "whom" is not a key of the context (did you mean "who"?)`,
 		"input:10: no agent 7",
+		`agent 1: who = "zed"`, // a set says what it did
+		`agent 1: who = "bo"`,
 		`input:11: step: want step [N] with N from 1 to 1000000, got "0"`,
 		"input:12: send: want send A EVENT [json]: the event is missing",
 		"  step [N]              run N ticks (default 1), then pause",
@@ -181,6 +183,11 @@ func TestConsole(t *testing.T) {
 	require.Equal(t, "knock", next().send)
 	fmt.Fprint(typing, "stpe 9\x7f\x7f\x7f\x7f\x7f\x7fpause\r") // typed, erased, retyped
 	require.Equal(t, "pause", next().control)
+	// Home and End as terminals send them: "ep 2" typed, Home, "st", End, "0".
+	for _, keys := range [][2]string{{"\x1b[1~", "\x1b[4~"}, {"\x1bOH", "\x1bOF"}, {"\x1b[H", "\x1b[F"}} {
+		fmt.Fprint(typing, "ep 2"+keys[0]+"st"+keys[1]+"0\r")
+		require.Equal(t, 20, next().steps, "%q %q", keys[0], keys[1])
+	}
 
 	fmt.Fprint(c, "tick 1 agent 1 closed -> open\n") // the run writes above the prompt
 	require.Contains(t, screen.String(), "tick 1 agent 1 closed -> open\r\n")
