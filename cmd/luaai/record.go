@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -32,13 +33,62 @@ const recordingFormat = 1
 type recHeader struct {
 	Format   int             `json:"luaai_recording"`
 	Script   string          `json:"script"`
-	SHA256   string          `json:"sha256"` // of the script and the modules it required, in order
+	SHA256   string          `json:"sha256"`          // of the script and the modules it required, in order
+	Files    []recFile       `json:"files,omitempty"` // each of them, for replay to name what changed
 	Seed     uint64          `json:"seed"`
 	Agents   int             `json:"agents"`
 	Workers  int             `json:"workers"`
 	Dt       float64         `json:"dt"`
 	Set      []recSetting    `json:"set,omitempty"`
 	Snapshot json.RawMessage `json:"snapshot,omitempty"` // --load's snapshot
+}
+
+// recFile is a file a recorded run loaded: its path from the script's
+// folder and its digest.
+type recFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// filesOf digests the files b loaded, named from script's folder.
+func filesOf(script string, files []string) []recFile {
+	dir := filepath.Dir(script)
+	out := make([]recFile, 0, len(files))
+	for _, f := range files {
+		name, err := filepath.Rel(dir, f)
+		if err != nil {
+			name = f
+		}
+		sum, _ := scriptHash([]string{f})
+		out = append(out, recFile{Name: filepath.ToSlash(name), SHA256: sum})
+	}
+	return out
+}
+
+// changedFiles names the recorded files whose digest differs now, those
+// gone, and those loaded now that the recording did not.
+func changedFiles(recorded, now []recFile) []string {
+	was := map[string]string{}
+	for _, f := range recorded {
+		was[f.Name] = f.SHA256
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range now {
+		seen[f.Name] = true
+		switch sum, ok := was[f.Name]; {
+		case !ok:
+			out = append(out, f.Name+" (not loaded by the recorded run)")
+		case sum != f.SHA256:
+			out = append(out, f.Name)
+		}
+	}
+	for _, f := range recorded {
+		if !seen[f.Name] {
+			out = append(out, f.Name+" (no longer loaded)")
+		}
+	}
+	return out
 }
 
 type recSetting struct {
@@ -166,7 +216,7 @@ func newRecorder(cfg *runConfig, b *host.Behaviour, h *host.Host, snapshot []byt
 		w = r.gz
 	}
 	r.w = bufio.NewWriterSize(w, 64<<10)
-	hd := recHeader{Format: recordingFormat, Script: cfg.script, SHA256: sum, Seed: cfg.seed, Agents: cfg.agents, Workers: cfg.workers, Dt: cfg.dt, Snapshot: snapshot}
+	hd := recHeader{Format: recordingFormat, Script: cfg.script, SHA256: sum, Files: filesOf(cfg.script, b.Files()), Seed: cfg.seed, Agents: cfg.agents, Workers: cfg.workers, Dt: cfg.dt, Snapshot: snapshot}
 	for _, s := range cfg.set {
 		hd.Set = append(hd.Set, recSetting{Path: strings.Join(s.path, "."), Raw: s.raw})
 	}

@@ -252,6 +252,8 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		script = pos[1]
 	} else if err := underFolderOf(script, pos[0]); err != nil {
 		return fail("%v", err)
+	} else if _, err := os.Stat(script); err != nil {
+		return fail("the recorded script %s is not there (%v): give the script to replay with, luaai replay %s SCRIPT", script, errors.Unwrap(err), pos[0])
 	}
 	// Results do not depend on the workers: more than the cores gain
 	// nothing, and a forged header must not make a thousand Lua states.
@@ -269,7 +271,11 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitFail
 	}
 	if sum, err := scriptHash(b.Files()); err == nil && sum != hd.SHA256 {
-		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", script)
+		what := script
+		if changed := changedFiles(hd.Files, filesOf(script, b.Files())); len(hd.Files) > 0 && len(changed) > 0 {
+			what = strings.Join(changed, ", ")
+		}
+		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", what)
 	}
 	var viewer *runLoop
 	var stopInspect func()

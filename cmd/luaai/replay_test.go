@@ -340,3 +340,31 @@ func FuzzReadRecording(f *testing.F) {
 		}
 	})
 }
+
+// A replay names the module that changed, not the root script; and when
+// the recorded script is gone it says to give one.
+func TestReplayNamesTheChangedModule(t *testing.T) {
+	dir := t.TempDir()
+	squad := filepath.Join(dir, "squad.lua")
+	unit := filepath.Join(dir, "unit.lua")
+	require.NoError(t, os.WriteFile(unit, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = { transitions = { { to = "b", after = 0.2 } } }, b = {} } }`), 0o644))
+	require.NoError(t, os.WriteFile(squad, []byte(`local ai = require("luaai")
+local unit = require("unit")
+return ai.fsm { initial = "u", states = { u = unit } }`), 0o644))
+	rec := filepath.Join(dir, "run.jsonl")
+	code, _, stderr := cli("run", squad, "--ticks", "4", "--record", rec)
+	require.Equal(t, 0, code, stderr)
+
+	require.NoError(t, os.WriteFile(unit, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", states = { a = { transitions = { { to = "b", after = 0.1 } } }, b = {} } }`), 0o644))
+	code, _, stderr = cli("replay", rec)
+	require.Equal(t, 1, code, "the edit changes when the agent moves")
+	require.Contains(t, stderr, "luaai replay: unit.lua differs from the recorded version: comparing")
+
+	require.NoError(t, os.Rename(squad, filepath.Join(dir, "moved.lua")))
+	code, _, stderr = cli("replay", rec)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "the recorded script "+squad+" is not there")
+	require.Contains(t, stderr, "give the script to replay with, luaai replay "+rec+" SCRIPT")
+}
