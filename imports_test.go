@@ -32,7 +32,7 @@ var (
 		"host":               {"luabind", "internal/suggest"},
 		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "internal/suggest"},
-		"inspect":            {"luabind"},
+		"inspect":            {"luabind", "internal/suggest"},
 		"cmd/luaai":          {"host", "luatest", "inspect", "inspector", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},

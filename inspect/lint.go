@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -16,14 +17,19 @@ import (
 //     and not the target of a sibling's `to` or `push`, directly or through
 //     states that are themselves reached (ai.push and ai.replace could still
 //     reach it: they cannot be seen without running the script);
+//
 //   - a transition that can never fire because an earlier one of the same
 //     state always fires (no `when`, or `when = true`, no `on`, no `after`),
 //     and a transition whose `when` is false;
+//
 //   - a native condition or scorer reading a context field that is not in
 //     any machine's `context` defaults (only the first segment of a dotted
 //     path is checked: nested tables are often filled at run time).
 //
-// Lua functions are not looked into. A definition placed in several parents
+//   - a Lua callback reading ctx.X (from its first parameter) where X is in
+//     no context defaults and nothing in the script writes it (t.X = …).
+//
+// A definition placed in several parents
 // is reported once, under the first path found (children in name order).
 //
 // Positions: where the script file can be read (luabind.Pos.File), a warning about
@@ -37,6 +43,7 @@ func Lint(root *luabind.State) luabind.ErrorList {
 	out := luabind.Warnings(root)
 	l := &linter{defaults: contextKeys(root), src: luabind.NewSources()}
 	luabind.EachState(root, l.state)
+	l.ctxReads(root)
 	out = append(out, l.out...)
 	out.Sort()
 	return out
@@ -208,4 +215,39 @@ func contextKeys(root *luabind.State) map[string]bool {
 		})
 	})
 	return keys
+}
+
+// ctxReads warns about each ctx.X a Lua callback reads that no context
+// default declares and no code of the script writes: a typo, or a field
+// the game sets (then a default says so).
+func (l *linter) ctxReads(root *luabind.State) {
+	known := map[string]bool{}
+	for k := range l.defaults {
+		known[k] = true
+	}
+	var fns []*lua.LFunction
+	luabind.EachFunction(root, func(fn *lua.LFunction) {
+		fns = append(fns, fn)
+		luabind.WrittenKeys(fn, known)
+	})
+	names := make([]string, 0, len(l.defaults))
+	for k := range l.defaults {
+		names = append(names, k)
+	}
+	seen := map[string]bool{}
+	for _, fn := range fns {
+		for _, r := range luabind.CtxReads(fn) {
+			where := fmt.Sprintf("%s:%d %s", fn.Proto.SourceName, r.Line, r.Key)
+			if known[r.Key] || seen[where] {
+				continue
+			}
+			seen[where] = true
+			hint := ""
+			if best := suggest.Closest(r.Key, names); best != "" {
+				hint = fmt.Sprintf(" (did you mean ctx.%s?)", best)
+			}
+			l.warn(luabind.Pos{File: fn.Proto.SourceName, Line: r.Line},
+				"ctx.%s is read, but no context default declares it and nothing in the script writes it%s; if the game sets it, give it a default", r.Key, hint)
+		}
+	}
 }

@@ -111,6 +111,22 @@ return ai.utility { context = { hp = 1 },
 				`lint.lua:2: state "inner.p": transition 1 (to p): when reads ctx.spell.name, but "spell" is in no context defaults (a typo, or set by the game?)`,
 				`lint.lua:4: state "other": lock reads ctx.stunned, but "stunned" is in no context defaults (a typo, or set by the game?)`,
 				`lint.lua:4: state "other": score reads ctx.gold, but "gold" is in no context defaults (a typo, or set by the game?)`,
+				`lint.lua:8: ctx.whatever is read, but no context default declares it and nothing in the script writes it; if the game sets it, give it a default`,
+			},
+		},
+		{
+			name: "Lua callbacks reading ctx fields nothing defines",
+			src: `local ai = require("luaai")
+local function note(ctx) ctx.seen = true end
+return ai.fsm { initial = "a", context = { alertness = 0 },
+  states = { a = {
+    enter = note,
+    update = function(ctx, dt)
+      if ctx.seen then ctx.alertness = ctx.alertnes + dt end
+      ctx.timer = (ctx.timer or 0) + dt
+    end } } }`,
+			want: []string{
+				`lint.lua:7: ctx.alertnes is read, but no context default declares it and nothing in the script writes it (did you mean ctx.alertness?); if the game sets it, give it a default`,
 			},
 		},
 		{
