@@ -3,9 +3,14 @@ package host
 import (
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
+	"sync"
 
+	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Sentinel errors, wrapped with %w where they occur.
@@ -165,6 +170,7 @@ func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptErr
 		// at the definition of the state.
 		se.Script, se.Line = n.def.Pos.File, n.def.Pos.Line
 	}
+	se.Msg += a.nilFieldHint(se)
 	return se
 }
 
@@ -181,4 +187,92 @@ func tracebackPos(tb string) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// nilOperation matches the errors of an operation on nil (arithmetic,
+// comparison, concatenation, indexing).
+var nilOperation = regexp.MustCompile(`\bnil\b.*\b(operation|compare|concatenate|index|arithmetic)|(operation|compare|concatenate|index|arithmetic).*\bnil\b`)
+
+// ctxField finds the ctx.X in a line of Lua.
+var ctxField = regexp.MustCompile(`\bctx\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// nilFieldHint names the context field that is nil when an operation on
+// nil failed on a line reading ctx.X: " (ctx.alertnes is nil; did you mean
+// ctx.alertness?)". The line is read from the script file.
+func (a *Agent) nilFieldHint(se *ScriptError) string {
+	if se.Script == "" || se.Line <= 0 || !nilOperation.MatchString(se.Msg) {
+		return ""
+	}
+	line := a.h.sourceLine(se.Script, se.Line)
+	if line == "" {
+		return ""
+	}
+	var keys []string
+	a.ctx.ForEach(func(k, _ lua.LValue) {
+		if ks, ok := k.(lua.LString); ok {
+			keys = append(keys, string(ks))
+		}
+	})
+	for _, m := range ctxField.FindAllStringSubmatch(line, -1) {
+		if a.ctx.RawGetString(m[1]) != lua.LNil {
+			continue
+		}
+		hint := " (ctx." + m[1] + " is nil"
+		if best := suggest.Closest(m[1], keys); best != "" {
+			hint += "; did you mean ctx." + best + "?"
+		}
+		return hint + ")"
+	}
+	return ""
+}
+
+// sourceLines caches the lines of script files for error hints: read once
+// per file (errors may come every tick), dropped at each reload.
+type sourceLines struct {
+	mu    sync.Mutex
+	files map[string][]string
+}
+
+// sourceLine is line n of file, or "" when it cannot be read. Any
+// goroutine may call it.
+func (h *Host) sourceLine(file string, n int) string {
+	c := &h.srcLines
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lines, ok := c.files[file]
+	if !ok {
+		if len(c.files) >= 64 {
+			clear(c.files)
+		}
+		if c.files == nil {
+			c.files = map[string][]string{}
+		}
+		lines = readLines(file)
+		c.files[file] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return lines[n-1]
+}
+
+// readLines reads a script file's lines (nil when it cannot be read or is
+// too large to be a script).
+func readLines(file string) []string {
+	st, err := os.Stat(file)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > luabind.MaxScriptSize {
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
+// forgetSources drops the cached lines (a reload may have changed them).
+func (h *Host) forgetSources() {
+	h.srcLines.mu.Lock()
+	clear(h.srcLines.files)
+	h.srcLines.mu.Unlock()
 }

@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -133,4 +135,30 @@ return ai.fsm {
 	require.Equal(t, 8, byCallback["update"].Line)
 	require.Equal(t, "a", byCallback["update"].State)
 	require.Contains(t, byCallback["when"].Error(), "loop.lua:2:")
+}
+
+// An operation on nil that read ctx.X names the field, with the key it
+// probably meant.
+func TestNilFieldHint(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "alert.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", context = { alertness = 0 }, states = { a = { update = function(ctx, dt)
+  ctx.alertness = ctx.alertnes + dt
+end } } }`), 0o644))
+	var errs []*host.ScriptError
+	h, err := host.New(host.Options{Workers: 2, ReportAllErrors: true, OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadFile(script)
+	require.NoError(t, err)
+	for range 4 {
+		_, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, h.Tick(0.1))
+	require.Len(t, errs, 4)
+	for _, e := range errs {
+		require.Equal(t, "cannot perform add operation between nil and number (ctx.alertnes is nil; did you mean ctx.alertness?)", e.Msg)
+	}
 }

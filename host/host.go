@@ -43,6 +43,7 @@ type Host struct {
 	reloadQ   reloads
 	errCounts map[errKey]int
 	observers []*Observation // attached by Observe
+	srcLines  sourceLines    // script lines for error hints
 	paused    bool           // Pause: Tick ticks nothing
 	steps     int            // Step: ticks to run while paused
 }

@@ -148,6 +148,7 @@ func (h *Host) ApplyReloads() {
 }
 
 func (h *Host) reloaded(b *Behaviour, err error) error {
+	h.forgetSources()
 	resumed := 0
 	if err == nil {
 		resumed = h.resumeFixed(b)
