@@ -36,6 +36,7 @@ type decoder struct {
 	// index of the transition (-1 for none).
 	at    string
 	trans int
+	field string // the field a problem is about (fieldErrorf)
 	tags  []tag
 }
 
@@ -46,14 +47,23 @@ type tag struct {
 	index int
 	state string
 	trans int
+	field string // the state's field the problem is about, "" for none
 }
 
 func (d *decoder) errorf(pos Pos, format string, args ...any) { d.add(d.errs, pos, format, args...) }
-func (d *decoder) warnf(pos Pos, format string, args ...any)  { d.add(d.warn, pos, format, args...) }
+
+// fieldErrorf reports a problem with the state's field key, which refine
+// points at the field's own line when it can find it.
+func (d *decoder) fieldErrorf(key, format string, args ...any) {
+	d.field = key
+	d.add(d.errs, d.pos, format, args...)
+	d.field = ""
+}
+func (d *decoder) warnf(pos Pos, format string, args ...any) { d.add(d.warn, pos, format, args...) }
 
 func (d *decoder) add(list *ErrorList, pos Pos, format string, args ...any) {
 	if pos == d.pos && d.at != "" {
-		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans})
+		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans, d.field})
 	}
 	list.Add(pos, format, args...)
 }
@@ -72,6 +82,9 @@ func (d *decoder) refine(m *State) {
 			continue
 		}
 		pos := p.Line
+		if f, ok := p.Fields[t.field]; ok && t.field != "" && t.trans < 0 {
+			pos = f // the field's own line
+		}
 		if t.trans >= 0 && t.trans < len(p.Trans) {
 			pos = p.Trans[t.trans]
 		}
@@ -208,58 +221,6 @@ func (d *decoder) renamed(t *lua.LTable, what string) map[string]string {
 	return out
 }
 
-// The small readers of optional fields: absent (nil) reads as the zero
-// value; a value of another type is reported as "what: key must be …, got
-// type" and reads as the zero value.
-
-func (d *decoder) optTable(t *lua.LTable, key, what, want string) *lua.LTable {
-	v := t.RawGetString(key)
-	if v == lua.LNil {
-		return nil
-	}
-	tv, ok := v.(*lua.LTable)
-	if !ok {
-		d.errorf(d.pos, "%s: %s must be %s, got %s", what, key, want, describeLua(v))
-	}
-	return tv
-}
-
-func (d *decoder) optBool(t *lua.LTable, key, what string) bool {
-	v := t.RawGetString(key)
-	if v == lua.LNil {
-		return false
-	}
-	b, ok := v.(lua.LBool)
-	if !ok {
-		d.errorf(d.pos, "%s: %s must be a boolean, got %s", what, key, describeLua(v))
-	}
-	return bool(b)
-}
-
-func (d *decoder) optFunc(t *lua.LTable, key, what string) *lua.LFunction {
-	v := t.RawGetString(key)
-	if v == lua.LNil {
-		return nil
-	}
-	fn, ok := v.(*lua.LFunction)
-	if !ok {
-		d.errorf(d.pos, "%s: %s must be a function, got %s", what, key, describeLua(v))
-	}
-	return fn
-}
-
-func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
-	v := t.RawGetString(key)
-	if v == lua.LNil {
-		return 0
-	}
-	n, ok := number(v)
-	if !ok {
-		d.errorf(d.pos, "%s: %s must be a number, got %s", what, key, describeLua(v))
-	}
-	return n
-}
-
 func (m *State) childNames() string {
 	names := make([]string, len(m.Children))
 	for i, c := range m.Children {
@@ -339,52 +300,6 @@ func (d *decoder) state(name string, v lua.LValue, parent Kind) *State {
 	}
 }
 
-// noReturnKey is the registry table of the modules whose chunk returned
-// nothing (require gave true): module name → file.
-const noReturnKey = "luaai modules without return"
-
-// noReturnHint explains a state that is true when a module forgot its
-// return: ` (require("guard") returned true: does guard.lua end with
-// return ai.fsm{…}?)`.
-func (d *decoder) noReturnHint(v lua.LValue) string {
-	if v != lua.LTrue {
-		return ""
-	}
-	t, _ := d.L.G.Registry.RawGetString(noReturnKey).(*lua.LTable)
-	if t == nil {
-		return ""
-	}
-	var hints []string
-	t.ForEach(func(k, f lua.LValue) {
-		hints = append(hints, fmt.Sprintf("require(%q) returned true: does %s end with return ai.fsm{…}?", lua.LVAsString(k), lua.LVAsString(f)))
-	})
-	if len(hints) == 0 {
-		return ""
-	}
-	sort.Strings(hints)
-	return " (" + strings.Join(hints, "; ") + ")"
-}
-
-// describeLua writes a value for an error with its type: `the boolean
-// true`, `the string "2"`, `the number 3`, `a function`; never empty.
-func describeLua(v lua.LValue) string {
-	switch v := v.(type) {
-	case lua.LBool:
-		return fmt.Sprintf("the boolean %v", bool(v))
-	case lua.LString:
-		return fmt.Sprintf("the string %q", CutText(string(v), 40))
-	case lua.LNumber:
-		return "the number " + formatNumber(float64(v))
-	case *lua.LNilType:
-		return "nil"
-	}
-	t := v.Type().String()
-	if strings.IndexByte("aeiou", t[0]) >= 0 {
-		return "an " + t
-	}
-	return "a " + t
-}
-
 // hooks decodes the fields every state has: hooks, lock, every, transitions, score.
 func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 	for _, h := range []struct {
@@ -397,7 +312,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		}
 		fn, ok := v.(*lua.LFunction)
 		if !ok {
-			d.errorf(d.pos, "%s: hook %s must be a function, got %s", what, h.name, describeLua(v))
+			d.fieldErrorf(h.name, "%s: hook %s must be a function, got %s", what, h.name, describeLua(v))
 			continue
 		}
 		*h.dst = fn
@@ -406,7 +321,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		if c, ok := toCond(v); ok {
 			s.Lock = c
 		} else {
-			d.errorf(d.pos, "%s: lock must be a function, a boolean or an ai.* condition, got %s", what, describeLua(v))
+			d.fieldErrorf("lock", "%s: lock must be a function, a boolean or an ai.* condition, got %s", what, describeLua(v))
 		}
 	}
 	s.Every = d.seconds(t, "every", what)
@@ -539,7 +454,7 @@ func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
 	}
 	n, ok := number(v)
 	if !ok || n < 0 || math.IsInf(n, 0) {
-		d.errorf(d.pos, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
+		d.fieldErrorf(field, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
 		return 0
 	}
 	return n

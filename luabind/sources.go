@@ -8,6 +8,8 @@ import "github.com/luaai/luaai/luabind/internal/srcpos"
 type Place struct {
 	Line  Pos
 	Trans []Pos
+	// Fields: where each `name = …` entry of a plain-table state is.
+	Fields map[string]Pos
 }
 
 // Sources finds where the states of a machine are written, by reading the
@@ -58,6 +60,12 @@ func (s *Sources) locate(m *State) map[string]Place {
 	kids := make(map[string]Place, len(written))
 	for _, w := range written {
 		p := Place{Line: Pos{File: m.Pos.File, Line: w.Line}}
+		for name, line := range w.Fields {
+			if p.Fields == nil {
+				p.Fields = map[string]Pos{}
+			}
+			p.Fields[name] = Pos{File: m.Pos.File, Line: line}
+		}
 		for _, line := range w.Trans {
 			p.Trans = append(p.Trans, Pos{File: m.Pos.File, Line: line})
 		}

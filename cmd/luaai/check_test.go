@@ -205,3 +205,26 @@ return ai.fsm { initial = "g", states = { g = guard, h = { every = "2" } } }
 	require.Contains(t, stderr, squad+`:3: state "g": expected a table, ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{}, got the boolean true (require("guard") returned true: does guard.lua end with return ai.fsm{…}?)`)
 	require.Contains(t, stderr, `every must be a non-negative number of seconds, got the string "2"`)
 }
+
+// A definition error about a state's field points at that field's line,
+// not at the state's key.
+func TestCheckPointsAtTheField(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "fields.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "a",
+  states = {
+    a = {
+      update = function() end,
+      every = "2",
+      enter = 3,
+    },
+  },
+}
+`), 0o644))
+	code, stdout, stderr := cli("check", script)
+	require.Equal(t, 1, code)
+	out := stdout + stderr
+	require.Contains(t, out, script+`:7: state "a": every must be a non-negative number of seconds, got the string "2"`)
+	require.Contains(t, out, script+`:8: state "a": hook enter must be a function, got the number 3`)
+}

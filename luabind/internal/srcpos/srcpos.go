@@ -9,6 +9,9 @@ type Written struct {
 	Name  string
 	Line  int
 	Trans []int
+	// Fields is the line of each `name = …` entry of a plain-table state
+	// (hooks, every, steps, …).
+	Fields map[string]int
 }
 
 // Machine finds the table constructor of the ai.<kind> call on the given
@@ -52,6 +55,14 @@ func Machine(toks []Token, line int, kind string) []Written {
 		}
 		w := Written{Name: e.key, Line: toks[e.start].line}
 		if t := valueTable(toks, e.value, e.end); t >= 0 {
+			for _, f := range tableEntries(toks, t) {
+				if f.key != "" {
+					if w.Fields == nil {
+						w.Fields = map[string]int{}
+					}
+					w.Fields[f.key] = toks[f.start].line
+				}
+			}
 			if list, ok := field(toks, t, "transitions"); ok && toks[list].punct("{") {
 				for _, tr := range tableEntries(toks, list) {
 					w.Trans = append(w.Trans, toks[tr.start].line)
