@@ -345,3 +345,23 @@ func TestReadmeNamesEveryCurveKind(t *testing.T) {
 		require.Contains(t, string(readme), "`"+k+"`", "curve kind %s is not in the README", k)
 	}
 }
+
+// The Go version the README asks for is the one go.mod needs, and the
+// README and docs speak to users: no contract section numbers or planning
+// labels.
+func TestReadmeFacts(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	goLine := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mod)
+	require.NotNil(t, goLine)
+	require.Contains(t, string(readme), "Needs Go "+string(goLine[1])+" or later")
+	docs, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	for _, f := range append(docs, "README.md") {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NotRegexp(t, `SPEC|\bP\d+\b|seed book|issue \d+`, string(data), f)
+	}
+}
