@@ -106,6 +106,9 @@ func (vm *VM) PCall(nargs, nret int) error { return vm.pcall(nargs, nret, false)
 // Options.LoadBudget instead of Options.Budget. A call stopped by the
 // watchdog, or by StopOn's context, returns a *BudgetError.
 func (vm *VM) pcall(nargs, nret int, load bool) error {
+	if vm.recorder != nil {
+		return vm.recordedPcall(nargs, nret, load)
+	}
 	b := vm.guard.bud
 	if b == nil {
 		err := vm.L.PCall(nargs, nret, nil)
@@ -251,3 +254,35 @@ func (vm *VM) canceledError(err error, load bool, cause error) *BudgetError {
 // tick): its watchdog may then rest. Calls work without it; the watchdog
 // only keeps watching the last finished call until the next one starts.
 func (vm *VM) Idle() { vm.guard.bud.idle() }
+
+// CallRecorder receives each outermost protected call a VM makes: the
+// function and its arguments (a copy of the slice; the values are the
+// live ones). A benchmark records a tick's calls and replays them bare to
+// measure what the engine adds to the Lua work.
+type CallRecorder func(fn *lua.LFunction, args []lua.LValue)
+
+// RecordCalls makes the VM report its outermost calls to r until it is
+// called with nil. Calls made inside a call (a callback's ai.* functions
+// reaching Lua) are not reported: the outer call does their work.
+func (vm *VM) RecordCalls(r CallRecorder) { vm.recorder = r }
+
+func (vm *VM) recordedPcall(nargs, nret int, load bool) error {
+	if vm.recDepth == 0 {
+		L := vm.L
+		top := L.GetTop()
+		if fn, ok := L.Get(top - nargs).(*lua.LFunction); ok {
+			args := make([]lua.LValue, nargs)
+			for i := range args {
+				args[i] = L.Get(top - nargs + 1 + i)
+			}
+			vm.recorder(fn, args)
+		}
+	}
+	r := vm.recorder
+	vm.recorder = nil // the inner calls take the plain path
+	vm.recDepth++
+	err := vm.pcall(nargs, nret, load)
+	vm.recDepth--
+	vm.recorder = r
+	return err
+}

@@ -96,6 +96,9 @@ type VM struct {
 	// spawner creates agents for ai.spawn; nil means ai.spawn raises an error.
 	spawner Spawner
 
+	recorder CallRecorder // RecordCalls; nil almost always
+	recDepth int
+
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)
 	luaai     lua.LValue               // require("luaai"): the read-only module
