@@ -132,3 +132,64 @@ return ai.fsm { initial = "idle", context = { log = "", go_on = false }, states 
 	require.Equal(t, 5, n, "removing while ranging visits every agent")
 	require.Empty(t, h.Agents())
 }
+
+type level int
+
+func (l level) Double() int { return int(l) * 2 }
+
+type boundJob struct {
+	Skill  float64 `luar:"skill"`
+	Count  int
+	Busy   bool
+	Name   string
+	Level  level
+	Nested struct{ X float64 }
+}
+
+func (j *boundJob) Method() float64 { return 1 }
+
+// Natives read a bound struct's fields in Go (no gopher-luar call), with
+// the answers luar gives a Lua function, whatever the field's kind.
+func TestNativesReadBoundFieldsLikeLuar(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("bound.lua", `local ai = require("luaai")
+local keys = { "skill", "Count", "Busy", "Name", "Level", "Nested", "Method", "missing" }
+return ai.fsm { initial = "s", context = { out = {} }, states = { s = {
+  update = function(ctx)
+    for _, k in ipairs(keys) do
+      local v = ctx.job[k]
+      ctx.out[k] = type(v) == "userdata" and "userdata" or type(v) == "function" and "function" or tostring(v)
+    end
+  end,
+  transitions = {
+    { to = "s", when = ai.all(ai.gt("job.skill", 0.5), ai.eq("job.Count", 3), ai.is("job.Busy"), ai.eq("job.Name", "smith")),
+      run = function(ctx) ctx.out.native = "all held" end },
+  },
+} } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	job := &boundJob{Skill: 0.75, Count: 3, Busy: true, Name: "smith", Level: 2}
+	require.NoError(t, a.Bind("job", job))
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, h.Tick(0.1))
+	require.Empty(t, a.Errors())
+	out := a.Get("out").(map[string]any)
+	require.Equal(t, "0.75", out["skill"])
+	require.Equal(t, "3", out["Count"])
+	require.Equal(t, "true", out["Busy"])
+	require.Equal(t, "smith", out["Name"])
+	require.Equal(t, "2", out["Level"], "a named type: luar answers")
+	require.Equal(t, "userdata", out["Nested"])
+	require.Equal(t, "function", out["Method"])
+	require.Equal(t, "nil", out["missing"])
+	require.Equal(t, "all held", out["native"], "the natives read the same values in Go")
+
+	// A field read by a native follows the Go value between ticks.
+	job.Count = 4
+	require.NoError(t, h.Tick(0.1))
+	out = a.Get("out").(map[string]any)
+	require.Equal(t, "4", out["Count"])
+}

@@ -157,6 +157,10 @@ func (p *fieldPath) get(vm *VM, ctx *lua.LTable) (lua.LValue, error) {
 		case *lua.LTable:
 			v = t.RawGetString(k)
 		case *lua.LUserData:
+			if fv, ok := vm.boundField(t, k); ok {
+				v = fv
+				continue
+			}
 			var err error
 			if v, err = userField(vm, t, k); err != nil {
 				return lua.LNil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -96,7 +97,8 @@ type VM struct {
 	// spawner creates agents for ai.spawn; nil means ai.spawn raises an error.
 	spawner Spawner
 
-	recorder CallRecorder // RecordCalls; nil almost always
+	recorder CallRecorder                // RecordCalls; nil almost always
+	bound    map[reflect.Type]*boundType // boundField's knowledge of bound Go types
 	recDepth int
 
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
