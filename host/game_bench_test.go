@@ -47,7 +47,7 @@ var gameKinds = []struct {
 
 // newGame makes a host with count agents of each named kind (all kinds
 // when only is empty), ticked once. The Go side keeps the bodies and jobs.
-func newGame(b *testing.B, only string, workers int) (*host.Host, func(tick int)) {
+func newGame(b *testing.B, only string, workers int, scale float64) (*host.Host, func(tick int)) {
 	b.Helper()
 	spot := 0
 	h, err := host.New(host.Options{
@@ -77,7 +77,7 @@ func newGame(b *testing.B, only string, workers int) (*host.Host, func(tick int)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := range k.count {
+		for i := range max(1, int(float64(k.count)*scale)) {
 			a, err := h.Spawn(beh, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -142,7 +142,7 @@ func BenchmarkGame(b *testing.B) {
 			name = "game"
 		}
 		b.Run(name, func(b *testing.B) {
-			h, world := newGame(b, kind, 1)
+			h, world := newGame(b, kind, 1, 1)
 			defer h.Close()
 			agents := h.Len()
 			vm := host.VM(h)
@@ -217,3 +217,78 @@ func (r *bareRunner) Active(string) bool                                       {
 func (r *bareRunner) Time() float64                                            { return 0 }
 func (r *bareRunner) Rand() *rand.Rand                                         { return r.rng }
 func (r *bareRunner) Log(string)                                               {}
+
+// tickTimed ticks h once after the world's turn and returns how long the
+// tick took.
+func tickTimed(b *testing.B, h *host.Host, world func(int), tick int) time.Duration {
+	world(tick)
+	t0 := time.Now()
+	gmust(b, h.Tick(1.0/60))
+	return time.Since(t0)
+}
+
+// BenchmarkGameScale ticks the game at 1,000 and at 100,000 agents (its
+// mix of kinds) in turn and reports each one's ns/agent-tick and their
+// ratio: what a hundred times more agents cost each agent.
+func BenchmarkGameScale(b *testing.B) {
+	small, worldS := newGame(b, "", 1, 1000.0/5000)
+	defer small.Close()
+	large, worldL := newGame(b, "", 1, 100000.0/5000)
+	defer large.Close()
+	var ts, tl time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		// The small game ticks as many times as it takes to measure as
+		// much time as one large tick.
+		for j := range 100 {
+			ts += tickTimed(b, small, worldS, i*100+j+1)
+		}
+		tl += tickTimed(b, large, worldL, i+1)
+	}
+	perSmall := float64(ts.Nanoseconds()) / float64(b.N*100) / float64(small.Len())
+	perLarge := float64(tl.Nanoseconds()) / float64(b.N) / float64(large.Len())
+	b.ReportMetric(perSmall, "ns/agent-tick-1k")
+	b.ReportMetric(perLarge, "ns/agent-tick-100k")
+	b.ReportMetric(perLarge/perSmall, "100k/1k")
+}
+
+// BenchmarkGameWorkers ticks the game with one worker and with two in
+// turn, and a CPU-bound Go loop on one goroutine and on two, and reports
+// each speed-up and the game's as a share of the loop's.
+func BenchmarkGameWorkers(b *testing.B) {
+	one, world1 := newGame(b, "", 1, 1)
+	defer one.Close()
+	two, world2 := newGame(b, "", 2, 1)
+	defer two.Close()
+	loop := func(g int) time.Duration {
+		t0 := time.Now()
+		done := make(chan uint64, g)
+		for k := range g {
+			go func() {
+				x := uint64(k + 1)
+				for range 2_000_000 / g {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+				done <- x
+			}()
+		}
+		for range g {
+			<-done
+		}
+		return time.Since(t0)
+	}
+	var t1, t2, l1, l2 time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		t1 += tickTimed(b, one, world1, i+1)
+		t2 += tickTimed(b, two, world2, i+1)
+		l1 += loop(1)
+		l2 += loop(2)
+	}
+	game, cpu := float64(t1)/float64(t2), float64(l1)/float64(l2)
+	b.ReportMetric(game, "game-speedup")
+	b.ReportMetric(cpu, "loop-speedup")
+	b.ReportMetric(game/cpu, "game/loop")
+}
