@@ -29,38 +29,13 @@ type boundField struct {
 // boundField reads key from ud when the fast path applies; ok is false
 // when luar must answer.
 func (vm *VM) boundField(ud *lua.LUserData, key string) (v lua.LValue, ok bool) {
-	rv := reflect.ValueOf(ud.Value)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+	field, ok := vm.boundValue(ud, key)
+	if !ok {
 		return nil, false
 	}
-	typ := rv.Type()
-	bt := vm.bound[typ]
-	if bt == nil {
-		mt := luar.MT(vm.L, ud.Value)
-		if mt == nil {
-			return nil, false
-		}
-		if vm.bound == nil {
-			vm.bound = map[reflect.Type]*boundType{}
-		}
-		bt = &boundType{mt: mt.LTable, fields: map[string]boundField{}}
-		vm.bound[typ] = bt
-	}
-	if lua.LValue(ud.Metatable) != lua.LValue(bt.mt) {
-		return nil, false // not luar's: its own __index decides
-	}
-	f, seen := bt.fields[key]
-	if !seen {
-		f = vm.lookupBound(bt.mt, rv.Elem(), key)
-		bt.fields[key] = f
-	}
-	if f.slow {
-		return nil, false
-	}
-	if f.index == nil {
+	if !field.IsValid() {
 		return lua.LNil, true
 	}
-	field := rv.Elem().FieldByIndex(f.index)
 	switch field.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return lua.LNumber(field.Float()), true
@@ -74,6 +49,62 @@ func (vm *VM) boundField(ud *lua.LUserData, key string) (v lua.LValue, ok bool) 
 		return lua.LString(field.String()), true
 	}
 	return nil, false
+}
+
+// boundFloat is boundField for a number field, as a float: no Lua value
+// is made. ok is false for anything else.
+func (vm *VM) boundFloat(ud *lua.LUserData, key string) (float64, bool) {
+	field, ok := vm.boundValue(ud, key)
+	if !ok || !field.IsValid() {
+		return 0, false
+	}
+	switch field.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return field.Float(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(field.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return float64(field.Uint()), true
+	}
+	return 0, false
+}
+
+// boundValue finds key's field in ud's struct when the fast path applies
+// (the zero Value: no such field, luar answers nil); ok is false when luar
+// must answer.
+func (vm *VM) boundValue(ud *lua.LUserData, key string) (reflect.Value, bool) {
+	rv := reflect.ValueOf(ud.Value)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	typ := rv.Type()
+	bt := vm.bound[typ]
+	if bt == nil {
+		mt := luar.MT(vm.L, ud.Value)
+		if mt == nil {
+			return reflect.Value{}, false
+		}
+		if vm.bound == nil {
+			vm.bound = map[reflect.Type]*boundType{}
+		}
+		bt = &boundType{mt: mt.LTable, fields: map[string]boundField{}}
+		vm.bound[typ] = bt
+	}
+	if lua.LValue(ud.Metatable) != lua.LValue(bt.mt) {
+		return reflect.Value{}, false // not luar's: its own __index decides
+	}
+	f, seen := bt.fields[key]
+	if !seen {
+		f = vm.lookupBound(bt.mt, rv.Elem(), key)
+		bt.fields[key] = f
+	}
+	if f.slow {
+		return reflect.Value{}, false
+	}
+	if f.index == nil {
+		return reflect.Value{}, true
+	}
+	return rv.Elem().FieldByIndex(f.index), true
 }
 
 // lookupBound decides, once per type and key, how the fast path reads key,

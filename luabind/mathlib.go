@@ -52,3 +52,39 @@ func pushRandom(L *lua.LState, rng *rand.Rand) int {
 	}
 	return 1
 }
+
+// mathMin and mathMax are math.min and math.max that return the chosen
+// argument itself: gopher-lua's box a new number on every call, which a
+// game's updates make thousands of times a tick. Arguments are checked as
+// Lua 5.1 checks them (a numeric string counts); comparisons are Lua's
+// (NaN is never less or greater, so a first NaN stays).
+func mathMin(L *lua.LState) int { return pickNumber(L, func(x, best float64) bool { return x < best }) }
+func mathMax(L *lua.LState) int { return pickNumber(L, func(x, best float64) bool { return x > best }) }
+
+func pickNumber(L *lua.LState, better func(x, best float64) bool) int {
+	n := L.GetTop()
+	best, at := float64(L.CheckNumber(1)), 1
+	for i := 2; i <= n; i++ {
+		if x := float64(L.CheckNumber(i)); better(x, best) {
+			best, at = x, i
+		}
+	}
+	if v := L.Get(at); v.Type() == lua.LTNumber {
+		L.Push(v) // the boxed value itself: no new box
+	} else {
+		L.Push(lua.LNumber(best)) // a numeric string: the number it reads as
+	}
+	return 1
+}
+
+// mathAbs is math.abs returning its argument itself when it is already
+// positive.
+func mathAbs(L *lua.LState) int {
+	x := float64(L.CheckNumber(1))
+	if v := L.Get(1); v.Type() == lua.LTNumber && x > 0 {
+		L.Push(v)
+		return 1
+	}
+	L.Push(lua.LNumber(math.Abs(x)))
+	return 1
+}

@@ -147,6 +147,28 @@ func checkField(L *lua.LState, n int) fieldPath {
 
 // get reads the field: tables are read raw, Go values bound as userdata
 // through their __index (protected); anything else on the way reads as nil.
+// boundNumber reads a field that ends in a bound Go struct's number field
+// (ctx.job.skill) as a float, without boxing it as a Lua value; ok is false
+// when the path goes another way (get answers then).
+func (p *fieldPath) boundNumber(vm *VM, ctx *lua.LTable) (float64, bool) {
+	if ctx == nil || len(p.keys) < 2 {
+		return 0, false
+	}
+	var t *lua.LTable = ctx
+	for _, k := range p.keys[:len(p.keys)-2] {
+		next, ok := t.RawGetString(k).(*lua.LTable)
+		if !ok {
+			return 0, false
+		}
+		t = next
+	}
+	ud, ok := t.RawGetString(p.keys[len(p.keys)-2]).(*lua.LUserData)
+	if !ok {
+		return 0, false
+	}
+	return vm.boundFloat(ud, p.keys[len(p.keys)-1])
+}
+
 func (p *fieldPath) get(vm *VM, ctx *lua.LTable) (lua.LValue, error) {
 	if ctx == nil {
 		return lua.LNil, nil

@@ -141,6 +141,9 @@ func (vm *VM) harden() {
 	}
 	if m, ok := G.RawGetString(lua.MathLibName).(*lua.LTable); ok {
 		m.RawSetString("random", L.NewFunction(vm.mathRandom))
+		m.RawSetString("min", L.NewFunction(mathMin))
+		m.RawSetString("max", L.NewFunction(mathMax))
+		m.RawSetString("abs", L.NewFunction(mathAbs))
 		m.RawSetString("randomseed", L.NewFunction(func(*lua.LState) int { return 0 }))
 	}
 	if vm.opts.Now != nil {

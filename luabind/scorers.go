@@ -15,6 +15,9 @@ func (s *constScore) Parts(*VM, *lua.LTable) []Part           { return nil }
 type fieldScore struct{ path fieldPath }
 
 func (s *fieldScore) Score(vm *VM, ctx *lua.LTable) (float64, error) {
+	if f, ok := s.path.boundNumber(vm, ctx); ok {
+		return f, nil
+	}
 	v, err := s.path.get(vm, ctx)
 	if err != nil {
 		return 0, err
