@@ -28,7 +28,10 @@ return ai.fsm({ initial = "a", -- comment with states = {
   },
 })`
 	got := Machine(Tokenize([]byte(src)), 2, "fsm")
-	require.Equal(t, []Written{{Name: "a", Line: 4, Trans: []int{5, 6}}, {Name: "b", Line: 8}}, got)
+	require.Equal(t, []Written{
+		{Name: "a", Line: 4, Trans: []int{5, 6}, Fields: map[string]int{"transitions": 4}},
+		{Name: "b", Line: 8, Fields: map[string]int{"states": 8}},
+	}, got)
 	require.Equal(t, []Written{{Name: "x", Line: 8}}, Machine(Tokenize([]byte(src)), 8, "utility"))
 	require.Nil(t, Machine(Tokenize([]byte(src)), 3, "fsm"), "no call on that line")
 	require.Nil(t, Machine(Tokenize([]byte("return ai.fsm { states = { [1] = {} } }")), 1, "fsm"), "a key that is not a name")
