@@ -51,8 +51,21 @@ func (h *Host) Observe(o Observer) *Observation {
 // and record its transitions and log lines for the observers while on is
 // true, whatever the hooks of Options; it costs what watching costs.
 // Following an agent twice is following it once. A removed agent is
-// forgotten.
-func (ob *Observation) Follow(a *Agent, on bool) {
+// forgotten. It returns ErrWrongHost for an agent of another host, and
+// ErrReentrant from a script while the workers run (Follow belongs to the
+// goroutine that owns the host, between ticks).
+func (ob *Observation) Follow(a *Agent, on bool) error {
+	switch {
+	case a == nil || a.h != ob.h:
+		return ErrWrongHost
+	case ob.h.running:
+		return ErrReentrant
+	}
+	ob.follow(a, on)
+	return nil
+}
+
+func (ob *Observation) follow(a *Agent, on bool) {
 	if ob.closed || on == ob.followed[a] {
 		return
 	}
@@ -87,7 +100,7 @@ func (ob *Observation) Close() {
 		return
 	}
 	for a := range ob.followed {
-		ob.Follow(a, false)
+		ob.follow(a, false)
 	}
 	ob.closed = true
 	h := ob.h
@@ -117,7 +130,7 @@ func (h *Host) observeAfter(ran bool) {
 	for _, ob := range h.observers {
 		for a := range ob.followed {
 			if a.removed {
-				ob.Follow(a, false)
+				ob.follow(a, false)
 			}
 		}
 		if ob.o.AfterTick != nil {

@@ -84,9 +84,13 @@ type PendingRequest struct {
 }
 
 // View returns a's view. Call it on the goroutine that owns the host,
-// between ticks.
+// between ticks: from a script while the workers run, or for a removed
+// agent, it is the zero AgentView.
 func (a *Agent) View() AgentView {
 	var v AgentView
+	if a.h.running || a.removed {
+		return v
+	}
 	a.eachActive(a.t.root, func(n *place) {
 		if n != a.t.root {
 			v.Active = append(v.Active, n.path)

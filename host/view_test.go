@@ -58,8 +58,8 @@ func TestObserverAndViews(t *testing.T) {
 	_, ok := a.LastDecision("life")
 	require.False(t, ok, "nor decisions")
 
-	ob.Follow(a, true)
-	ob.Follow(a, true) // twice is once
+	require.NoError(t, ob.Follow(a, true))
+	require.NoError(t, ob.Follow(a, true)) // twice is once
 	require.NoError(t, a.Send("ping", map[string]any{"n": 1.0}))
 	require.NoError(t, h.Tick(0.1))
 	v := a.View()
@@ -106,7 +106,7 @@ func TestObserverAndViews(t *testing.T) {
 	b2, err := h.Spawn(b, nil)
 	require.NoError(t, err)
 	require.True(t, ob.RosterChanged())
-	ob.Follow(b2, true)
+	require.NoError(t, ob.Follow(b2, true))
 	require.NoError(t, h.Remove(b2))
 	require.NoError(t, h.Tick(0.1))
 	require.False(t, ob.Following(b2))
@@ -116,4 +116,40 @@ func TestObserverAndViews(t *testing.T) {
 	require.Empty(t, calls)
 	_, ok = a.LastDecision("life")
 	require.False(t, ok, "unfollowed: decisions are no longer kept")
+}
+
+// Follow refuses another host's agent and a call from a script while the
+// workers run; View is empty then.
+func TestObservationGuards(t *testing.T) {
+	var ob *host.Observation
+	var a *host.Agent
+	var fromScript error
+	var viewed host.AgentView
+	h, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {
+		"poke": func() float64 {
+			fromScript = ob.Follow(a, true)
+			viewed = a.View()
+			return 0
+		},
+	}}})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("poke.lua", `local ai = require("luaai")
+local game = require("game")
+return ai.fsm { initial = "s", states = { s = { update = function() game.poke() end } } }`)
+	require.NoError(t, err)
+	a, err = h.Spawn(b, nil)
+	require.NoError(t, err)
+	ob = h.Observe(host.Observer{})
+	defer ob.Close()
+	require.NoError(t, h.Tick(0.1))
+	require.ErrorIs(t, fromScript, host.ErrReentrant)
+	require.Empty(t, viewed.Active, "no view while the workers run")
+	require.NotEmpty(t, a.View().Active, "between ticks there is one")
+
+	other, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer other.Close()
+	ob2 := other.Observe(host.Observer{})
+	require.ErrorIs(t, ob2.Follow(a, true), host.ErrWrongHost)
 }

@@ -485,7 +485,7 @@ func (in *inspector) follow(picked []int, changed bool) {
 	}
 	for id, a := range in.watched {
 		if !want[id] || !in.ob.Following(a) {
-			in.ob.Follow(a, false)
+			_ = in.ob.Follow(a, false) // its own host's agents, between ticks
 			delete(in.watched, id)
 		}
 	}
@@ -502,7 +502,7 @@ func (in *inspector) follow(picked []int, changed bool) {
 			continue
 		}
 		if a, ok := h.Agent(id); ok {
-			in.ob.Follow(a, true)
+			_ = in.ob.Follow(a, true) // its own host's agents, between ticks
 			in.watched[id] = a
 		}
 	}
