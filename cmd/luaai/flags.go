@@ -79,7 +79,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	case len(pos) == 0:
 		return bad("missing SCRIPT")
 	case cfg.agentsEach != nil && len(cfg.agentsEach) != len(pos):
-		return bad("--agents gives %d counts for %d scripts: one for each, or one for all", len(cfg.agentsEach), len(pos))
+		return bad("--agents gives %d counts for %d script%s: one for each, or one for all", len(cfg.agentsEach), len(pos), plural(len(pos)))
 	case len(pos) > 1 && cfg.record != "":
 		return bad("--record takes one SCRIPT (a run of several is not recorded)")
 	case cfg.ticks < 0:
