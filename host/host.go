@@ -43,6 +43,8 @@ type Host struct {
 	reloadQ   reloads
 	errCounts map[errKey]int
 	observers []*Observation // attached by Observe
+	profTicks int            // Options.Profile: ticks run
+	profTime  time.Duration  // and the time they took
 	srcLines  sourceLines    // script lines for error hints
 	paused    bool           // Pause: Tick ticks nothing
 	steps     int            // Step: ticks to run while paused
@@ -84,7 +86,8 @@ type worker struct {
 	// next is where the last tick cut short by TickContext stopped: the
 	// next tick starts there, so a frame deadline shares the time fairly.
 	next    int
-	rotated bool // this tick did not start at the first agent
+	rotated bool      // this tick did not start at the first agent
+	prof    *profiler // Options.Profile
 }
 
 type recordKind uint8
@@ -185,6 +188,9 @@ func New(opts Options) (*Host, error) {
 			Modules:     modules,
 		})
 		w.vm.SetSpawner(luaSpawner{w})
+		if opts.Profile {
+			w.startProfile()
+		}
 		w.vm.L.G.Registry.RawSetString(workerKey, &lua.LUserData{Value: w})
 		h.workers = append(h.workers, w)
 	}

@@ -94,6 +94,11 @@ type Options struct {
 	// names. The same rules as Modules hold (the worker's goroutine, the
 	// callback's budget). The default (zero) value is none.
 	Funcs map[string]map[string]any
+	// Profile times every Lua callback (Host.Profile: calls and time per
+	// function, callback kind and state, and the ticks' time beside them).
+	// It costs two clock reads per callback. The default (zero) value is
+	// false.
+	Profile bool
 	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping

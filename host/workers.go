@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -57,7 +58,15 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	}
 	release := h.stopOn(ctx)
 	h.ApplyReloads()
+	var t0 time.Time
+	if h.opts.Profile {
+		t0 = time.Now()
+	}
 	h.eachWorker(func(w *worker) { w.tick(dt) })
+	if h.opts.Profile {
+		h.profTime += time.Since(t0)
+		h.profTicks++
+	}
 	release()
 	h.checkMemory()
 	h.dispatch()

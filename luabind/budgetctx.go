@@ -106,8 +106,8 @@ func (vm *VM) PCall(nargs, nret int) error { return vm.pcall(nargs, nret, false)
 // Options.LoadBudget instead of Options.Budget. A call stopped by the
 // watchdog, or by StopOn's context, returns a *BudgetError.
 func (vm *VM) pcall(nargs, nret int, load bool) error {
-	if vm.recorder != nil {
-		return vm.recordedPcall(nargs, nret, load)
+	if vm.recorder != nil || vm.timer != nil {
+		return vm.hookedPcall(nargs, nret, load)
 	}
 	b := vm.guard.bud
 	if b == nil {
@@ -266,23 +266,37 @@ type CallRecorder func(fn *lua.LFunction, args []lua.LValue)
 // reaching Lua) are not reported: the outer call does their work.
 func (vm *VM) RecordCalls(r CallRecorder) { vm.recorder = r }
 
-func (vm *VM) recordedPcall(nargs, nret int, load bool) error {
-	if vm.recDepth == 0 {
-		L := vm.L
+// CallTimer receives each outermost protected call's function and how long
+// it ran (a profile).
+type CallTimer func(fn *lua.LFunction, d time.Duration)
+
+// TimeCalls makes the VM time its outermost calls until it is called with
+// nil. Off, it costs the VM one check per call.
+func (vm *VM) TimeCalls(t CallTimer) { vm.timer = t }
+
+// hookedPcall is pcall with a recorder or a timer: the outermost call is
+// reported, the calls inside it take the plain path.
+func (vm *VM) hookedPcall(nargs, nret int, load bool) error {
+	L := vm.L
+	fn, _ := L.Get(L.GetTop() - nargs).(*lua.LFunction)
+	if vm.recorder != nil && fn != nil {
 		top := L.GetTop()
-		if fn, ok := L.Get(top - nargs).(*lua.LFunction); ok {
-			args := make([]lua.LValue, nargs)
-			for i := range args {
-				args[i] = L.Get(top - nargs + 1 + i)
-			}
-			vm.recorder(fn, args)
+		args := make([]lua.LValue, nargs)
+		for i := range args {
+			args[i] = L.Get(top - nargs + 1 + i)
 		}
+		vm.recorder(fn, args)
 	}
-	r := vm.recorder
-	vm.recorder = nil // the inner calls take the plain path
-	vm.recDepth++
+	r, t := vm.recorder, vm.timer
+	vm.recorder, vm.timer = nil, nil
+	var t0 time.Time
+	if t != nil {
+		t0 = time.Now()
+	}
 	err := vm.pcall(nargs, nret, load)
-	vm.recDepth--
-	vm.recorder = r
+	if t != nil && fn != nil {
+		t(fn, time.Since(t0))
+	}
+	vm.recorder, vm.timer = r, t
 	return err
 }

@@ -99,7 +99,7 @@ type VM struct {
 
 	recorder CallRecorder                // RecordCalls; nil almost always
 	bound    map[reflect.Type]*boundType // boundField's knowledge of bound Go types
-	recDepth int
+	timer    CallTimer                   // TimeCalls; nil unless profiling
 
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)

@@ -64,6 +64,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.StringVar(&cfg.inspectToken, "inspect-token", "", "")
 	fs.IntVar(&cfg.inspectHistory, "inspect-history", inspector.DefaultHistory, "")
 	fs.StringVar(&cfg.record, "record", "", "")
+	fs.BoolVar(&cfg.profile, "profile", false, "")
 
 	pos, err := parseArgs(fs, joinInspectAddr(args))
 	if err != nil {

@@ -53,6 +53,9 @@ Flags (before or after SCRIPT):
   --trace [IDS] after each tick print every agent's state and context, every
                 utility decision with each candidate's score, and the events
                 no transition took; --trace 1,5: only those agents'.
+  --profile     after the run, print where the ticks' time went: the Lua
+                callbacks by total time (calls, time, callback, file:line,
+                state) and the engine's share beside them
   --json        print one JSON object a line instead of text (what scripts
                 print() then goes to stderr)
   --watch       reload the behaviour between ticks whenever SCRIPT or a module
@@ -135,6 +138,7 @@ type runConfig struct {
 	// from --agents 1,3, the agents of each (nil: agents for each).
 	scripts    []string
 	agentsEach []int
+	profile    bool          // --profile
 	budget     time.Duration // 0: the host's default; < 0: off
 	memory     int64         // 0: the host's default; < 0: off
 	set        []setting
@@ -253,6 +257,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	opts.OnTransition, opts.OnError, opts.OnLog = out.transition, out.scriptError, out.log
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
+	opts.Profile = cfg.profile
 	if cfg.trace {
 		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
 		if cfg.traceIDs != nil {
@@ -330,6 +335,9 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	}
 	out.endTick()
 	out.summary()
+	if cfg.profile {
+		out.profile(h.Profile(), h.Workers())
+	}
 	if runErr != nil {
 		return fail("%v", runErr)
 	}
