@@ -396,7 +396,13 @@ func (a *Agent) callStatus(n *place, fn *lua.LFunction, dt lua.LValue, k callbac
 // testCond tests a check or a wait_until; the caller reports its error.
 func (a *Agent) testCond(n *place, c luabind.Cond, k callback) (bool, error) {
 	pn, pk, ps := a.setCur(n, k)
-	ok, err := c.Test(a.w.vm, a.ctx, lua.LNil)
+	var ok bool
+	var err error
+	if a.w.prof == nil {
+		ok, err = c.Test(a.w.vm, a.ctx, lua.LNil)
+	} else {
+		a.native(c, func() { ok, err = c.Test(a.w.vm, a.ctx, lua.LNil) })
+	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	return ok, err
 }

@@ -14,11 +14,13 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// ProfileEntry is one Lua function as a callback of one kind in one state:
-// how often it ran and for how long in all.
+// ProfileEntry is one Lua function as a callback of one kind in one state
+// (or, with Native set, a native condition or scorer the engine evaluated
+// in Go): how often it ran and for how long in all.
 type ProfileEntry struct {
+	Native   string // the native's description ("gt(hunger, 0.5)"); "" for a Lua function
 	File     string
-	Line     int      // where the function is defined
+	Line     int      // where the function (or the native's state) is defined
 	Callback Callback // "update", "when", "score", …
 	State    string   // the state's path ("" for the root)
 	Calls    int
@@ -30,14 +32,16 @@ type ProfileEntry struct {
 // rest (the engine, native conditions and scorers, module functions called
 // from Go).
 type Profile struct {
-	Entries []ProfileEntry
-	Ticks   int
-	InTicks time.Duration // wall time in Tick, all workers together
-	InLua   time.Duration // in the callbacks, summed over the workers
+	Entries   []ProfileEntry
+	Ticks     int
+	InTicks   time.Duration // wall time in Tick, all workers together
+	InLua     time.Duration // in the Lua callbacks, summed over the workers
+	InNatives time.Duration // in the native conditions and scorers
 }
 
 type profileKey struct {
 	proto    *lua.FunctionProto
+	native   any // a native condition or scorer (comparable: a pointer)
 	callback callback
 	state    string
 }
@@ -50,6 +54,35 @@ type profileCount struct {
 // profiler is a worker's share of the profile.
 type profiler struct {
 	counts map[profileKey]*profileCount
+}
+
+// native times a native condition or scorer's evaluation (fn) when the
+// worker profiles; Lua functions are timed by the VM instead.
+func (a *Agent) native(v any, fn func()) {
+	p := a.w.prof
+	switch v.(type) {
+	case luabind.LuaCond, luabind.LuaScorer, luabind.ConstCond, luabind.ConstScorer, nil:
+		fn()
+		return
+	}
+	if p == nil {
+		fn()
+		return
+	}
+	t0 := time.Now()
+	fn()
+	d := time.Since(t0)
+	k := profileKey{native: v}
+	if a.cur != nil {
+		k.callback, k.state = a.curKind, a.cur.path
+	}
+	c := p.counts[k]
+	if c == nil {
+		c = &profileCount{}
+		p.counts[k] = c
+	}
+	c.calls++
+	c.total += d
 }
 
 // startProfile makes w's VM time its callbacks.
@@ -94,9 +127,12 @@ func (h *Host) Profile() Profile {
 		e := ProfileEntry{Callback: Callback(k.callback.String()), State: k.state, Calls: c.calls, Total: c.total}
 		if k.proto != nil {
 			e.File, e.Line = k.proto.SourceName, k.proto.LineDefined
+			p.InLua += c.total
+		} else {
+			e.Native = luabind.Describe(k.native)
+			p.InNatives += c.total
 		}
 		p.Entries = append(p.Entries, e)
-		p.InLua += c.total
 	}
 	slices.SortFunc(p.Entries, func(a, b ProfileEntry) int {
 		if c := cmp.Compare(b.Total, a.Total); c != 0 {

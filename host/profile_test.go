@@ -14,7 +14,8 @@ return ai.fsm { initial = "a", context = { n = 0 }, states = {
     update = function(ctx) ctx.n = ctx.n + 1 end,
     transitions = { { to = "b", when = function(ctx) return math.abs(ctx.n) >= 3 end } },
   },
-  b = { update = function(ctx) ctx.n = ctx.n - 1 end },
+  b = { update = function(ctx) ctx.n = ctx.n - 1 end,
+        transitions = { { to = "a", when = ai.lt("n", -100) } } },
 } }`
 
 // A profile counts each Lua callback's calls and time by function, kind
@@ -39,6 +40,11 @@ func TestProfile(t *testing.T) {
 	calls := map[string]int{}
 	var sum time.Duration
 	for _, e := range p.Entries {
+		if e.Native != "" {
+			calls["native "+e.Native+" "+e.State] = e.Calls
+			require.Equal(t, p.InNatives, e.Total)
+			continue
+		}
 		require.Equal(t, "prof.lua", e.File)
 		calls[string(e.Callback)+" "+e.State+" "+string(rune('0'+e.Line))] = e.Calls
 		sum += e.Total
@@ -50,6 +56,7 @@ func TestProfile(t *testing.T) {
 		"update a 4": 30,
 		"when a 5":   40,
 		"update b 7": 20,
+		"native lt(n, -100) b": 10, // b is entered in tick 4's decide: its transition is tried in tick 5's
 	}, calls)
 	require.Equal(t, sum, p.InLua)
 

@@ -396,7 +396,13 @@ func (a *Agent) hookDt(n *place, fn *lua.LFunction, dt lua.LValue) {
 
 func (a *Agent) test(n *place, c luabind.Cond, payload lua.LValue, k callback) bool {
 	pn, pk, ps := a.setCur(n, k)
-	ok, err := c.Test(a.w.vm, a.ctx, payload)
+	var ok bool
+	var err error
+	if a.w.prof == nil {
+		ok, err = c.Test(a.w.vm, a.ctx, payload)
+	} else {
+		a.native(c, func() { ok, err = c.Test(a.w.vm, a.ctx, payload) })
+	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {
 		a.report(n, Callback(k.String()), err)

@@ -134,7 +134,13 @@ func (a *Agent) score(n *place, active bool) float64 {
 	}
 	pn, pk, ps := a.setCur(n, cbScore)
 	a.curScore = !active
-	s, err := n.def.Score.Score(a.w.vm, a.ctx)
+	var s float64
+	var err error
+	if a.w.prof == nil {
+		s, err = n.def.Score.Score(a.w.vm, a.ctx)
+	} else {
+		a.native(n.def.Score, func() { s, err = n.def.Score.Score(a.w.vm, a.ctx) })
+	}
 	if a.tracesDecisions() {
 		// The parts of a native scorer, for the "why" trace, evaluated as
 		// the candidate (ai.time() and friends see it).

@@ -813,7 +813,7 @@ return ai.fsm { initial = "hold", context = { hp = 3 }, states = {
 func TestRunProfile(t *testing.T) {
 	code, _, stderr := cli("run", "../../scripts/hunter.lua", "--agents", "20", "--ticks", "20", "--set", "prey_x=3", "--profile")
 	require.Equal(t, 0, code, stderr)
-	require.Regexp(t, `(?m)^profile: 20 ticks, [0-9.]+ ms in them: Lua callbacks [0-9.]+ ms \(\d+%\), the engine and Go [0-9.]+ ms \(\d+%\)$`, stderr)
+	require.Regexp(t, `(?m)^profile: 20 ticks, [0-9.]+ ms in them: Lua callbacks [0-9.]+ ms \(\d+%\), natives [0-9.]+ ms \(\d+%\), the engine [0-9.]+ ms \(-?\d+%\)$`, stderr)
 	require.Regexp(t, `(?m)^ +\d+ +[0-9.]+ +[0-9.]+  action +\.\./\.\./scripts/hunter\.lua:\d+ \(combat\)$`, stderr)
 
 	code, stdout, stderr := cli("run", "../../scripts/hunter.lua", "--agents", "2", "--ticks", "5", "--profile", "--json")
