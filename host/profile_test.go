@@ -53,9 +53,9 @@ func TestProfile(t *testing.T) {
 	// Ticks 1-3 update a (n = 1, 2, 3), the when is tried each tick from
 	// the first, and fires at tick 4's decide; ticks 4-5 update b.
 	require.Equal(t, map[string]int{
-		"update a 4": 30,
-		"when a 5":   40,
-		"update b 7": 20,
+		"update a 4":           30,
+		"when a 5":             40,
+		"update b 7":           20,
 		"native lt(n, -100) b": 10, // b is entered in tick 4's decide: its transition is tried in tick 5's
 	}, calls)
 	require.Equal(t, sum, p.InLua)
