@@ -401,7 +401,7 @@ func (a *Agent) testCond(n *place, c luabind.Cond, k callback) (bool, error) {
 	if a.w.prof == nil {
 		ok, err = c.Test(a.w.vm, a.ctx, lua.LNil)
 	} else {
-		a.native(c, func() { ok, err = c.Test(a.w.vm, a.ctx, lua.LNil) })
+		ok, err = a.testProfiled(c, lua.LNil)
 	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	return ok, err

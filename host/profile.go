@@ -56,33 +56,53 @@ type profiler struct {
 	counts map[profileKey]*profileCount
 }
 
-// native times a native condition or scorer's evaluation (fn) when the
-// worker profiles; Lua functions are timed by the VM instead.
-func (a *Agent) native(v any, fn func()) {
-	p := a.w.prof
+// profiledNative reports whether v is a native the profile times (Lua
+// functions are timed by the VM instead).
+func profiledNative(v any) bool {
 	switch v.(type) {
 	case luabind.LuaCond, luabind.LuaScorer, luabind.ConstCond, luabind.ConstScorer, nil:
-		fn()
-		return
+		return false
 	}
-	if p == nil {
-		fn()
-		return
-	}
-	t0 := time.Now()
-	fn()
+	return true
+}
+
+// nativeDone adds a native's evaluation, started at t0, to the profile.
+func (a *Agent) nativeDone(v any, t0 time.Time) {
 	d := time.Since(t0)
 	k := profileKey{native: v}
 	if a.cur != nil {
 		k.callback, k.state = a.curKind, a.cur.path
 	}
-	c := p.counts[k]
+	c := a.w.prof.counts[k]
 	if c == nil {
 		c = &profileCount{}
-		p.counts[k] = c
+		a.w.prof.counts[k] = c
 	}
 	c.calls++
 	c.total += d
+}
+
+// testProfiled and scoreProfiled are Cond.Test and Scorer.Score timed for
+// the profile (kept out of the hot functions: a closure there would move
+// their results to the heap on every call).
+func (a *Agent) testProfiled(c luabind.Cond, payload lua.LValue) (bool, error) {
+	if !profiledNative(c) {
+		return c.Test(a.w.vm, a.ctx, payload)
+	}
+	t0 := time.Now()
+	ok, err := c.Test(a.w.vm, a.ctx, payload)
+	a.nativeDone(c, t0)
+	return ok, err
+}
+
+func (a *Agent) scoreProfiled(s luabind.Scorer) (float64, error) {
+	if !profiledNative(s) {
+		return s.Score(a.w.vm, a.ctx)
+	}
+	t0 := time.Now()
+	x, err := s.Score(a.w.vm, a.ctx)
+	a.nativeDone(s, t0)
+	return x, err
 }
 
 // startProfile makes w's VM time its callbacks.

@@ -401,7 +401,7 @@ func (a *Agent) test(n *place, c luabind.Cond, payload lua.LValue, k callback) b
 	if a.w.prof == nil {
 		ok, err = c.Test(a.w.vm, a.ctx, payload)
 	} else {
-		a.native(c, func() { ok, err = c.Test(a.w.vm, a.ctx, payload) })
+		ok, err = a.testProfiled(c, payload)
 	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err != nil {

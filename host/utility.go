@@ -139,7 +139,7 @@ func (a *Agent) score(n *place, active bool) float64 {
 	if a.w.prof == nil {
 		s, err = n.def.Score.Score(a.w.vm, a.ctx)
 	} else {
-		a.native(n.def.Score, func() { s, err = n.def.Score.Score(a.w.vm, a.ctx) })
+		s, err = a.scoreProfiled(n.def.Score)
 	}
 	if a.tracesDecisions() {
 		// The parts of a native scorer, for the "why" trace, evaluated as
