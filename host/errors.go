@@ -228,8 +228,9 @@ func (a *Agent) nilFieldHint(se *ScriptError) string {
 	return ""
 }
 
-// sourceLines caches the lines of script files for error hints: read once
-// per file (errors may come every tick), dropped at each reload.
+// sourceLines caches the lines of script files, for error hints and for
+// the line a suspension remembers: read once per file (errors may come
+// every tick), dropped at each reload (which may have changed them).
 type sourceLines struct {
 	mu    sync.Mutex
 	files map[string][]string

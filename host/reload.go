@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -174,7 +173,7 @@ func (h *Host) resumeFixed(b *Behaviour) int {
 		}
 		now, ok := lines[a.suspendAt]
 		if !ok {
-			now = sourceLine(a.suspendAt)
+			now = h.sourceLine(a.suspendAt.File, a.suspendAt.Line)
 			lines[a.suspendAt] = now
 		}
 		if now != a.suspendText {
@@ -183,23 +182,6 @@ func (h *Host) resumeFixed(b *Behaviour) int {
 		}
 	}
 	return n
-}
-
-// sourceLine is the text of a script's line ("" when it cannot be read):
-// what a suspension remembers, to see whether a reload changed it.
-func sourceLine(p luabind.Pos) string {
-	if st, err := os.Stat(p.File); err != nil || !st.Mode().IsRegular() || st.Size() > luabind.MaxScriptSize {
-		return ""
-	}
-	data, err := os.ReadFile(p.File)
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(string(data), "\n")
-	if p.Line < 1 || p.Line > len(lines) {
-		return ""
-	}
-	return lines[p.Line-1]
 }
 
 // newDefaults lists the top-level keys of nt's merged context defaults

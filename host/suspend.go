@@ -64,7 +64,7 @@ func (a *Agent) Resume() error {
 // rememberCause records the line of the error that suspended the agent.
 func (a *Agent) rememberCause(se *ScriptError) {
 	a.suspendAt = luabind.Pos{File: se.Script, Line: se.Line}
-	a.suspendText = sourceLine(a.suspendAt)
+	a.suspendText = a.h.sourceLine(a.suspendAt.File, a.suspendAt.Line)
 }
 
 func (a *Agent) suspend(why SuspendReason) {
