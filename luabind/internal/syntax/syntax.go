@@ -81,6 +81,9 @@ func Explain(src []byte, errLine int) (line int, msg string, ok bool) {
 		if inBracket && valueEnds(prev) && valueStarts(tok) {
 			top := stack[len(stack)-1]
 			if top.tok == "{" || top.tok == "(" {
+				if prev.Pos.Line == l {
+					return found(l, "',' or '%s' expected near %s (a comma missing before %s?)", top.closer(), near, near)
+				}
 				return found(l, "',' or '%s' expected near %s (a comma missing after line %d?)", top.closer(), near, prev.Pos.Line)
 			}
 		}

@@ -28,7 +28,7 @@ func TestExplain(t *testing.T) {
 		{"if a then\nelseif b\n  y = 1\nend\n", 3, "'then' expected near 'y'"},
 		{"local x = 1\nend\n", 2, "'<eof>' expected near 'end' (nothing is open here to close)"},
 		{"repeat\n  x = 1\nend\n", 3, "'until' expected (to close 'repeat' at line 1) near 'end'"},
-		{"f(a b)\n", 1, "',' or ')' expected near 'b' (a comma missing after line 1?)"},
+		{"f(a b)\n", 1, "',' or ')' expected near 'b' (a comma missing before 'b'?)"},
 	} {
 		_, perr := parse.Parse(bytes.NewReader([]byte(tc.src)), "x")
 		require.Error(t, perr, tc.src)
