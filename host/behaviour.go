@@ -77,6 +77,7 @@ type place struct {
 type transition struct {
 	luabind.Transition
 	target int // child index in the parent machine, -1 for pop and internal
+	index  int // its place among its state's transitions (coverage)
 }
 
 func (n *place) isMachine() bool { return n.def.IsMachine() }
@@ -125,7 +126,7 @@ func newLayout(L *lua.LState, name string, def *luabind.State) *layout {
 	for _, n := range b.places {
 		if n.parent != nil {
 			for _, t := range n.def.Transitions {
-				tr := transition{Transition: t, target: -1}
+				tr := transition{Transition: t, target: -1, index: len(n.trans)}
 				if t.Kind.HasTarget() {
 					tr.target = n.parent.def.Child(t.Target)
 				}

@@ -114,6 +114,9 @@ func init() {
 
 // btTick ticks node i of n's tree.
 func (a *Agent) btTick(n *place, i int, dt lua.LValue) luabind.Status {
+	if a.w.cov != nil {
+		a.cover(CoverTreeNode, n.id, i)
+	}
 	return btTickers[n.bt.Nodes[i].Def.Kind](a, n, i, dt)
 }
 

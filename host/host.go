@@ -88,6 +88,7 @@ type worker struct {
 	next    int
 	rotated bool      // this tick did not start at the first agent
 	prof    *profiler // Options.Profile
+	cov     *coverage // Options.Coverage
 }
 
 type recordKind uint8
@@ -190,6 +191,9 @@ func New(opts Options) (*Host, error) {
 		w.vm.SetSpawner(luaSpawner{w})
 		if opts.Profile {
 			w.startProfile()
+		}
+		if opts.Coverage {
+			w.cov = &coverage{hits: map[covKey]int{}, layouts: map[*luabind.State]*layout{}}
 		}
 		w.vm.L.G.Registry.RawSetString(workerKey, &lua.LUserData{Value: w})
 		h.workers = append(h.workers, w)

@@ -99,6 +99,10 @@ type Options struct {
 	// It costs two clock reads per callback. The default (zero) value is
 	// false.
 	Profile bool
+	// Coverage counts which parts of the behaviours run (Host.Coverage):
+	// states entered, transitions fired, tree nodes ticked, step items
+	// reached, utility children chosen. The default (zero) value is false.
+	Coverage bool
 	// MemoryLimit bounds the memory scripts hold and allocate, in bytes. A
 	// callback (or a script's main chunk) that makes the heap grow past
 	// what is left of it is stopped with an error wrapping

@@ -26,6 +26,9 @@ func (a *Agent) runSteps(n *place, dt lua.LValue, fdt float64) {
 	begin := rt.step
 	for {
 		item := steps[rt.step]
+		if !rt.stepSeen && a.w.cov != nil {
+			a.cover(CoverStep, n.id, rt.step)
+		}
 		rt.stepSeen = true
 		done := true
 		switch item.Kind {

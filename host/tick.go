@@ -158,6 +158,9 @@ func (a *Agent) addActive(n *place) {
 // machine) its initial state, or with history the state that was on top
 // when it was left (given nil).
 func (a *Agent) enter(n *place, payload lua.LValue) {
+	if a.w.cov != nil {
+		a.cover(CoverState, n.id, -1)
+	}
 	a.nodes[n.id] = placeRT{}
 	if n.bt != nil {
 		a.resetTree(n)
@@ -300,6 +303,9 @@ func (a *Agent) tryTransitions(n, s *place) bool {
 // false when the stack rules refuse it (reported), so the next transition
 // is tried.
 func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
+	if a.w.cov != nil {
+		a.cover(CoverTransition, s.id, t.index)
+	}
 	var err error
 	switch t.Kind {
 	case luabind.To:

@@ -51,6 +51,9 @@ func (a *Agent) decideUtility(n *place) {
 	}
 	m.stack = append(m.stack, winner)
 	to := n.children[winner]
+	if a.w.cov != nil {
+		a.cover(CoverChoice, to.id, -1)
+	}
 	a.emit(TransitionSelect, from, to)
 	a.enter(to, lua.LNil)
 }

@@ -38,6 +38,9 @@ Flags:
                         a describe's); repeatable
   --exclude-tags a,b    skip the tests tagged #a or #b
   -v                    print a line for each passing test
+  --coverage[=FILE]     after the run, say which states, transitions, tree
+                        nodes, steps and utility choices of the behaviours
+                        the tests ran were never reached (FILE: also as JSON)
 
 Prints each failure with file:line, expected and actual, and the ai.log
 lines the test's agents wrote; a passing test whose agents raised errors it
@@ -56,6 +59,8 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Filter, "filter", "", "")
 	fs.StringVar(&opts.FilterOut, "filter-out", "", "")
 	fs.BoolVar(&opts.Verbose, "v", false, "")
+	var coverage coverageFlag
+	fs.Var(&coverage, "coverage", "")
 	tagsFlag(fs, "tags", &opts.Tags)
 	tagsFlag(fs, "exclude-tags", &opts.ExcludeTags)
 	paths, err := parseArgs(fs, args)
@@ -79,8 +84,12 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	var total luatest.Result
+	var cov *coverageSum
+	if coverage.on {
+		cov = &coverageSum{}
+	}
 	for _, f := range files {
-		r, err := runTestFile(f, stdout, opts)
+		r, err := runTestFile(f, stdout, opts, cov)
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: %v\n", f, err)
 			r.Failed++
@@ -88,6 +97,15 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		total.Add(r)
 	}
 	fmt.Fprintln(stdout, total)
+	if cov != nil {
+		cov.print(stdout)
+		if coverage.file != "" {
+			if err := cov.write(coverage.file); err != nil {
+				fmt.Fprintf(stderr, "luaai test: --coverage=%s: %v\n", coverage.file, err)
+				return exitFail
+			}
+		}
+	}
 	selecting := opts.Filter != "" || opts.FilterOut != "" || len(opts.Tags) > 0 || len(opts.ExcludeTags) > 0
 	if selecting && total.Passed+total.Failed+total.Pending == 0 {
 		fmt.Fprintf(stderr, "luaai test: no test matched the --filter, --filter-out, --tags and --exclude-tags given\n")
@@ -99,18 +117,21 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// runTestFile runs one test file in a fresh host rooted at its folder.
-func runTestFile(path string, w io.Writer, opts luatest.Options) (luatest.Result, error) {
+// runTestFile runs one test file in a fresh host rooted at its folder;
+// with cov, what the file's agents ran is added to it.
+func runTestFile(path string, w io.Writer, opts luatest.Options, cov *coverageSum) (luatest.Result, error) {
 	// A test body may tick agents for a long while: it gets a generous
 	// budget, which still stops a test that loops forever (the agents it
 	// ticks count against it).
 	opts.Log = &luatest.Log{}
-	h, err := host.New(host.Options{Roots: testRoots(path), Budget: testBudget, OnLog: opts.Log.Add})
+	h, err := host.New(host.Options{Roots: testRoots(path), Budget: testBudget, OnLog: opts.Log.Add, Coverage: cov != nil})
 	if err != nil {
 		return luatest.Result{}, err
 	}
 	defer h.Close()
-	return luatest.RunFile(h, path, w, opts), nil
+	r := luatest.RunFile(h, path, w, opts)
+	cov.add(h.Coverage())
+	return r, nil
 }
 
 // tagsFlag is a repeatable flag of comma-separated tags.

@@ -1,0 +1,152 @@
+package main
+
+// luaai test --coverage: what the tests' agents ran of each behaviour,
+// summed over the test files.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/luaai/luaai/host"
+)
+
+// coverageFlag is --coverage (a summary) or --coverage=FILE (and JSON in
+// FILE).
+type coverageFlag struct {
+	on   bool
+	file string
+}
+
+func (f *coverageFlag) String() string   { return f.file }
+func (f *coverageFlag) IsBoolFlag() bool { return true }
+
+func (f *coverageFlag) Set(s string) error {
+	switch s {
+	case "true":
+		f.on, f.file = true, ""
+	case "false":
+		f.on, f.file = false, ""
+	default:
+		f.on, f.file = true, s
+	}
+	return nil
+}
+
+// coverageSum adds up the coverage of several hosts (one per test file):
+// by behaviour file, by part.
+type coverageSum struct {
+	files map[string]map[string]*host.CoverageItem
+}
+
+func (c *coverageSum) add(bcs []host.BehaviourCoverage) {
+	if c == nil {
+		return
+	}
+	if c.files == nil {
+		c.files = map[string]map[string]*host.CoverageItem{}
+	}
+	for _, bc := range bcs {
+		items := c.files[bc.File]
+		if items == nil {
+			items = map[string]*host.CoverageItem{}
+			c.files[bc.File] = items
+		}
+		for _, it := range bc.Items {
+			k := it.Kind + "\x00" + it.Name
+			if got := items[k]; got != nil {
+				got.Hits += it.Hits
+			} else {
+				copied := it
+				items[k] = &copied
+			}
+		}
+	}
+}
+
+// sorted is every behaviour's parts, files in order, parts by line.
+func (c *coverageSum) sorted() []host.BehaviourCoverage {
+	var out []host.BehaviourCoverage
+	for file, items := range c.files {
+		bc := host.BehaviourCoverage{File: file}
+		for _, it := range items {
+			bc.Items = append(bc.Items, *it)
+		}
+		slices.SortFunc(bc.Items, func(a, b host.CoverageItem) int {
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return strings.Compare(a.Kind+a.Name, b.Kind+b.Name)
+		})
+		out = append(out, bc)
+	}
+	slices.SortFunc(out, func(a, b host.BehaviourCoverage) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// coverKinds are the kinds of part, in the order the summary names them.
+var coverKinds = []struct{ kind, plural string }{
+	{host.CoverState, "states"}, {host.CoverTransition, "transitions"}, {host.CoverTreeNode, "tree nodes"},
+	{host.CoverStep, "steps"}, {host.CoverChoice, "utility choices"},
+}
+
+// print writes a line per behaviour ("guard.lua: states 9/11, transitions
+// 14/19") and the parts never reached, by line.
+func (c *coverageSum) print(w io.Writer) {
+	fmt.Fprintln(w, "coverage:")
+	for _, bc := range c.sorted() {
+		var parts []string
+		for _, k := range coverKinds {
+			hit, all := 0, 0
+			for _, it := range bc.Items {
+				if it.Kind == k.kind {
+					all++
+					if it.Hits > 0 {
+						hit++
+					}
+				}
+			}
+			if all > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d/%d", k.plural, hit, all))
+			}
+		}
+		fmt.Fprintf(w, "  %s: %s\n", bc.File, strings.Join(parts, ", "))
+		for _, it := range bc.Items {
+			if it.Hits == 0 {
+				fmt.Fprintf(w, "    never: %s %s (%s:%d)\n", it.Kind, oneLine(it.Name), it.File, it.Line)
+			}
+		}
+	}
+}
+
+type coverageJSON struct {
+	File  string             `json:"file"`
+	Items []coverageItemJSON `json:"items"`
+}
+
+type coverageItemJSON struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	Line int    `json:"line"`
+	Hits int    `json:"hits"`
+}
+
+// write saves the coverage as JSON, for tools.
+func (c *coverageSum) write(file string) error {
+	var out []coverageJSON
+	for _, bc := range c.sorted() {
+		cj := coverageJSON{File: bc.File, Items: []coverageItemJSON{}}
+		for _, it := range bc.Items {
+			cj.Items = append(cj.Items, coverageItemJSON{it.Kind, it.Name, it.Line, it.Hits})
+		}
+		out = append(out, cj)
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
+}

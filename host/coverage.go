@@ -1,0 +1,184 @@
+package host
+
+// Coverage (Options.Coverage): which parts of a behaviour ran — states
+// entered, transitions fired, tree nodes ticked, step items reached,
+// utility children chosen — for luaai test --coverage. Each worker counts
+// into its own table; Host.Coverage lists every part of every behaviour
+// its agents ran, with the counts.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/luaai/luaai/luabind"
+)
+
+// The kinds of part coverage counts.
+const (
+	CoverState      = "state"
+	CoverTransition = "transition"
+	CoverTreeNode   = "tree node"
+	CoverStep       = "step"
+	CoverChoice     = "choice"
+)
+
+// CoverageItem is one part of a behaviour and how often it ran.
+type CoverageItem struct {
+	Kind string // CoverState, CoverTransition, …
+	Name string // "patrol.walk", "patrol.walk: to chase on noise", "work[sequence.grab]", …
+	File string
+	Line int
+	Hits int
+}
+
+// BehaviourCoverage is a behaviour's parts, in the order they are written.
+type BehaviourCoverage struct {
+	File  string
+	Items []CoverageItem
+}
+
+type covKey struct {
+	root *luabind.State // the layout's definition
+	kind string
+	id   int // the place
+	sub  int // a transition's index, a tree node's, a step's; -1
+}
+
+// coverage is a worker's counts, and the layouts they are about.
+type coverage struct {
+	hits    map[covKey]int
+	layouts map[*luabind.State]*layout
+}
+
+// cover counts a part of a's behaviour.
+func (a *Agent) cover(kind string, id, sub int) {
+	c := a.w.cov
+	if c == nil {
+		return
+	}
+	root := a.t.def
+	if _, ok := c.layouts[root]; !ok {
+		c.layouts[root] = a.t
+	}
+	c.hits[covKey{root, kind, id, sub}]++
+}
+
+// Coverage lists, for every behaviour the agents ran (Options.Coverage;
+// nil without it), each of its parts with how often it ran. Layouts of the
+// same file (one per worker) are merged. Call it between ticks.
+func (h *Host) Coverage() []BehaviourCoverage {
+	byFile := map[string]map[string]*CoverageItem{}
+	var order []string
+	for _, w := range h.workers {
+		if w.cov == nil {
+			continue
+		}
+		for root, l := range w.cov.layouts {
+			file := root.Pos.File
+			items := byFile[file]
+			if items == nil {
+				items = map[string]*CoverageItem{}
+				byFile[file] = items
+				order = append(order, file)
+			}
+			for _, it := range coverageItems(l) {
+				k := it.item.Kind + "\x00" + it.item.Name
+				got := items[k]
+				if got == nil {
+					c := it.item
+					got = &c
+					items[k] = got
+				}
+				got.Hits += w.cov.hits[covKey{root, it.item.Kind, it.id, it.sub}]
+			}
+		}
+	}
+	slices.Sort(order)
+	var out []BehaviourCoverage
+	for _, file := range order {
+		bc := BehaviourCoverage{File: file}
+		for _, it := range byFile[file] {
+			bc.Items = append(bc.Items, *it)
+		}
+		slices.SortFunc(bc.Items, func(a, b CoverageItem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+		})
+		out = append(out, bc)
+	}
+	return out
+}
+
+type keyedItem struct {
+	item    CoverageItem
+	id, sub int
+}
+
+// coverageItems lists every part of a layout, with the key its counts
+// have.
+func coverageItems(l *layout) []keyedItem {
+	var out []keyedItem
+	src := luabind.NewSources()
+	for _, n := range l.places {
+		if n.parent == nil {
+			continue
+		}
+		line := n.def.Pos.Line
+		place, placed := src.Children(n.parent.def)[n.name]
+		if placed {
+			line = place.Line.Line
+		}
+		file := n.def.Pos.File
+		out = append(out, keyedItem{CoverageItem{Kind: CoverState, Name: n.path, File: file, Line: line}, n.id, -1})
+		if n.parent.def.Kind == luabind.KindUtility {
+			out = append(out, keyedItem{CoverageItem{Kind: CoverChoice, Name: n.path, File: file, Line: line}, n.id, -1})
+		}
+		for _, t := range n.trans {
+			tl := line
+			switch {
+			case placed && t.index < len(place.Trans):
+				tl = place.Trans[t.index].Line // the transition's entry
+			case t.Pos.Line > 0:
+				tl = t.Pos.Line
+			}
+			out = append(out, keyedItem{CoverageItem{Kind: CoverTransition, Name: n.path + ": " + transitionName(t), File: file, Line: tl}, n.id, t.index})
+		}
+		for i, it := range n.def.Steps {
+			sl := line
+			if it.Pos.Line > 0 {
+				sl = it.Pos.Line
+			}
+			out = append(out, keyedItem{CoverageItem{Kind: CoverStep, Name: fmt.Sprintf("%s step %d (%s)", n.path, i+1, it.StepLabel()), File: file, Line: sl}, n.id, i})
+		}
+		if n.bt != nil {
+			for i, tn := range n.bt.Nodes {
+				nl := line
+				if tn.Def.Pos.Line > 0 {
+					nl = tn.Def.Pos.Line
+				}
+				out = append(out, keyedItem{CoverageItem{Kind: CoverTreeNode, Name: n.btPaths[i], File: file, Line: nl}, n.id, i})
+			}
+		}
+	}
+	return out
+}
+
+// transitionName says which transition it is: "to chase on noise",
+// "pop after 2s".
+func transitionName(t transition) string {
+	parts := []string{t.Kind.String()}
+	if t.Target != "" {
+		parts = append(parts, t.Target)
+	}
+	if t.On != "" {
+		parts = append(parts, "on "+t.On)
+	}
+	if t.After > 0 {
+		parts = append(parts, fmt.Sprintf("after %gs", t.After))
+	}
+	if t.When != nil {
+		parts = append(parts, "when "+luabind.Describe(t.When))
+	}
+	return strings.Join(parts, " ")
+}
