@@ -501,7 +501,10 @@ return ai.fsm { initial = "s", states = { s = {
 	require.NoError(t, h.Tick(0.1))
 	require.Len(t, errs, 1)
 	require.ErrorIs(t, errs[0], host.ErrBudget)
-	require.Contains(t, errs[0].Msg, "callback ran past its 20ms budget")
+	// The callback's budget, or on a loaded machine (-race, CI) the agent
+	// tick's, whichever the watchdog sees first: stopped either way, not
+	// when the compiler is done.
+	require.Regexp(t, `callback ran past its 20ms budget|the agent's tick ran past its 80ms budget`, errs[0].Msg)
 	// The compile goes on by itself; meanwhile a second large compile is
 	// refused. Once it is done, require runs the compiled module (which
 	// loads, or with the race detector's slowness runs past the budget).
