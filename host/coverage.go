@@ -83,7 +83,10 @@ func (h *Host) Coverage() []BehaviourCoverage {
 				byFile[file] = items
 				order = append(order, file)
 			}
-			for _, it := range coverageItems(l) {
+			if l.covItems == nil {
+				l.covItems = coverageItems(l)
+			}
+			for _, it := range l.covItems {
 				k := it.item.Kind + "\x00" + it.item.Name
 				got := items[k]
 				if got == nil {
@@ -108,6 +111,17 @@ func (h *Host) Coverage() []BehaviourCoverage {
 		out = append(out, bc)
 	}
 	return out
+}
+
+// ResetCoverage forgets the counts so far (Options.Coverage): the next
+// Coverage counts only what ran after it. luaai explore calls it between
+// the input sequences it tries. Call it between ticks.
+func (h *Host) ResetCoverage() {
+	for _, w := range h.workers {
+		if w.cov != nil {
+			clear(w.cov.hits)
+		}
+	}
 }
 
 type keyedItem struct {

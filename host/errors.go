@@ -158,6 +158,9 @@ func (e *ScriptError) Message() string {
 func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptError {
 	msg := luabind.ErrorMessage(err)
 	pos, rest := luabind.SplitPos(msg)
+	if rest == "__len undefined" { // gopher-lua's words for # of a value without a length
+		rest = lengthMsg
+	}
 	se := &ScriptError{
 		Script: pos.File, Line: pos.Line, Agent: a.id, Tick: a.ticks,
 		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: luabind.Detach(err),
@@ -195,6 +198,10 @@ func tracebackPos(tb string) (string, int) {
 // comparison, concatenation, indexing).
 var nilOperation = regexp.MustCompile(`\bnil\b.*\b(operation|compare|concatenate|index|arithmetic)|(operation|compare|concatenate|index|arithmetic).*\bnil\b`)
 
+// lengthMsg is what # of a value that has no length (nil, a number, a
+// boolean) raises.
+const lengthMsg = "attempt to get the length of a value that is not a table or a string"
+
 // ctxField finds the ctx.X in a line of Lua.
 var ctxField = regexp.MustCompile(`\bctx\.([A-Za-z_][A-Za-z0-9_]*)`)
 
@@ -202,7 +209,7 @@ var ctxField = regexp.MustCompile(`\bctx\.([A-Za-z_][A-Za-z0-9_]*)`)
 // nil failed on a line reading ctx.X: " (ctx.alertnes is nil; did you mean
 // ctx.alertness?)". The line is read from the script file.
 func (a *Agent) nilFieldHint(se *ScriptError) string {
-	if se.Script == "" || se.Line <= 0 || !nilOperation.MatchString(se.Msg) {
+	if se.Script == "" || se.Line <= 0 || !nilOperation.MatchString(se.Msg) && se.Msg != lengthMsg {
 		return ""
 	}
 	line := a.h.sourceLine(se.Script, se.Line)
@@ -215,17 +222,25 @@ func (a *Agent) nilFieldHint(se *ScriptError) string {
 			keys = append(keys, string(ks))
 		}
 	})
-	for _, m := range ctxField.FindAllStringSubmatch(line, -1) {
-		if a.ctx.RawGetString(m[1]) != lua.LNil {
+	for _, m := range ctxField.FindAllStringSubmatchIndex(line, -1) {
+		name := line[m[2]:m[3]]
+		if a.ctx.RawGetString(name) != lua.LNil || assigned(line[m[1]:]) {
 			continue
 		}
-		hint := " (ctx." + m[1] + " is nil"
-		if best := suggest.Closest(m[1], keys); best != "" {
+		hint := " (ctx." + name + " is nil"
+		if best := suggest.Closest(name, keys); best != "" {
 			hint += "; did you mean ctx." + best + "?"
 		}
 		return hint + ")"
 	}
 	return ""
+}
+
+// assigned tells whether the rest of a line after ctx.X makes it the
+// target of an assignment ("ctx.X = …"), which is no read of a nil.
+func assigned(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
 }
 
 // sourceLines caches the lines of script files, for error hints and for

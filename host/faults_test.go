@@ -162,3 +162,25 @@ end } } }`), 0o644))
 		require.Equal(t, "cannot perform add operation between nil and number (ctx.alertnes is nil; did you mean ctx.alertness?)", e.Msg)
 	}
 }
+
+// The field a line assigns is not the nil it read: the hint names the
+// nil on the right-hand side.
+func TestNilFieldHintSkipsTheAssignedField(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "vent.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "a", context = { heat = 2 }, states = { a = { update = function(ctx)
+  ctx.vent_rate = ctx.heat * ctx.pressure
+end } } }`), 0o644))
+	b, err := h.LoadFile(script)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Tick(0.1))
+	errs := a.Errors()
+	require.Len(t, errs, 1)
+	require.Equal(t, "cannot perform mul operation between number and nil (ctx.pressure is nil)", errs[0].Msg)
+}

@@ -135,6 +135,7 @@ type StateInfo struct {
 	Line        int
 	Steps       []string // the steps, described
 	StepsLoop   bool
+	Final       bool          // marked final = true: an end on purpose
 	Tree        *TreeNodeInfo // an ai.tree state's root node
 	Children    []*StateInfo
 }
@@ -182,6 +183,7 @@ func stateInfo(n *place) *StateInfo {
 		Name: n.name, Path: n.path, Kind: d.Kind.String(), Every: d.Every,
 		DecideEvery: d.DecideEvery, Momentum: d.Momentum, RandomTop: d.RandomTop,
 		History: d.History, File: d.Pos.File, Line: d.Pos.Line, StepsLoop: d.StepsLoop,
+		Final: d.Final,
 	}
 	if n.isMachine() && n.initial >= 0 {
 		s.Initial = n.children[n.initial].name

@@ -15,6 +15,7 @@ const machineTypeName = "luaai.machine"
 var leafFields = map[string]bool{
 	"enter": true, "exit": true, "update": true, "pause": true, "resume": true,
 	"lock": true, "every": true, "transitions": true, "score": true, "steps": true, "steps_loop": true,
+	"final": true,
 }
 
 var machineFields = map[string]bool{
@@ -325,6 +326,7 @@ func (d *decoder) hooks(s *State, t *lua.LTable, what string) {
 		}
 	}
 	s.Every = d.seconds(t, "every", what)
+	s.Final = d.optBool(t, "final", what)
 	d.steps(s, t, what)
 	if v := t.RawGetString("score"); v != lua.LNil {
 		if sc, ok := toScorer(v); ok {

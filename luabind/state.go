@@ -47,7 +47,10 @@ type State struct {
 	Score                              Scorer    // utility children only
 	Steps                              []*BTNode // BTAction (a function), BTWait or BTWaitUntil items
 	StepsLoop                          bool
-	Tree                               *BTree // KindTree only
+	// Final marks a state meant to be the end: luaai explore does not
+	// report it as a dead end when nothing leads out of it.
+	Final bool
+	Tree  *BTree // KindTree only
 
 	// Machines only.
 	Initial     string  // "" for a utility machine without initial

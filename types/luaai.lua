@@ -69,6 +69,7 @@
 ---@field score? luaai.Score utility children (required there): higher wins
 ---@field steps? luaai.Step[] run in order in the update phase, after `update`: each update resumes at the item that has not completed
 ---@field steps_loop? boolean after the last step, start again from the first
+---@field final? boolean the state is meant to be an end: nothing leads out of it on purpose (luaai explore does not call it a dead end)
 
 ---An item of a state's `steps`: a function (runs once and completes, or
 ---again next update while it returns "running"), ai.wait(seconds) or

@@ -6,6 +6,7 @@
 //	luaai bench SCRIPT [flags]   agent-ticks/s, tick time p50/p99/max, allocations, memory per agent
 //	luaai check SCRIPT|DIR...    load and validate scripts: errors and warnings as file:line
 //	luaai graph SCRIPT           the behaviour as a Graphviz DOT or Mermaid diagram
+//	luaai explore SCRIPT [flags] search for inputs that make it fail; write them as tests
 //	luaai init DIR               a mod project: a behaviour, its tests, editor set-up
 //	luaai types                  the LuaLS definitions of require("luaai")
 //	luaai curve KIND [params]    draw a utility response curve (terminal or SVG)

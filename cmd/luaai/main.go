@@ -36,6 +36,9 @@ Usage:
                              printing errors and warnings as file:line
   luaai graph SCRIPT [--format dot|mermaid]
                              print the behaviour as a diagram
+  luaai explore SCRIPT [flags]
+                             search for inputs that make it fail, and write
+                             each failure as a test
   luaai init DIR             write a mod project: a behaviour, its tests, and
                              the editor set-up (.luarc.json, types/luaai.lua)
   luaai types                print the editor definitions of require("luaai")
@@ -65,6 +68,7 @@ var commands = []command{
 	{"bench", benchUsage, benchCmd},
 	{"check", checkUsage, checkCmd},
 	{"graph", graphUsage, graphCmd},
+	{"explore", exploreUsage, exploreCmd},
 	{"init", initUsage, initCmd},
 	{"types", typesUsage, typesCmd},
 	{"curve", curveUsage, curveCmd},

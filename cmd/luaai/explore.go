@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/luaai/luaai/explore"
+	"github.com/luaai/luaai/host"
+)
+
+const exploreUsage = `Usage: luaai explore SCRIPT [--seconds N] [--runs N] [--agents K] [--seed S] [--out DIR] [--json] [--coverage FILE]
+
+Searches for inputs that make the behaviour SCRIPT fail, as a game could
+give them: it sends the events the behaviour names (with payloads shaped
+like what its handlers read), writes the context fields it reads (with
+values around the constants it compares them with, of the default's type),
+and ticks with varied dt and idle time. Input sequences that reach a part
+of the behaviour not reached before (a state, a transition, a tree node, a
+step, a utility winner) are kept and changed further, as a
+coverage-guided fuzzer does.
+
+It reports every distinct failure (a script error, a callback past its
+budget, a memory stop) by file:line, state and callback, with the fewest
+inputs found that cause it; the dead ends it reached (states nothing leads
+out of: no transition, after, ai.pop or ai.replace, and not final = true);
+and the parts it never reached. Each failure becomes a test in
+DIR/<script>_explore_test.lua that luaai test runs, and that fails until
+the script is fixed.
+
+Flags:
+  --seconds N     stop after N seconds (default 30)
+  --runs N        stop after N input sequences (the same on every machine)
+  --agents K      agents per sequence; they may message each other (default 1)
+  --seed S        the search's seed: the same seed tries the same inputs (default 0)
+  --out DIR       where the test file goes (default: the script's folder)
+  --json          print the report as JSON
+  --coverage FILE also write what the search reached as JSON (luaai graph --coverage)
+
+The search also stops once 20,000 sequences in a row found nothing new.
+
+Exit codes: 0 nothing failed; 1 a failure was found, or the script does not
+load; 2 a usage error.
+`
+
+func exploreCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("luaai explore", flag.ContinueOnError)
+	seconds := fs.Float64("seconds", 30, "")
+	runs := fs.Int("runs", 0, "")
+	agents := fs.Int("agents", 1, "")
+	seed := fs.Uint64("seed", 0, "")
+	out := fs.String("out", "", "")
+	asJSON := fs.Bool("json", false, "")
+	covFile := fs.String("coverage", "", "")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr, exploreUsage)
+	}
+	switch {
+	case len(pos) == 0:
+		return usageError(stderr, "explore", exploreUsage, "missing SCRIPT")
+	case len(pos) > 1:
+		return usageError(stderr, "explore", exploreUsage, "one SCRIPT at a time, got %q", pos)
+	case !(*seconds > 0) || *seconds > 7*24*3600:
+		return usageError(stderr, "explore", exploreUsage, "--seconds must be a number of seconds above 0, got %v", *seconds)
+	case *runs < 0:
+		return usageError(stderr, "explore", exploreUsage, "--runs must be 0 or more, got %d", *runs)
+	case *agents < 1 || *agents > 64:
+		return usageError(stderr, "explore", exploreUsage, "--agents must be from 1 to 64, got %d", *agents)
+	}
+	script := pos[0]
+	dir := *out
+	if dir == "" {
+		dir = filepath.Dir(script)
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageError(stderr, "explore", exploreUsage, "--out %s: not a folder", dir)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := explore.Options{
+		Duration: time.Duration(*seconds * float64(time.Second)),
+		Runs:     *runs, Agents: *agents, Seed: *seed,
+	}
+	if isTerminal(stderr) && !*asJSON {
+		opts.Progress = func(p explore.Progress) {
+			fmt.Fprintf(stderr, "\r\x1b[Kexplore: %d sequences, %d/%d parts reached, %d failures, %.1fs",
+				p.Runs, p.Covered, p.Parts, p.Findings, p.Elapsed.Seconds())
+		}
+	}
+	rep, err := explore.Run(ctx, script, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\x1b[K")
+	}
+	if err != nil {
+		for _, e := range loadErrors(script, err) {
+			fmt.Fprintln(stderr, e)
+		}
+		return exitFail
+	}
+	testFile, err := rep.WriteTest(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "luaai explore: --out %s: %v\n", dir, err)
+		return exitFail
+	}
+	if *covFile != "" {
+		cs := &coverageSum{}
+		cs.add([]host.BehaviourCoverage{{File: script, Items: rep.Parts}})
+		if err := cs.write(*covFile); err != nil {
+			fmt.Fprintf(stderr, "luaai explore: --coverage %s: %v\n", *covFile, err)
+			return exitFail
+		}
+	}
+	if *asJSON {
+		if err := writeExploreJSON(stdout, rep, testFile); err != nil {
+			fmt.Fprintf(stderr, "luaai explore: %v\n", err)
+			return exitFail
+		}
+	} else {
+		printExplore(stdout, rep, testFile)
+	}
+	if rep.Failed() {
+		return exitFail
+	}
+	return exitOK
+}
+
+func printExplore(w io.Writer, rep *explore.Report, testFile string) {
+	fmt.Fprintf(w, "explored %s: %d input sequences in %.1fs with %d agent%s, seed %d (stopped: %s)\n",
+		rep.Script, rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, rep.Stopped)
+	cs := &coverageSum{}
+	cs.add([]host.BehaviourCoverage{{File: rep.Script, Items: rep.Parts}})
+	for _, bc := range cs.sorted() {
+		fmt.Fprintf(w, "reached: %s\n", coverSummary(bc))
+	}
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(w, "no failures found")
+	} else {
+		fmt.Fprintf(w, "\n%d failure%s:\n", len(rep.Findings), plural(len(rep.Findings)))
+	}
+	for i, f := range rep.Findings {
+		fmt.Fprintf(w, "%d. %s (state %s, %s; agent %d)\n", i+1, oneLine(f.Message), f.State, f.Callback, f.Agent)
+		fmt.Fprintf(w, "   inputs: %s\n", f.Words)
+		fmt.Fprintf(w, "   found after %d sequences (%.2fs)", f.FoundAfter+1, f.FoundIn.Seconds())
+		switch {
+		case !f.Fresh:
+			fmt.Fprint(w, "; it needs what earlier sequences left behind (state a module keeps?), so its test may pass")
+		case !f.Verified:
+			fmt.Fprint(w, "; its test does not fail by itself (the failure depends on the explorer's instruction budget)")
+		}
+		fmt.Fprintln(w)
+	}
+	if testFile != "" {
+		fmt.Fprintf(w, "tests: %s (luaai test %s)\n", testFile, testFile)
+	}
+	if len(rep.DeadEnds) > 0 {
+		fmt.Fprintln(w, "\ndead ends (reached, and nothing leads out; mark a state final = true if it is meant to be an end):")
+		for _, d := range rep.DeadEnds {
+			fmt.Fprintf(w, "  %s:%d: %s\n", d.File, d.Line, d.Path)
+		}
+	}
+	if un := rep.Unreached(); len(un) > 0 {
+		t := rep.Tried
+		fmt.Fprintf(w, "\nnever reached (after %d ticks, %d sends of %s, %d writes of %s):\n",
+			t.Ticks, t.Sends, listOrNone(t.Events), t.Sets, listOrNone(t.Fields))
+		for _, it := range un {
+			fmt.Fprintf(w, "  %s:%d: %s %s\n", it.File, it.Line, it.Kind, oneLine(it.Name))
+		}
+	}
+}
+
+func coverSummary(bc host.BehaviourCoverage) string {
+	var parts []string
+	for _, k := range coverKinds {
+		hit, all := 0, 0
+		for _, it := range bc.Items {
+			if it.Kind == k.kind {
+				all++
+				if it.Hits > 0 {
+					hit++
+				}
+			}
+		}
+		if all > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", k.plural, hit, all))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "nothing"
+	}
+	if len(xs) > 8 {
+		return strings.Join(xs[:8], ", ") + fmt.Sprintf(" and %d more", len(xs)-8)
+	}
+	return strings.Join(xs, ", ")
+}
+
+type exploreJSON struct {
+	Script   string             `json:"script"`
+	Seed     uint64             `json:"seed"`
+	Agents   int                `json:"agents"`
+	Runs     int                `json:"runs"`
+	Seconds  float64            `json:"seconds"`
+	Stopped  string             `json:"stopped"`
+	Findings []findingJSON      `json:"findings"`
+	DeadEnds []explore.DeadEnd  `json:"dead_ends"`
+	Never    []coverageItemJSON `json:"never_reached"`
+	TestFile string             `json:"test_file,omitempty"`
+}
+
+type findingJSON struct {
+	Kind       string  `json:"kind"`
+	Message    string  `json:"message"`
+	File       string  `json:"file"`
+	Line       int     `json:"line"`
+	State      string  `json:"state"`
+	Callback   string  `json:"callback"`
+	Agent      int     `json:"agent"`
+	Inputs     string  `json:"inputs"`
+	Steps      int     `json:"steps"`
+	FoundAfter int     `json:"found_after"`
+	Seconds    float64 `json:"found_in_seconds"`
+	Test       string  `json:"test,omitempty"`
+	Verified   bool    `json:"verified"`
+}
+
+func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
+	out := exploreJSON{
+		Script: rep.Script, Seed: rep.Seed, Agents: rep.Agents, Runs: rep.Runs,
+		Seconds: rep.Elapsed.Seconds(), Stopped: rep.Stopped, TestFile: testFile,
+		Findings: []findingJSON{}, DeadEnds: rep.DeadEnds, Never: []coverageItemJSON{},
+	}
+	if out.DeadEnds == nil {
+		out.DeadEnds = []explore.DeadEnd{}
+	}
+	for _, f := range rep.Findings {
+		out.Findings = append(out.Findings, findingJSON{
+			Kind: f.Kind, Message: f.Message, File: f.File, Line: f.Line, State: f.State,
+			Callback: f.Callback, Agent: f.Agent, Inputs: f.Words, Steps: len(f.Inputs),
+			FoundAfter: f.FoundAfter + 1, Seconds: f.FoundIn.Seconds(), Test: f.Test, Verified: f.Verified,
+		})
+	}
+	for _, it := range rep.Unreached() {
+		out.Never = append(out.Never, coverageItemJSON{it.Kind, it.Name, it.Line, it.Hits})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,57 @@
+package explore
+
+import (
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// deadEnds lists the leaf states the search reached that nothing leads out
+// of.
+func deadEnds(b *host.Behaviour, totals map[string]*host.CoverageItem) []DeadEnd {
+	reached := map[string]*host.CoverageItem{}
+	for _, it := range totals {
+		if it.Kind == host.CoverState && it.Hits > 0 {
+			reached[it.Name] = it
+		}
+	}
+	defs := map[string]*luabind.State{}
+	luabind.Walk(b.Definition(), func(n *luabind.Node) bool {
+		defs[n.Path] = n.Def
+		return true
+	})
+	var out []DeadEnd
+	var walk func(s *host.StateInfo, exits bool)
+	walk = func(s *host.StateInfo, exits bool) {
+		exits = exits || len(s.Transitions) > 0
+		if s.Kind == "utility" {
+			exits = true // its children are chosen again and again
+		}
+		if len(s.Children) == 0 && s.Kind == "leaf" && s.Path != "" &&
+			!exits && !s.Final && reached[s.Path] != nil && !leaves(defs[s.Path]) {
+			it := reached[s.Path]
+			out = append(out, DeadEnd{Path: s.Path, File: it.File, Line: it.Line})
+		}
+		for _, c := range s.Children {
+			walk(c, exits)
+		}
+	}
+	walk(b.Structure(), false)
+	return out
+}
+
+// leaves tells whether a state's own code may leave it: ai.pop or
+// ai.replace named in its hooks or steps.
+func leaves(s *luabind.State) bool {
+	if s == nil {
+		return true
+	}
+	nums, strs := map[float64]bool{}, map[string]bool{}
+	for _, fn := range []*lua.LFunction{s.Enter, s.Update, s.Exit, s.Pause, s.Resume} {
+		luabind.Constants(fn, nums, strs)
+	}
+	for _, st := range s.Steps {
+		luabind.Constants(st.Fn, nums, strs)
+	}
+	return strs["pop"] || strs["replace"]
+}

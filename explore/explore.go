@@ -1,0 +1,273 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// Options are Run's choices. The zero value explores one agent for 30
+// seconds with seed 0.
+type Options struct {
+	// Duration bounds the search. The default (zero) value is 30 seconds.
+	Duration time.Duration
+	// Runs, when set, stops the search after that many input sequences:
+	// with it (and a large Duration) a search is the same on every
+	// machine. The default (zero) value is no limit.
+	Runs int
+	// Stale stops the search after that many sequences in a row found
+	// nothing new. The default (zero) value is 20,000; a negative value
+	// never stops for it.
+	Stale int
+	// Agents is how many agents of the script run each sequence (they may
+	// message each other: their ids are among the values tried). The
+	// default (zero) value is 1.
+	Agents int
+	// Seed chooses the inputs: the same seed tries the same sequences.
+	// The default (zero) value is 0.
+	Seed uint64
+	// BudgetSteps is the instruction budget of one callback: past it the
+	// callback is stopped and reported as an overrun. The default (zero)
+	// value is 1,000,000.
+	BudgetSteps int64
+	// MemoryLimit is the host's memory limit (host.Options.MemoryLimit).
+	// The default (zero) value is none.
+	MemoryLimit int64
+	// Progress, when set, is called about four times a second while the
+	// search runs. The default (zero) value is none.
+	Progress func(Progress)
+}
+
+func (o *Options) agents() int { return max(o.Agents, 1) }
+
+func (o *Options) budgetSteps() int64 {
+	if o.BudgetSteps > 0 {
+		return o.BudgetSteps
+	}
+	return 1_000_000
+}
+
+func (o *Options) stale() int {
+	switch {
+	case o.Stale < 0:
+		return int(^uint(0) >> 1)
+	case o.Stale == 0:
+		return 20_000
+	}
+	return o.Stale
+}
+
+// Progress is where a search is.
+type Progress struct {
+	Runs     int
+	Covered  int // parts of the behaviour reached
+	Parts    int // parts of the behaviour
+	Findings int
+	Elapsed  time.Duration
+}
+
+// ErrNoScript: the script did not load (the error wraps the load error).
+var ErrNoScript = errors.New("script did not load")
+
+// Run explores the behaviour in script: it runs input sequences on fresh
+// agents, keeps the sequences that reach a part of the behaviour not
+// reached before and mutates those, and reports every distinct failure
+// (shortened to the fewest inputs that still cause it), the dead ends it
+// reached and the parts it never reached. ctx stops the search early (the
+// report covers what was found).
+func Run(ctx context.Context, script string, opts Options) (*Report, error) {
+	r, err := newRunner(script, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoScript, err)
+	}
+	defer r.close()
+	s := &search{
+		opts: &opts, r: r, script: script,
+		g:        &gen{v: readVocab(r.b, opts.agents()), rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921))},
+		seen:     map[string]bool{},
+		byKey:    map[string]*Finding{},
+		totals:   map[string]*host.CoverageItem{},
+		start:    time.Now(),
+		duration: opts.Duration,
+	}
+	if s.duration <= 0 {
+		s.duration = 30 * time.Second
+	}
+	if err := s.loop(ctx); err != nil {
+		return nil, err
+	}
+	rep := s.report()
+	for _, f := range rep.Findings {
+		if err := shrink(ctx, script, &opts, f); err != nil {
+			return nil, err
+		}
+	}
+	rep.DeadEnds = deadEnds(r.b, s.totals)
+	return rep, nil
+}
+
+// search is one exploration's state.
+type search struct {
+	opts     *Options
+	r        *runner
+	script   string
+	g        *gen
+	corpus   [][]Step
+	seen     map[string]bool // features: parts reached, with a count bucket
+	findings []*Finding
+	byKey    map[string]*Finding
+	totals   map[string]*host.CoverageItem // every part, with hits over the search
+	order    []string                      // totals' keys, first seen first
+	runs     int
+	stale    int
+	stopped  string
+	start    time.Time
+	duration time.Duration
+	tried    tried
+}
+
+// tried counts what the search did.
+type tried struct {
+	events map[string]bool
+	fields map[string]bool
+	sends  int
+	sets   int
+	ticks  int
+}
+
+func (s *search) loop(ctx context.Context) error {
+	s.tried = tried{events: map[string]bool{}, fields: map[string]bool{}}
+	lastProgress := time.Now()
+	for {
+		switch {
+		case ctx.Err() != nil:
+			s.stopped = "interrupted"
+		case time.Since(s.start) >= s.duration:
+			s.stopped = "time"
+		case s.opts.Runs > 0 && s.runs >= s.opts.Runs:
+			s.stopped = "runs"
+		case s.stale >= s.opts.stale():
+			s.stopped = "nothing new"
+		}
+		if s.stopped != "" {
+			return nil
+		}
+		seq := s.next()
+		out, err := s.r.run(seq, "")
+		if err != nil {
+			return err
+		}
+		s.runs++
+		s.count(seq)
+		if s.learn(seq, out) {
+			s.corpus = append(s.corpus, seq)
+			s.stale = 0
+		} else {
+			s.stale++
+		}
+		if s.opts.Progress != nil && time.Since(lastProgress) > 250*time.Millisecond {
+			lastProgress = time.Now()
+			s.opts.Progress(s.progress())
+		}
+	}
+}
+
+func (s *search) progress() Progress {
+	p := Progress{Runs: s.runs, Parts: len(s.totals), Findings: len(s.findings), Elapsed: time.Since(s.start)}
+	for _, it := range s.totals {
+		if it.Hits > 0 {
+			p.Covered++
+		}
+	}
+	return p
+}
+
+// next is the next sequence to try: mostly a mutation of one that found
+// something, sometimes a fresh one.
+func (s *search) next() []Step {
+	g := s.g
+	if len(s.corpus) == 0 || g.chance(0.1) {
+		return g.fresh()
+	}
+	i := g.pick(len(s.corpus))
+	if g.chance(0.5) && len(s.corpus) > 16 {
+		i = len(s.corpus) - 1 - g.pick(16) // the newest finds, more often
+	}
+	return g.mutate(s.corpus[i], s.corpus[g.pick(len(s.corpus))])
+}
+
+func (s *search) count(seq []Step) {
+	for _, st := range seq {
+		switch st.Op {
+		case OpTick:
+			s.tried.ticks += st.N
+		case OpSend:
+			s.tried.sends++
+			s.tried.events[st.Event] = true
+		case OpSet:
+			s.tried.sets++
+			s.tried.fields[st.Key] = true
+		}
+	}
+}
+
+// learn records what a run reached and met; true when something was new.
+func (s *search) learn(seq []Step, out outcome) bool {
+	isNew := false
+	for _, bc := range out.cov {
+		for _, it := range bc.Items {
+			key := bc.File + "\x00" + it.Kind + "\x00" + it.Name
+			tot := s.totals[key]
+			if tot == nil {
+				c := it
+				c.Hits = 0
+				tot = &c
+				s.totals[key] = tot
+				s.order = append(s.order, key)
+			}
+			tot.Hits += it.Hits
+			if it.Hits == 0 {
+				continue
+			}
+			if f := key + "\x00" + bucket(it.Hits); !s.seen[f] {
+				s.seen[f] = true
+				isNew = true
+			}
+		}
+	}
+	for _, f := range out.failures {
+		if s.byKey[f.key] != nil {
+			continue
+		}
+		fd := &Finding{
+			Kind: f.kind, Message: f.message, File: f.file, Line: f.line,
+			State: f.state, Callback: f.callback, Agent: f.agent + 1,
+			key: f.key, Inputs: cutAt(seq, f),
+			FoundAfter: s.runs, FoundIn: time.Since(s.start),
+		}
+		s.byKey[f.key] = fd
+		s.findings = append(s.findings, fd)
+		isNew = true
+	}
+	return isNew
+}
+
+// bucket groups hit counts as coverage-guided fuzzers do: 1, 2, 3, 4–7,
+// 8–15, 16–31, more.
+func bucket(n int) string {
+	switch {
+	case n <= 3:
+		return string(rune('0' + n))
+	case n < 8:
+		return "4"
+	case n < 16:
+		return "8"
+	case n < 32:
+		return "16"
+	}
+	return "32"
+}

@@ -1,0 +1,245 @@
+package explore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// An input sequence is what a game does to the agents: ticks, events,
+// context writes, in order. Every sequence starts from freshly spawned
+// agents.
+
+// Op is what a Step does.
+type Op uint8
+
+// The steps.
+const (
+	OpTick Op = iota // tick every agent N times with Dt
+	OpSend           // send Event (with Payload) to one agent
+	OpSet            // write one context field of one agent
+)
+
+// Step is one input.
+type Step struct {
+	Op    Op
+	Agent int // 0-based: which agent a send or set is for
+
+	Dt float64 // OpTick
+	N  int     // OpTick: how many ticks
+
+	Event   string // OpSend
+	Payload *Value // OpSend: nil for none
+	Key     string // OpSet
+	Value   Value  // OpSet
+}
+
+type valueKind uint8
+
+const (
+	vNil valueKind = iota
+	vBool
+	vNum
+	vStr
+	vAgent // another agent's id: a's id in the run
+	vTable // Fields
+)
+
+// Value is a plain value a step writes or sends.
+type Value struct {
+	kind   valueKind
+	b      bool
+	n      float64
+	s      string
+	agent  int
+	fields []field
+}
+
+type field struct {
+	key string
+	val Value
+}
+
+func numValue(n float64) Value    { return Value{kind: vNum, n: n} }
+func strValue(s string) Value     { return Value{kind: vStr, s: s} }
+func boolValue(b bool) Value      { return Value{kind: vBool, b: b} }
+func agentValue(i int) Value      { return Value{kind: vAgent, agent: i} }
+func tableValue(fs []field) Value { return Value{kind: vTable, fields: fs} }
+
+// goValue is the value as host.Agent.Set and Send take it; ids are the
+// run's agents' ids.
+func (v Value) goValue(ids []int) any {
+	switch v.kind {
+	case vBool:
+		return v.b
+	case vNum:
+		return v.n
+	case vStr:
+		return v.s
+	case vAgent:
+		return float64(ids[v.agent%len(ids)])
+	case vTable:
+		m := make(map[string]any, len(v.fields))
+		for _, f := range v.fields {
+			m[f.key] = f.val.goValue(ids)
+		}
+		return m
+	}
+	return nil
+}
+
+// lua writes the value as Lua source; agents are the test's locals.
+func (v Value) lua() string {
+	switch v.kind {
+	case vBool:
+		return strconv.FormatBool(v.b)
+	case vNum:
+		return luaNumber(v.n)
+	case vStr:
+		return luaString(v.s)
+	case vAgent:
+		return fmt.Sprintf("a%d:id()", v.agent+1)
+	case vTable:
+		if len(v.fields) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(v.fields))
+		for i, f := range v.fields {
+			parts[i] = luaKey(f.key) + " = " + f.val.lua()
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return "nil"
+}
+
+// words writes the value for a person: agents as "agent 2".
+func (v Value) words() string {
+	switch v.kind {
+	case vAgent:
+		return fmt.Sprintf("agent %d's id", v.agent+1)
+	case vTable:
+		if len(v.fields) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(v.fields))
+		for i, f := range v.fields {
+			parts[i] = f.key + " = " + f.val.words()
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return v.lua()
+}
+
+func luaNumber(n float64) string {
+	s := strconv.FormatFloat(n, 'g', 14, 64)
+	if n == float64(int64(n)) && n > -1e15 && n < 1e15 {
+		s = strconv.FormatInt(int64(n), 10)
+	}
+	return s
+}
+
+// luaString quotes s as a Lua string literal.
+func luaString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\%d`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// luaKey writes a table key: a name as it is, anything else in brackets.
+func luaKey(k string) string {
+	if isName(k) {
+		return k
+	}
+	return "[" + luaString(k) + "]"
+}
+
+var luaKeywords = map[string]bool{
+	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
+	"false": true, "for": true, "function": true, "if": true, "in": true, "local": true,
+	"nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true,
+	"true": true, "until": true, "while": true,
+}
+
+func isName(s string) bool {
+	if s == "" || luaKeywords[s] {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// Words tells a sequence as a person would: "send noise {volume = 3};
+// 2 ticks; set hp = 11 on agent 2; 1 tick".
+func Words(seq []Step, agents int) string {
+	var parts []string
+	for _, s := range seq {
+		parts = append(parts, s.words(agents))
+	}
+	if len(parts) == 0 {
+		return "spawn only"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s Step) words(agents int) string {
+	on := ""
+	if agents > 1 {
+		on = fmt.Sprintf(" to agent %d", s.Agent+1)
+	}
+	switch s.Op {
+	case OpTick:
+		t := "ticks"
+		if s.N == 1 {
+			t = "tick"
+		}
+		return fmt.Sprintf("%d %s of %s s", s.N, t, luaNumber(s.Dt))
+	case OpSend:
+		p := ""
+		if s.Payload != nil {
+			p = " " + s.Payload.words()
+		}
+		return "send " + s.Event + p + on
+	default:
+		if agents > 1 {
+			on = fmt.Sprintf(" on agent %d", s.Agent+1)
+		}
+		return "set " + s.Key + " = " + s.Value.words() + on
+	}
+}
+
+// ticks is how many ticks a sequence runs.
+func ticks(seq []Step) int {
+	n := 0
+	for _, s := range seq {
+		if s.Op == OpTick {
+			n += s.N
+		}
+	}
+	return n
+}
+
+func clone(seq []Step) []Step {
+	out := make([]Step, len(seq))
+	copy(out, seq)
+	return out
+}

@@ -1,0 +1,107 @@
+package explore
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// Report is what a search found.
+type Report struct {
+	Script   string
+	Seed     uint64
+	Agents   int
+	Runs     int           // input sequences tried
+	Elapsed  time.Duration // the search, without shortening the findings
+	Stopped  string        // "time", "runs", "nothing new" or "interrupted"
+	Findings []*Finding    // in the order found
+	DeadEnds []DeadEnd
+	// Parts is every part of the behaviour (states, transitions, tree
+	// nodes, step items, utility children) with how often the search
+	// reached it: those with Hits 0 were never reached.
+	Parts []host.CoverageItem
+	Tried Tried
+}
+
+// Tried is what the search did, for telling what an unreached part was
+// tried with.
+type Tried struct {
+	Events []string // events sent
+	Fields []string // context fields written
+	Sends  int
+	Sets   int
+	Ticks  int
+}
+
+// Finding is a distinct failure: a script error, an overrun or a memory
+// stop, at one file:line, state and callback.
+type Finding struct {
+	Kind     string // KindError, KindOverrun or KindMemory
+	Message  string // "file:line: message"
+	File     string
+	Line     int
+	State    string
+	Callback string
+	Agent    int // 1-based: which agent failed
+	// Inputs is the shortest sequence found that causes it, from freshly
+	// spawned agents; Words tells it.
+	Inputs []Step
+	Words  string
+	// FoundAfter is how many sequences the search had tried when it first
+	// met the failure, FoundIn how long it had run.
+	FoundAfter int
+	FoundIn    time.Duration
+	// Fresh is true when the shortened sequence causes the failure on a
+	// fresh host (false: it needs what earlier sequences left behind,
+	// such as state a module keeps).
+	Fresh bool
+	// Test is the name of the test written for it (WriteTest), and
+	// Verified whether that test, run by itself, failed as it should.
+	Test     string
+	Verified bool
+
+	key string
+}
+
+// DeadEnd is a state the search reached that nothing leads out of: no
+// transition (its own or an enclosing machine's), no `after`, no ai.pop or
+// ai.replace in its code, and not marked final = true.
+type DeadEnd struct {
+	Path string
+	File string
+	Line int
+}
+
+// Unreached lists the parts the search never reached.
+func (r *Report) Unreached() []host.CoverageItem {
+	var out []host.CoverageItem
+	for _, it := range r.Parts {
+		if it.Hits == 0 {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// Failed tells whether the search met a failure.
+func (r *Report) Failed() bool { return len(r.Findings) > 0 }
+
+func (s *search) report() *Report {
+	rep := &Report{
+		Script: s.script, Seed: s.opts.Seed, Agents: s.opts.agents(), Runs: s.runs,
+		Elapsed: time.Since(s.start), Stopped: s.stopped, Findings: s.findings,
+		Tried: Tried{
+			Events: sortedKeys(s.tried.events), Fields: sortedKeys(s.tried.fields),
+			Sends: s.tried.sends, Sets: s.tried.sets, Ticks: s.tried.ticks,
+		},
+	}
+	for _, k := range s.order {
+		rep.Parts = append(rep.Parts, *s.totals[k])
+	}
+	slices.SortStableFunc(rep.Parts, func(a, b host.CoverageItem) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	return rep
+}

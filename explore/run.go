@@ -1,0 +1,158 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/luaai/luaai/host"
+)
+
+// runner runs input sequences on agents of one behaviour in one host.
+type runner struct {
+	h      *host.Host
+	b      *host.Behaviour
+	agents int
+}
+
+// Failure kinds.
+const (
+	KindError   = "error"   // a callback raised an error
+	KindOverrun = "overrun" // a callback ran past its budget
+	KindMemory  = "memory"  // a callback was stopped by the memory limit
+)
+
+// failure is a script error one run met, and the step after which it
+// appeared (-1: when the agents were spawned).
+type failure struct {
+	key      string
+	kind     string
+	message  string // file:line: message
+	file     string
+	line     int
+	state    string
+	callback string
+	agent    int // 0-based
+	step     int
+	tick     int // for a tick step: at which of its ticks (1-based)
+}
+
+type outcome struct {
+	failures []failure
+	cov      []host.BehaviourCoverage
+}
+
+// hostOptions are the host's for a run: the script's folder (and the
+// folder the run started in) as roots, coverage on, and an instruction
+// budget, so a runaway is stopped at the same place on every machine.
+func hostOptions(script string, o *Options) host.Options {
+	return host.Options{
+		Roots:       []string{filepath.Dir(script), "."},
+		Coverage:    true,
+		BudgetSteps: o.budgetSteps(),
+		MemoryLimit: o.MemoryLimit,
+		Stdout:      io.Discard,
+	}
+}
+
+func newRunner(script string, o *Options) (*runner, error) {
+	h, err := host.New(hostOptions(script, o))
+	if err != nil {
+		return nil, err
+	}
+	b, err := h.LoadFile(script)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return &runner{h: h, b: b, agents: o.agents()}, nil
+}
+
+func (r *runner) close() { r.h.Close() }
+
+// run runs seq on freshly spawned agents and removes them afterwards.
+// With stopAt, it stops at the first failure whose key is stopAt.
+func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
+	var out outcome
+	defer func() {
+		for _, a := range r.h.Agents() {
+			_ = r.h.Remove(a)
+		}
+	}()
+	r.h.ResetCoverage()
+	agents := make([]*host.Agent, r.agents)
+	ids := make([]int, r.agents)
+	for i := range agents {
+		a, err := r.h.Spawn(r.b, nil)
+		if err != nil {
+			return out, fmt.Errorf("spawn: %w", err)
+		}
+		agents[i], ids[i] = a, a.ID()
+	}
+	found := func(step, tick int) bool {
+		for i, a := range agents {
+			for _, se := range a.Errors() {
+				if se.Suspends && !errors.Is(se, host.ErrMemoryLimit) {
+					continue // the overruns before it are the finding
+				}
+				f := failureOf(se, i, step)
+				f.tick = tick
+				out.failures = append(out.failures, f)
+				if f.key == stopAt {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if found(-1, 0) {
+		out.cov = r.h.Coverage()
+		return out, nil
+	}
+	for i, s := range seq {
+		switch s.Op {
+		case OpTick:
+			for t := range s.N {
+				for _, a := range agents {
+					if err := a.Tick(s.Dt); err != nil && !errors.Is(err, host.ErrSuspended) {
+						return out, fmt.Errorf("tick: %w", err)
+					}
+				}
+				if found(i, t+1) {
+					out.cov = r.h.Coverage()
+					return out, nil
+				}
+			}
+		case OpSend:
+			var payload any
+			if s.Payload != nil {
+				payload = s.Payload.goValue(ids)
+			}
+			_ = agents[s.Agent%len(agents)].Send(s.Event, payload)
+		case OpSet:
+			_ = agents[s.Agent%len(agents)].Set(s.Key, s.Value.goValue(ids))
+		}
+	}
+	out.cov = r.h.Coverage()
+	return out, nil
+}
+
+func failureOf(se *host.ScriptError, agent, step int) failure {
+	kind := KindError
+	switch {
+	case errors.Is(se, host.ErrMemoryLimit):
+		kind = KindMemory
+	case errors.Is(se, host.ErrBudget):
+		kind = KindOverrun
+	}
+	state := se.State
+	if state == "" {
+		state = "<root>"
+	}
+	return failure{
+		key:  fmt.Sprintf("%s %s:%d %s %s", kind, se.Script, se.Line, state, se.Callback),
+		kind: kind, message: se.Message(), file: se.Script, line: se.Line,
+		state: state, callback: string(se.Callback), agent: agent, step: step,
+	}
+}

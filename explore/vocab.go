@@ -1,0 +1,282 @@
+package explore
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// vocab is what the explorer knows the behaviour reacts to: the events it
+// names, the context fields it reads, the constants it compares with and
+// the durations it waits for. It is read from the definition and the
+// compiled code, never by running the script.
+type vocab struct {
+	events    []eventVocab
+	fields    []fieldVocab
+	nums      []float64 // constants and their neighbours
+	strs      []string
+	durations []float64
+	agents    int
+}
+
+type eventVocab struct {
+	name   string
+	fields []fieldVocab // what its handlers read from the payload
+}
+
+// fieldVocab is a field and the values worth writing into it: of its
+// default's type, or, where the default says nothing (false, {}, none),
+// of the type the code uses it as.
+type fieldVocab struct {
+	key     string
+	num     bool     // numbers
+	boolean bool     // true and false
+	none    bool     // false, the "none yet" of a default of false
+	id      bool     // another agent's id
+	strs    []string // these strings
+	table   bool     // tables, with keys
+	keys    []string
+}
+
+// writable tells whether there is anything to write.
+func (f *fieldVocab) writable() bool {
+	return f.num || f.boolean || f.none || f.id || len(f.strs) > 0 || f.table
+}
+
+// maxVocab bounds each list, so a huge script cannot make the explorer's
+// choices huge.
+const maxVocab = 256
+
+// vocabReader collects what a definition's code reads and compares with.
+type vocabReader struct {
+	nums      map[float64]bool
+	strs      map[string]bool
+	ctxUses   map[string]*luabind.Use
+	eventUses map[string]map[string]*luabind.Use
+	durations map[float64]bool
+	helpers   map[*lua.LFunction]bool
+}
+
+func readVocab(b *host.Behaviour, agents int) *vocab {
+	r := &vocabReader{
+		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*luabind.Use{},
+		eventUses: map[string]map[string]*luabind.Use{}, durations: map[float64]bool{},
+		helpers: map[*lua.LFunction]bool{},
+	}
+	root := b.Definition()
+	luabind.EachFunction(root, r.function)
+	luabind.EachState(root, r.state)
+	defaults := b.Defaults()
+	for _, k := range sortedKeys(defaults) {
+		if r.ctxUses[k] == nil {
+			r.ctxUses[k] = &luabind.Use{}
+		}
+	}
+	v := &vocab{agents: agents}
+	for _, k := range sortedKeys(r.ctxUses) {
+		if r.ctxUses[k].Written {
+			continue // the script's own state: the game does not write it
+		}
+		d, has := defaults[k]
+		if f := fieldOf(k, d, has, r.ctxUses[k], agents); f.writable() {
+			v.fields = append(v.fields, f)
+		}
+	}
+	for _, name := range sortedKeys(r.eventUses) {
+		ev := eventVocab{name: name}
+		for _, k := range sortedKeys(r.eventUses[name]) {
+			f := fieldOf(k, nil, false, r.eventUses[name][k], agents)
+			if !f.writable() {
+				f.num = true // read, and nothing said how: a number, the commonest
+			}
+			ev.fields = append(ev.fields, f)
+		}
+		v.events = append(v.events, ev)
+	}
+	for n := range r.nums {
+		v.nums = append(v.nums, n, n-1, n+1, n-0.01, n+0.01)
+	}
+	v.nums = uniqueFloats(append(v.nums, 0, 1, -1, 100, 1e6, -1e6))
+	for s := range r.strs {
+		if len(s) <= 64 {
+			v.strs = append(v.strs, s)
+		}
+	}
+	sort.Strings(v.strs)
+	for d := range r.durations {
+		v.durations = append(v.durations, d, d+0.01)
+	}
+	v.durations = uniqueFloats(v.durations)
+	v.events = v.events[:min(len(v.events), maxVocab)]
+	v.fields = v.fields[:min(len(v.fields), maxVocab)]
+	v.nums = v.nums[:min(len(v.nums), 4*maxVocab)]
+	v.strs = v.strs[:min(len(v.strs), maxVocab)]
+	v.durations = v.durations[:min(len(v.durations), maxVocab)]
+	return v
+}
+
+// function reads a hook, condition, action or scorer.
+func (r *vocabReader) function(fn *lua.LFunction) {
+	luabind.Constants(fn, r.nums, r.strs)
+	luabind.FieldUses(fn, 0, r.ctxUses)
+	// A local helper given the context (note(ctx, "x")): what it reads
+	// counts too.
+	ctxName := luabind.ParamName(fn, 0)
+	for _, h := range luabind.Helpers(fn) {
+		if !r.helpers[h] && ctxName != "" && luabind.ParamName(h, 0) == ctxName {
+			r.helpers[h] = true
+			luabind.Constants(h, r.nums, r.strs)
+			luabind.FieldUses(h, 0, r.ctxUses)
+		}
+	}
+}
+
+// native reads a native condition or scorer.
+func (r *vocabReader) native(x any) {
+	luabind.NativeUses(x, r.ctxUses)
+	for _, c := range luabind.NativeComparisons(x) {
+		switch k := c.Value.(type) {
+		case lua.LNumber:
+			r.nums[float64(k)] = true
+		case lua.LString:
+			r.strs[string(k)] = true
+		}
+	}
+}
+
+// node reads a tree node or step item, and those below it.
+func (r *vocabReader) node(n *luabind.BTNode) {
+	if n == nil {
+		return
+	}
+	if n.Seconds > 0 {
+		r.durations[n.Seconds] = true
+	}
+	r.native(n.Cond)
+	for _, c := range n.Children {
+		r.node(c)
+	}
+}
+
+// state reads a state's timings, natives and transitions; an event's
+// payload is what its transitions' when and run, and the target's enter,
+// read from their second parameter.
+func (r *vocabReader) state(n *luabind.Node) {
+	s := n.Def
+	for _, d := range []float64{s.Every, s.DecideEvery} {
+		if d > 0 {
+			r.durations[d] = true
+		}
+	}
+	r.native(s.Lock)
+	r.native(s.Score)
+	for _, st := range s.Steps {
+		r.node(st)
+	}
+	if s.Tree != nil && len(s.Tree.Nodes) > 0 {
+		r.node(s.Tree.Nodes[0].Def)
+	}
+	for _, t := range s.Transitions {
+		r.native(t.When)
+		if t.After > 0 {
+			r.durations[t.After] = true
+		}
+		if t.On == "" {
+			continue
+		}
+		uses := r.eventUses[t.On]
+		if uses == nil {
+			uses = map[string]*luabind.Use{}
+			r.eventUses[t.On] = uses
+		}
+		if lc, ok := t.When.(luabind.LuaCond); ok {
+			luabind.FieldUses(lc.Fn, 1, uses)
+		}
+		luabind.FieldUses(t.Run, 1, uses)
+		if n.Parent != nil && t.Target != "" {
+			for _, c := range n.Parent.Def.Children {
+				if c.Name == t.Target {
+					luabind.FieldUses(c.Def.Enter, 1, uses)
+				}
+			}
+		}
+	}
+}
+
+// fieldOf is what to write into a field whose default is d (has: it has
+// one) and that the code uses as u.
+func fieldOf(key string, d any, has bool, u *luabind.Use, agents int) fieldVocab {
+	f := fieldVocab{key: key}
+	var strs []string
+	for _, x := range u.Values {
+		if s, ok := x.(lua.LString); ok {
+			strs = append(strs, string(s))
+		}
+	}
+	switch d := d.(type) {
+	case float64:
+		f.num = true
+		return f
+	case string:
+		f.strs = uniqueStrings(append([]string{d}, strs...))
+		if len(f.strs) == 1 {
+			f.strs = nil // only its default: nothing to try
+		}
+		return f
+	case bool:
+		if d {
+			f.boolean = true
+			return f
+		}
+		f.none = true
+	case map[string]any:
+		f.table = true
+	}
+	f.num = u.Number
+	f.id = u.ID && agents > 1
+	f.table = f.table || u.Table
+	f.keys = slices.Clone(u.Keys)
+	f.strs = uniqueStrings(strs)
+	if has && u.Truthy && !u.ID && !f.num && !f.id && !f.table && len(f.strs) == 0 {
+		f.boolean = true // a flag: false, then true
+	}
+	return f
+}
+
+func uniqueStrings(xs []string) []string {
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// topKey is the first key of a dotted path.
+func topKey(path string) string {
+	if i := strings.IndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return path
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func uniqueFloats(xs []float64) []float64 {
+	out := xs[:0]
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
