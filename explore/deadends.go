@@ -21,22 +21,24 @@ func deadEnds(b *host.Behaviour, totals map[string]*host.CoverageItem) []DeadEnd
 		return true
 	})
 	var out []DeadEnd
-	var walk func(s *host.StateInfo, exits bool)
-	walk = func(s *host.StateInfo, exits bool) {
+	var walk func(s *host.StateInfo, exits bool, siblings int)
+	walk = func(s *host.StateInfo, exits bool, siblings int) {
 		exits = exits || len(s.Transitions) > 0
 		if s.Kind == "utility" {
 			exits = true // its children are chosen again and again
 		}
-		if len(s.Children) == 0 && s.Kind == "leaf" && s.Path != "" &&
+		// The only state of its machine has nowhere else to go: it is the
+		// machine's whole behaviour, not a dead end.
+		if len(s.Children) == 0 && s.Kind == "leaf" && s.Path != "" && siblings > 1 &&
 			!exits && !s.Final && reached[s.Path] != nil && !leaves(defs[s.Path]) {
 			it := reached[s.Path]
 			out = append(out, DeadEnd{Path: s.Path, File: it.File, Line: it.Line})
 		}
 		for _, c := range s.Children {
-			walk(c, exits)
+			walk(c, exits, len(s.Children))
 		}
 	}
-	walk(b.Structure(), false)
+	walk(b.Structure(), false, 1)
 	return out
 }
 

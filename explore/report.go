@@ -67,7 +67,8 @@ type Finding struct {
 
 // DeadEnd is a state the search reached that nothing leads out of: no
 // transition (its own or an enclosing machine's), no `after`, no ai.pop or
-// ai.replace in its code, and not marked final = true.
+// ai.replace in its code, not the only state of its machine, and not
+// marked final = true.
 type DeadEnd struct {
 	Path string
 	File string

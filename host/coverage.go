@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/luaai/luaai/luabind"
 )
@@ -156,7 +155,7 @@ func coverageItems(l *layout) []keyedItem {
 			case t.Pos.Line > 0:
 				tl = t.Pos.Line
 			}
-			out = append(out, keyedItem{CoverageItem{Kind: CoverTransition, Name: n.path + ": " + transitionName(t), File: file, Line: tl}, n.id, t.index})
+			out = append(out, keyedItem{CoverageItem{Kind: CoverTransition, Name: n.path + ": " + t.Name(), File: file, Line: tl}, n.id, t.index})
 		}
 		for i, it := range n.def.Steps {
 			sl := line
@@ -176,23 +175,4 @@ func coverageItems(l *layout) []keyedItem {
 		}
 	}
 	return out
-}
-
-// transitionName says which transition it is: "to chase on noise",
-// "pop after 2s".
-func transitionName(t transition) string {
-	parts := []string{t.Kind.String()}
-	if t.Target != "" {
-		parts = append(parts, t.Target)
-	}
-	if t.On != "" {
-		parts = append(parts, "on "+t.On)
-	}
-	if t.After > 0 {
-		parts = append(parts, fmt.Sprintf("after %gs", t.After))
-	}
-	if t.When != nil {
-		parts = append(parts, "when "+luabind.Describe(t.When))
-	}
-	return strings.Join(parts, " ")
 }

@@ -40,10 +40,31 @@ const (
 //
 // Edges to and from a nested machine end at its border (DOT compound edges).
 func WriteGraph(w io.Writer, root *luabind.State, name, format string) error {
+	return WriteGraphWith(w, root, name, GraphOptions{Format: format})
+}
+
+// GraphOptions are WriteGraphWith's choices. The zero value draws DOT.
+type GraphOptions struct {
+	// Format is GraphDOT or GraphMermaid. The default ("") is DOT.
+	Format string
+	// Never marks the parts a coverage report says never ran — keys
+	// {kind, name} as host.CoverageItem names them ("state", "patrol.walk";
+	// "transition", "patrol.walk: to chase on noise"; "tree node",
+	// "attack[sequence.swing]") — drawn grey and dashed (DOT), or with a
+	// dashed class and "(never)" on edges (Mermaid). The default (nil)
+	// marks nothing.
+	Never map[[2]string]bool
+}
+
+// WriteGraph with options: the same drawing, with the parts never reached
+// marked.
+func WriteGraphWith(w io.Writer, root *luabind.State, name string, opts GraphOptions) error {
+	format := opts.Format
 	if root == nil {
 		return fmt.Errorf("graph: no definition")
 	}
 	g := newGraph(root)
+	g.never = opts.Never
 	var b strings.Builder
 	switch format {
 	case GraphDOT, "":
@@ -70,7 +91,25 @@ type graph struct {
 	root  *gnode
 	nodes []*gnode // pre-order
 	ids   map[string]bool
+	never map[[2]string]bool // parts never reached: drawn grey and dashed
+	// neverIDs are the Mermaid ids of tree nodes never reached.
+	neverIDs []string
 }
+
+// neverState, neverTransition and neverNode tell whether a coverage report
+// said the part never ran.
+func (g *graph) neverState(n *gnode) bool { return g.never[[2]string{"state", n.path}] }
+
+func (g *graph) neverTransition(n *gnode, tr luabind.Transition) bool {
+	return g.never[[2]string{"transition", n.path + ": " + tr.Name()}]
+}
+
+func (g *graph) neverNode(n *gnode, path string) bool {
+	return g.never[[2]string{"tree node", n.path + "[" + path + "]"}]
+}
+
+// dotNever is how DOT draws a part that never ran.
+const dotNever = "color=gray60, fontcolor=gray60"
 
 // maxGraphDepth stops a definition that contains itself (which the loader
 // cannot build, but a hand-made luabind.State could) from recursing forever.
@@ -291,19 +330,26 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 	for _, c := range n.children {
 		label := append([]string{c.name}, stateNotes(c)...)
 		if !isGroup(c.def) {
-			fmt.Fprintf(b, "%s%s [label=%s];\n", indent, dotID(c.path), dotID(label...))
+			attrs := "label=" + dotID(label...)
+			if g.neverState(c) {
+				attrs += ", style=\"rounded,dashed\", " + dotNever
+			}
+			fmt.Fprintf(b, "%s%s [%s];\n", indent, dotID(c.path), attrs)
 			continue
 		}
 		fmt.Fprintf(b, "%ssubgraph %s {\n", indent, dotCluster(c))
 		title := append([]string{machineTitle(c.name, c.def)}, label[1:]...)
 		fmt.Fprintf(b, "%s  label=%s;\n", indent, dotID(title...))
-		if n.def.Kind == luabind.KindRegions {
+		if n.def.Kind == luabind.KindRegions || g.neverState(c) {
 			fmt.Fprintf(b, "%s  style=\"rounded,dashed\";\n", indent) // a region: active beside its siblings
+			if g.neverState(c) {
+				fmt.Fprintf(b, "%s  color=gray60; fontcolor=gray60;\n", indent)
+			}
 		} else {
 			fmt.Fprintf(b, "%s  style=rounded;\n", indent)
 		}
 		if c.def.Kind == luabind.KindTree {
-			dotTree(b, c, indent+"  ")
+			g.dotTree(b, c, indent+"  ")
 		} else {
 			g.dotMachine(b, c, indent+"  ")
 		}
@@ -338,6 +384,9 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 			if l := transitionLabel(tr); len(l) > 0 {
 				attrs = append(attrs, "label="+dotID(l...))
 			}
+			if g.neverTransition(c, tr) {
+				attrs = append(attrs, "style=dashed", dotNever)
+			}
 			fmt.Fprintf(b, "%s%s -> %s%s;\n", indent, from, to, dotAttrs(attrs...))
 		}
 	}
@@ -345,7 +394,7 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 
 // dotTree writes a tree state's nodes, each with an edge from its parent
 // labelled with its place among the children.
-func dotTree(b *strings.Builder, n *gnode, indent string) {
+func (g *graph) dotTree(b *strings.Builder, n *gnode, indent string) {
 	fmt.Fprintf(b, "%s%s [shape=point, width=0.12, style=invis];\n", indent, dotStart(n))
 	nodes := n.def.Tree.Nodes
 	id := func(i int) string { return dotID(n.path + "[" + nodes[i].Path + "]") }
@@ -353,6 +402,9 @@ func dotTree(b *strings.Builder, n *gnode, indent string) {
 		shape := "box"
 		if tn.Def.Kind.IsComposite() || tn.Def.Kind.IsDecorator() {
 			shape = "box, style=\"rounded,filled\", fillcolor=\"#eeeeee\""
+		}
+		if g.neverNode(n, tn.Path) {
+			shape = "box, style=\"rounded,dashed\", " + dotNever
 		}
 		fmt.Fprintf(b, "%s%s [label=%s, shape=%s];\n", indent, id(i), dotID(tn.Def.Label()), shape)
 	}
@@ -404,6 +456,17 @@ func (g *graph) mermaid(b *strings.Builder, name string) {
 	b.WriteString("stateDiagram-v2\n")
 	b.WriteString("  direction LR\n")
 	g.mermaidMachine(b, g.root, "  ")
+	if len(g.never) > 0 {
+		b.WriteString("  classDef never stroke-dasharray: 4 4, color: #999999, stroke: #999999\n")
+		for _, n := range g.nodes[1:] {
+			if g.neverState(n) {
+				fmt.Fprintf(b, "  class %s never\n", n.id)
+			}
+		}
+		for _, id := range g.neverIDs {
+			fmt.Fprintf(b, "  class %s never\n", id)
+		}
+	}
 }
 
 func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
@@ -451,7 +514,11 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 				to = t.id
 			}
 			line := fmt.Sprintf("%s%s --> %s", indent, c.id, to)
-			if l := transitionLabel(tr); len(l) > 0 {
+			l := transitionLabel(tr)
+			if g.neverTransition(c, tr) {
+				l = append(l, "(never)")
+			}
+			if len(l) > 0 {
 				line += " : " + mermaidText(strings.Join(l, ", "))
 			}
 			b.WriteString(line + "\n")
@@ -466,6 +533,9 @@ func (g *graph) mermaidTree(b *strings.Builder, n *gnode, indent string) {
 	ids := make([]string, len(nodes))
 	for i, tn := range nodes {
 		ids[i] = g.unique(n.id + "_" + mermaidID(tn.Path))
+		if g.neverNode(n, tn.Path) {
+			g.neverIDs = append(g.neverIDs, ids[i])
+		}
 		fmt.Fprintf(b, "%sstate %s as %s\n", indent, strconv.Quote(tn.Def.Label()), ids[i])
 	}
 	fmt.Fprintf(b, "%s[*] --> %s\n", indent, ids[0])

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -128,6 +129,25 @@ func (k TransitionKind) String() string {
 		return "internal"
 	}
 	return "to"
+}
+
+// Name says which transition it is, as coverage and graphs name it: "to
+// chase on noise", "pop after 2s", "to flee when lt(hp, 10)".
+func (t Transition) Name() string {
+	parts := []string{t.Kind.String()}
+	if t.Target != "" {
+		parts = append(parts, t.Target)
+	}
+	if t.On != "" {
+		parts = append(parts, "on "+t.On)
+	}
+	if t.After > 0 {
+		parts = append(parts, "after "+strconv.FormatFloat(t.After, 'g', -1, 64)+"s")
+	}
+	if t.When != nil {
+		parts = append(parts, "when "+Describe(t.When))
+	}
+	return strings.Join(parts, " ")
 }
 
 // ParseTransitionKind reads "to", "push", "pop" or "replace".

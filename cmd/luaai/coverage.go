@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/safefile"
 )
 
 // coverageFlag is --coverage (a summary) or --coverage=FILE (and JSON in
@@ -149,4 +151,56 @@ func (c *coverageSum) write(file string) error {
 		return err
 	}
 	return os.WriteFile(file, append(data, '\n'), 0o644)
+}
+
+// maxCoverageFile bounds a coverage file graph reads.
+const maxCoverageFile = 64 << 20
+
+// readNever reads a coverage file (luaai test --coverage=FILE, luaai
+// explore --coverage FILE) and returns the parts of script's behaviour
+// that never ran, for luaai graph --coverage. The file's entry for script
+// is the one whose file is the same file; a file with a single entry is
+// taken as it is.
+func readNever(file, script string) (map[[2]string]bool, error) {
+	data, err := safefile.ReadRegular(file, maxCoverageFile)
+	if err != nil {
+		return nil, err
+	}
+	var entries []coverageJSON
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("not a coverage file (%v)", err)
+	}
+	var entry *coverageJSON
+	for i := range entries {
+		if sameFile(entries[i].File, script) {
+			entry = &entries[i]
+		}
+	}
+	if entry == nil && len(entries) == 1 {
+		entry = &entries[0]
+	}
+	if entry == nil {
+		var files []string
+		for _, e := range entries {
+			files = append(files, e.File)
+		}
+		return nil, fmt.Errorf("no coverage of %s in it (it covers %s)", script, strings.Join(files, ", "))
+	}
+	never := map[[2]string]bool{}
+	for _, it := range entry.Items {
+		if it.Hits == 0 {
+			never[[2]string{it.Kind, it.Name}] = true
+		}
+	}
+	return never, nil
+}
+
+// sameFile tells whether two paths name the same file.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/luaai/luaai/inspect"
 )
 
-const graphUsage = `Usage: luaai graph SCRIPT [--format dot|mermaid]
+const graphUsage = `Usage: luaai graph SCRIPT [--format dot|mermaid] [--coverage FILE]
 
 Prints the behaviour SCRIPT's whole hierarchy as a diagram on stdout:
 Graphviz DOT (the default; render it with "dot -Tsvg") or a Mermaid state
@@ -26,7 +26,9 @@ depends on how the state was reached. Children of a utility machine show
 their score.
 
 Flags:
-  --format F    dot or mermaid (default dot)
+  --format F       dot or mermaid (default dot)
+  --coverage FILE  mark the parts that never ran (grey and dashed) from the
+                   JSON of luaai test --coverage=FILE or luaai explore --coverage
 
 Exit codes: 0 success; 1 the script does not load; 2 a usage error.
 `
@@ -35,6 +37,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("luaai graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", inspect.GraphDOT, "")
+	covFile := fs.String("coverage", "", "")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, graphUsage)
@@ -48,10 +51,19 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "graph", graphUsage, "--format must be dot or mermaid, got %q", *format)
 	}
 	script := pos[0]
+	opts := inspect.GraphOptions{Format: *format}
+	if *covFile != "" {
+		never, err := readNever(*covFile, script)
+		if err != nil {
+			fmt.Fprintf(stderr, "luaai graph: --coverage %s: %v\n", *covFile, err)
+			return exitFail
+		}
+		opts.Never = never
+	}
 	w := bufio.NewWriter(stdout)
 	var drawErr error
 	err = withBehaviour(script, func(b *host.Behaviour) error {
-		drawErr = inspect.WriteGraph(w, b.Definition(), script, *format)
+		drawErr = inspect.WriteGraphWith(w, b.Definition(), script, opts)
 		return nil
 	})
 	if err != nil {

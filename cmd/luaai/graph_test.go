@@ -108,3 +108,41 @@ func TestGraphErrors(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, graphUsage, stdout)
 }
+
+// graph --coverage greys out (dashed) the parts a coverage file says
+// never ran, in both formats; a file that is no coverage file, or does
+// not cover the script, is an error naming the flag.
+func TestGraphCoverage(t *testing.T) {
+	script := "../../explore/testdata/deadend.lua"
+	cov := filepath.Join(t.TempDir(), "cov.json")
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"explore", script, "--runs", "2000", "--coverage", cov, "--out", t.TempDir()}, &out, &errOut), errOut.String())
+
+	out.Reset()
+	require.Equal(t, exitOK, run([]string{"graph", script, "--coverage", cov}, &out, &errOut), errOut.String())
+	var grey []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "gray60") {
+			grey = append(grey, strings.Fields(l)[0])
+		}
+	}
+	require.Equal(t, []string{`"alarm[selector.action#2]"`, `"broken"`, `"shut"`}, grey) // the node, the state, the edge from shut
+
+	out.Reset()
+	require.Equal(t, exitOK, run([]string{"graph", script, "--coverage", cov, "--format", "mermaid"}, &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "shut --> broken : when fn@../../explore/testdata/deadend.lua#58;13, (never)\n")
+	require.Contains(t, out.String(), "  class broken never\n  class alarm_selector_action_2 never\n")
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{"), 0o644))
+	other := filepath.Join(t.TempDir(), "other.json")
+	require.NoError(t, os.WriteFile(other, []byte(`[{"file":"a.lua","items":[]},{"file":"b.lua","items":[]}]`), 0o644))
+	for file, want := range map[string]string{
+		bad:   "--coverage " + bad + ": not a coverage file",
+		other: "no coverage of " + script + " in it (it covers a.lua, b.lua)",
+	} {
+		errOut.Reset()
+		require.Equal(t, exitFail, run([]string{"graph", script, "--coverage", file}, &out, &errOut))
+		require.Contains(t, errOut.String(), want)
+	}
+}
