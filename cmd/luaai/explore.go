@@ -168,8 +168,14 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 	}
 	if un := rep.Unreached(); len(un) > 0 {
 		t := rep.Tried
-		fmt.Fprintf(w, "\nnever reached (after %d ticks, %d sends of %s, %d writes of %s):\n",
-			t.Ticks, t.Sends, listOrNone(t.Events), t.Sets, listOrNone(t.Fields))
+		tried := []string{fmt.Sprintf("%d ticks", t.Ticks)}
+		if t.Sends > 0 {
+			tried = append(tried, fmt.Sprintf("%d sends of %s", t.Sends, listOrNone(t.Events)))
+		}
+		if t.Sets > 0 {
+			tried = append(tried, fmt.Sprintf("%d writes of %s", t.Sets, listOrNone(t.Fields)))
+		}
+		fmt.Fprintf(w, "\nnever reached (after %s):\n", strings.Join(tried, ", "))
 		for _, it := range un {
 			fmt.Fprintf(w, "  %s:%d: %s %s\n", it.File, it.Line, it.Kind, oneLine(it.Name))
 		}
