@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,4 +57,21 @@ end)
 	code, stdout, _ = cli("test", dir)
 	require.Equal(t, 0, code)
 	require.NotContains(t, stdout, "coverage:", "only when asked")
+}
+
+// The coverage of the shipped scripts by their own tests, as a golden
+// file (go test -run TestShippedCoverageGolden -update rewrites it).
+func TestShippedCoverageGolden(t *testing.T) {
+	code, stdout, stderr := cli("test", "--coverage", "../../scripts")
+	require.Equal(t, 0, code, stderr)
+	i := strings.Index(stdout, "coverage:\n")
+	require.GreaterOrEqual(t, i, 0, stdout)
+	got := stdout[i:]
+	golden := filepath.Join("testdata", "golden", "coverage.txt")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current output of luaai graph")
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output of luaai graph and luaai test --coverage")
 
 // graphScripts are the behaviours drawn into golden files: every shipped
 // script and the fixtures in testdata/graph.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -821,4 +822,32 @@ func TestRunProfile(t *testing.T) {
 	last := lines(stdout)[len(lines(stdout))-1]
 	require.Contains(t, last, `{"profile":{"ticks":5,`)
 	require.Contains(t, last, `"callback":"steps","state":"roam"`)
+}
+
+// The profile's top row is the one slow callback of a script whose other
+// callbacks are cheap.
+func TestRunProfileNamesTheSlowCallback(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "slow.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "work",
+  context = { n = 0, total = 0 },
+  states = {
+    work = {
+      enter = function(ctx) ctx.n = 0 end,
+      update = function(ctx)
+        local s = 0
+        for i = 1, 20000 do s = s + i % 7 end
+        ctx.total = s
+      end,
+      exit = function(ctx) ctx.n = ctx.n + 1 end,
+      transitions = { { to = "rest", on = "tired", run = function(ctx) ctx.n = 1 end } },
+    },
+    rest = { update = function(ctx) ctx.n = ctx.n + 1 end },
+  },
+}`), 0o644))
+	code, _, stderr := cli("run", script, "--agents", "5", "--ticks", "10", "--profile")
+	require.Equal(t, 0, code, stderr)
+	rows := lines(stderr[strings.Index(stderr, "callback  where (state)"):])
+	require.Regexp(t, `^ +50 +[0-9.]+ +[0-9.]+  update +`+regexp.QuoteMeta(script)+`:8 \(work\)$`, rows[1])
 }
