@@ -155,6 +155,7 @@ type TransitionInfo struct {
 	After  float64
 	When   string // a native condition described, "function" for Lua, "" for none
 	Run    bool   // it has a run function
+	Name   string // as coverage names it: "to chase on noise" (luabind.Transition.Name)
 }
 
 // TreeNodeInfo is a behaviour-tree node; Path is what AgentView.Active
@@ -212,7 +213,7 @@ func stateInfo(n *place) *StateInfo {
 		s.Lock = describeOr(d.Lock, "function")
 	}
 	for _, tr := range n.trans {
-		ti := TransitionInfo{Kind: tr.Kind.String(), Target: tr.Target, On: tr.On, After: tr.After, Run: tr.Run != nil}
+		ti := TransitionInfo{Kind: tr.Kind.String(), Target: tr.Target, On: tr.On, After: tr.After, Run: tr.Run != nil, Name: tr.Name()}
 		if tr.When != nil {
 			ti.When = describeOr(tr.When, "function")
 		}

@@ -247,6 +247,7 @@ type structTransJSON struct {
 	After  float64 `json:"after,omitempty"`
 	When   string  `json:"when,omitempty"`
 	Run    bool    `json:"run,omitempty"`
+	Name   string  `json:"name"` // as a coverage file names it
 }
 
 type curveJSON struct {
@@ -304,7 +305,7 @@ func structureNode(n *host.StateInfo) *structureJSON {
 		s.Curves = append(s.Curves, c)
 	}
 	for _, t := range n.Transitions {
-		s.Transitions = append(s.Transitions, structTransJSON{Kind: t.Kind, Target: t.Target, On: t.On, After: t.After, When: t.When, Run: t.Run})
+		s.Transitions = append(s.Transitions, structTransJSON{Kind: t.Kind, Target: t.Target, On: t.On, After: t.After, When: t.When, Run: t.Run, Name: t.Name})
 	}
 	for _, c := range n.Children {
 		s.Children = append(s.Children, structureNode(c))

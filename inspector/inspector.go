@@ -246,6 +246,7 @@ type inspector struct {
 	structSeq  int                     // last structure id
 	linger     map[int]time.Time       // agents no page picks any more, since when
 	listAt     time.Time               // when the list was last built
+	profileAt  time.Time               // when the profile was last published
 	ids        []int                   // the agents' ids at the last publish
 }
 
@@ -448,7 +449,35 @@ func (in *inspector) publish(list bool) {
 	for a := range h.All() {
 		tick = max(tick, a.Ticks())
 	}
+	if streams > 0 && now.Sub(in.profileAt) >= profileEvery {
+		in.profileAt = now
+		s.setProfile(profileTop(h.Profile()))
+	}
 	s.install(tick, ids, rows, frames, h.Paused() && in.opts.OnCommand == nil)
+}
+
+// profileEvery is how often the page's profile is refreshed.
+const profileEvery = 500 * time.Millisecond
+
+// profileTop is the ten costliest callbacks of a profile, nil when the
+// host does not profile.
+func profileTop(p host.Profile) *profileJSON {
+	if p.Ticks == 0 || len(p.Entries) == 0 {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	out := &profileJSON{Ticks: p.Ticks, TickMs: ms(p.InTicks), LuaMs: ms(p.InLua), NativeMs: ms(p.InNatives)}
+	for _, e := range p.Entries[:min(len(p.Entries), 10)] {
+		where := fmt.Sprintf("%s:%d", e.File, e.Line)
+		if e.Native != "" {
+			where = "native " + e.Native
+		}
+		out.Top = append(out.Top, profileRowJSON{
+			Calls: e.Calls, TotalMs: ms(e.Total), MeanUs: float64(e.Total.Nanoseconds()) / 1000 / float64(max(e.Calls, 1)),
+			Callback: string(e.Callback), Where: where, State: e.State,
+		})
+	}
+	return out
 }
 
 // follow recomputes the agents followed in full: the picked ones, or every

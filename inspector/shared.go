@@ -52,6 +52,26 @@ type statusJSON struct {
 	RateControl bool         `json:"rate_control"`
 	History     int          `json:"history"`
 	Results     []resultJSON `json:"results"`
+	Profile     *profileJSON `json:"profile,omitempty"` // with host.Options.Profile
+}
+
+// profileJSON is the top of the host's profile (host.Options.Profile),
+// refreshed twice a second.
+type profileJSON struct {
+	Ticks    int              `json:"ticks"`
+	TickMs   float64          `json:"tick_ms"`
+	LuaMs    float64          `json:"lua_ms"`
+	NativeMs float64          `json:"native_ms"`
+	Top      []profileRowJSON `json:"top"`
+}
+
+type profileRowJSON struct {
+	Calls    int     `json:"calls"`
+	TotalMs  float64 `json:"total_ms"`
+	MeanUs   float64 `json:"mean_us"`
+	Callback string  `json:"callback"`
+	Where    string  `json:"where"` // file:line, or "native gt(hunger, 0.5)"
+	State    string  `json:"state"`
 }
 
 // resultJSON is what became of a command.
@@ -103,6 +123,13 @@ func newShared(o Options) *shared {
 		subs:       map[chan struct{}]struct{}{},
 		sent:       map[int]string{},
 	}
+}
+
+// setProfile publishes the profile's top rows (nil: none).
+func (s *shared) setProfile(p *profileJSON) {
+	s.mu.Lock()
+	s.status.Profile = p
+	s.mu.Unlock()
 }
 
 // install takes a tick's publication. ids is nil when unchanged; rows nil

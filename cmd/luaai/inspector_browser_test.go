@@ -247,3 +247,36 @@ return ai.fsm { initial = "a", context = { squad = { 3, 5 }, none = {}, x = 0 },
 	})()`)
 	r.stop(t)
 }
+
+// With --profile the page shows where the frame goes; a coverage file
+// loaded in the page draws the parts it never reached dashed.
+func TestInspectorProfileAndCoverageInBrowser(t *testing.T) {
+	ctx := browser(t)
+	r, url := startInspected(t, "../../scripts/hunter.lua", "--agents", "3", "--hz", "20", "--set", "prey_x=3", "--profile")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	poll(t, ctx, "the profile", `!document.querySelector('#profile').hidden && document.querySelectorAll('#profile-table tbody tr').length > 0`)
+	assert.Regexp(t, `^\d+ ticks, [0-9.]+ ms: Lua [0-9.]+ ms \(\d+%\), natives [0-9.]+ ms \(\d+%\)$`, eval[string](t, ctx, `document.querySelector('#profile-sum').textContent`))
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll('#profile-table td.where')].map(td => td.textContent)`)
+	assert.Contains(t, strings.Join(rows, "\n"), "../../scripts/hunter.lua:")
+	assert.Equal(t, exitOK, r.stop(t))
+
+	script := "../../explore/testdata/deadend.lua"
+	cov := filepath.Join(t.TempDir(), "cov.json")
+	code, out, errOut := cli("explore", script, "--runs", "2000", "--coverage", cov, "--out", t.TempDir())
+	require.Equal(t, exitOK, code, out+errOut)
+	r, url = startInspected(t, script, "--agents", "1", "--hz", "20")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
+	poll(t, ctx, "the diagram", `!!document.querySelector('.agent-view[data-id="1"] .state[data-path="broken"]')`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetUploadFiles(`#coverage-file`, []string{cov})))
+	poll(t, ctx, "the coverage note", `/never reached/.test(document.querySelector('#coverage-note').textContent)`)
+	assert.Equal(t, "cov.json: 3 of 14 parts never reached (dashed)", eval[string](t, ctx, `document.querySelector('#coverage-note').textContent`))
+	poll(t, ctx, "broken dashed, shut not", `(() => {
+		const v = document.querySelector('.agent-view[data-id="1"]');
+		return v.querySelector('.state[data-path="broken"]').classList.contains('never') && !v.querySelector('.state[data-path="shut"]').classList.contains('never');
+	})()`)
+	assert.Equal(t, []string{"when fn@../../explore/testdata/deadend.lua:13 → broken (never)"},
+		eval[[]string](t, ctx, `[...document.querySelectorAll('.agent-view[data-id="1"] .trans.never')].map(e => e.textContent)`))
+	assert.Equal(t, []string{"alarm[selector.action#2]"},
+		eval[[]string](t, ctx, `[...document.querySelectorAll('.agent-view[data-id="1"] .bt.never')].map(e => e.dataset.path)`))
+	assert.Equal(t, exitOK, r.stop(t))
+}

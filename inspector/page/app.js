@@ -18,6 +18,7 @@ const st = {
   past: null,       // null: live; else the tick the slider shows
   pastFrames: {},   // agent id → {frame, prev}
   source: null,
+  never: null,      // a loaded coverage file: Set of "kind\u0000name" never reached
 };
 
 function url(path, q) {
@@ -106,6 +107,7 @@ function renderStatus() {
   box.dataset.paused = s.paused;
   $("#rate-box").hidden = !s.rate_control;
   if (s.rate_control && document.activeElement !== $("#rate") && s.hz) $("#rate").value = s.hz;
+  renderProfile(s.profile);
   for (const r of s.results || []) {
     if (seen.has(r.seq)) continue;
     seen.add(r.seq);
@@ -113,6 +115,46 @@ function renderStatus() {
   }
 }
 const seen = new Set();
+
+// renderProfile shows the host's profile (luaai run --profile,
+// host.Options.Profile): the costliest callbacks so far.
+function renderProfile(p) {
+  $("#profile").hidden = !p;
+  if (!p) return;
+  const share = (ms) => (p.tick_ms > 0 ? ` (${Math.round((100 * ms) / p.tick_ms)}%)` : "");
+  $("#profile-sum").textContent = `${p.ticks} ticks, ${fmt(p.tick_ms)} ms: Lua ${fmt(p.lua_ms)} ms${share(p.lua_ms)}, natives ${fmt(p.native_ms)} ms${share(p.native_ms)}`;
+  $("#profile-table tbody").replaceChildren(...p.top.map((r) => el("tr", {},
+    el("td", { class: "num", text: fmt(r.total_ms) }),
+    el("td", { class: "num", text: String(r.calls) }),
+    el("td", { class: "num", text: fmt(r.mean_us) }),
+    el("td", { class: "where", text: `${r.callback} ${r.where}` + (r.state ? ` (${r.state})` : "") }))));
+}
+
+// loadCoverage reads a coverage file (luaai test --coverage=FILE, luaai
+// explore --coverage FILE): the parts it never reached are drawn dashed.
+function loadCoverage(text, name) {
+  let entries;
+  try {
+    entries = JSON.parse(text);
+    if (!Array.isArray(entries)) throw new Error("not a list of behaviours");
+  } catch (err) {
+    $("#coverage-note").textContent = `${name}: not a coverage file (${err.message})`;
+    return;
+  }
+  const never = new Set();
+  let all = 0;
+  for (const e of entries) {
+    for (const it of e.items || []) {
+      all++;
+      if (!it.hits) never.add(`${it.kind}\u0000${it.name}`);
+    }
+  }
+  st.never = never;
+  $("#coverage-note").textContent = `${name}: ${never.size} of ${all} parts never reached (dashed)`;
+  renderViews();
+}
+
+const isNever = (kind, name) => !!st.never && st.never.has(`${kind}\u0000${name}`);
 
 function say(text, bad) {
   const m = $("#messages");
@@ -256,7 +298,7 @@ function stepsByState(f) {
 // treeBox draws a behaviour-tree node and its children; running nodes are
 // in the frame's active list as "state[node.path]".
 function treeBox(t, active) {
-  return el("div", { class: "bt" + (active.has(t.path) ? " active" : ""), "data-path": t.path },
+  return el("div", { class: "bt" + (active.has(t.path) ? " active" : "") + (isNever("tree node", t.path) ? " never" : ""), "data-path": t.path },
     el("span", { class: "name", text: t.label }),
     (t.kids || []).length ? el("div", { class: "kids" }, ...t.kids.map((k) => treeBox(k, active))) : null);
 }
@@ -272,13 +314,14 @@ function stepsLine(n, progress) {
 }
 
 function stateBox(n, active, paused, root, steps) {
-  const cls = ["state", active.has(n.path) ? "active" : "", paused.has(n.path) ? "on-stack" : ""].join(" ").trim();
+  const cls = ["state", active.has(n.path) ? "active" : "", paused.has(n.path) ? "on-stack" : "", isNever("state", n.path) ? "never" : ""].join(" ").trim();
   const trans = (n.transitions || []).map((t) => {
     let s = t.on ? `on ${t.on}` : t.after ? `after ${t.after}s` : "";
     if (t.when) s += (s ? " " : "") + `when ${t.when}`;
     s += ` ${t.kind === "to" ? "→" : t.kind} ${t.target || ""}`;
     if (t.run) s += " (run)";
-    return el("div", { class: "trans", text: s.trim() });
+    const never = isNever("transition", `${n.path}: ${t.name}`);
+    return el("div", { class: never ? "trans never" : "trans", text: s.trim() + (never ? " (never)" : "") });
   });
   const label = root ? "root" : n.name;
   return el("div", { class: cls, "data-path": n.path },
@@ -472,6 +515,10 @@ $("#slider").addEventListener("input", (e) => {
   if (r && t >= r[1]) goLive(); else showPast(t);
 });
 $("#live").addEventListener("click", goLive);
+$("#coverage-file").addEventListener("change", (e) => {
+  const f = e.target.files[0];
+  if (f) f.text().then((text) => loadCoverage(text, f.name));
+});
 let filterTimer = 0;
 $("#filter").addEventListener("input", (e) => {
   clearTimeout(filterTimer);
