@@ -8,7 +8,7 @@ import (
 
 // deadEnds lists the leaf states the search reached that nothing leads out
 // of.
-func deadEnds(b *host.Behaviour, totals map[string]*host.CoverageItem) []DeadEnd {
+func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEnd {
 	reached := map[string]*host.CoverageItem{}
 	for _, it := range totals {
 		if it.Kind == host.CoverState && it.Hits > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/luaai/luaai/host"
@@ -37,10 +38,17 @@ type Options struct {
 	// MemoryLimit is the host's memory limit (host.Options.MemoryLimit).
 	// The default (zero) value is none.
 	MemoryLimit int64
+	// Workers is how many searchers run at once, each in its own host on
+	// its own goroutine, sharing what they find between rounds: the same
+	// Seed and Workers try the same sequences. More than the machine's
+	// cores gains nothing. The default (zero) value is 1.
+	Workers int
 	// Progress, when set, is called about four times a second while the
 	// search runs. The default (zero) value is none.
 	Progress func(Progress)
 }
+
+func (o *Options) workers() int { return min(max(o.Workers, 1), 64) }
 
 func (o *Options) agents() int { return max(o.Agents, 1) }
 
@@ -80,23 +88,28 @@ var ErrNoScript = errors.New("script did not load")
 // reached and the parts it never reached. ctx stops the search early (the
 // report covers what was found).
 func Run(ctx context.Context, script string, opts Options) (*Report, error) {
-	r, err := newRunner(script, &opts)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoScript, err)
-	}
-	defer r.close()
 	s := &search{
-		opts: &opts, r: r, script: script,
-		g:        &gen{v: readVocab(r.b, opts.agents()), rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921))},
-		seen:     map[string]bool{},
+		opts: &opts, script: script,
+		seen:     map[feature]bool{},
 		byKey:    map[string]*Finding{},
-		totals:   map[string]*host.CoverageItem{},
+		totals:   map[partKey]*host.CoverageItem{},
 		start:    time.Now(),
 		duration: opts.Duration,
 	}
 	if s.duration <= 0 {
 		s.duration = 30 * time.Second
 	}
+	for i := range opts.workers() {
+		r, err := newRunner(script, &opts)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoScript, err)
+		}
+		defer r.close()
+		v := readVocab(r.b, opts.agents())
+		s.runners = append(s.runners, r)
+		s.gens = append(s.gens, &gen{v: v, rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921+uint64(i)))})
+	}
+	r := s.runners[0]
 	if err := s.loop(ctx); err != nil {
 		return nil, err
 	}
@@ -113,16 +126,16 @@ func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 // search is one exploration's state.
 type search struct {
 	opts     *Options
-	r        *runner
+	runners  []*runner // one per worker, each with its own host
+	gens     []*gen    // one per worker, each with its own random stream
 	script   string
-	g        *gen
 	corpus   [][]Step
-	seen     map[string]bool // features: parts reached, with a count bucket
+	seen     map[feature]bool // parts reached, with a count bucket
 	findings []*Finding
 	byKey    map[string]*Finding
-	totals   map[string]*host.CoverageItem // every part, with hits over the search
-	order    []string                      // totals' keys, first seen first
+	totals   map[partKey]*host.CoverageItem // every part reached, with hits over the search
 	runs     int
+	parts    int // how many parts the behaviour has (progress)
 	stale    int
 	stopped  string
 	start    time.Time
@@ -156,18 +169,20 @@ func (s *search) loop(ctx context.Context) error {
 		if s.stopped != "" {
 			return nil
 		}
-		seq := s.next()
-		out, err := s.r.run(seq, "")
-		if err != nil {
-			return err
-		}
-		s.runs++
-		s.count(seq)
-		if s.learn(seq, out) {
-			s.corpus = append(s.corpus, seq)
-			s.stale = 0
-		} else {
-			s.stale++
+		for i, batch := range s.round() {
+			for _, res := range batch {
+				if res.err != nil {
+					return fmt.Errorf("worker %d: %w", i+1, res.err)
+				}
+				s.runs++
+				s.count(res.seq)
+				if s.learn(res.seq, res.out) {
+					s.corpus = append(s.corpus, res.seq)
+					s.stale = 0
+				} else {
+					s.stale++
+				}
+			}
 		}
 		if s.opts.Progress != nil && time.Since(lastProgress) > 250*time.Millisecond {
 			lastProgress = time.Now()
@@ -177,19 +192,73 @@ func (s *search) loop(ctx context.Context) error {
 }
 
 func (s *search) progress() Progress {
-	p := Progress{Runs: s.runs, Parts: len(s.totals), Findings: len(s.findings), Elapsed: time.Since(s.start)}
-	for _, it := range s.totals {
-		if it.Hits > 0 {
-			p.Covered++
+	if s.parts == 0 {
+		for _, bc := range s.runners[0].h.Coverage() {
+			s.parts += len(bc.Items)
 		}
 	}
-	return p
+	return Progress{Runs: s.runs, Covered: len(s.totals), Parts: s.parts, Findings: len(s.findings), Elapsed: time.Since(s.start)}
+}
+
+// tried is a sequence a worker ran and what came of it.
+type result struct {
+	seq []Step
+	out outcome
+	err error
+}
+
+// roundSize is how many sequences each of several workers runs between
+// two merges of what they found (one worker merges after each).
+const roundSize = 256
+
+// round runs the next sequences, on every worker at once, and returns
+// each worker's results in order; the corpus does not change meanwhile,
+// so what a worker tries depends only on its seed and the rounds before.
+func (s *search) round() [][]result {
+	n := 1
+	if len(s.runners) > 1 {
+		n = roundSize
+	}
+	share := make([]int, len(s.runners))
+	left := -1
+	if s.opts.Runs > 0 {
+		left = s.opts.Runs - s.runs
+	}
+	for j := 0; j < n; j++ {
+		for i := range share {
+			if left == 0 {
+				break
+			}
+			share[i]++
+			left--
+		}
+	}
+	out := make([][]result, len(s.runners))
+	work := func(i int) {
+		for range share[i] {
+			seq := s.next(s.gens[i])
+			o, err := s.runners[i].run(seq, "")
+			out[i] = append(out[i], result{seq, o, err})
+			if err != nil {
+				return
+			}
+		}
+	}
+	if len(s.runners) == 1 {
+		work(0)
+		return out
+	}
+	var wg sync.WaitGroup
+	for i := range s.runners {
+		wg.Go(func() { work(i) })
+	}
+	wg.Wait()
+	return out
 }
 
 // next is the next sequence to try: mostly a mutation of one that found
 // something, sometimes a fresh one.
-func (s *search) next() []Step {
-	g := s.g
+func (s *search) next(g *gen) []Step {
 	if len(s.corpus) == 0 || g.chance(0.1) {
 		return g.fresh()
 	}
@@ -218,25 +287,19 @@ func (s *search) count(seq []Step) {
 // learn records what a run reached and met; true when something was new.
 func (s *search) learn(seq []Step, out outcome) bool {
 	isNew := false
-	for _, bc := range out.cov {
-		for _, it := range bc.Items {
-			key := bc.File + "\x00" + it.Kind + "\x00" + it.Name
-			tot := s.totals[key]
-			if tot == nil {
-				c := it
-				c.Hits = 0
-				tot = &c
-				s.totals[key] = tot
-				s.order = append(s.order, key)
-			}
-			tot.Hits += it.Hits
-			if it.Hits == 0 {
-				continue
-			}
-			if f := key + "\x00" + bucket(it.Hits); !s.seen[f] {
-				s.seen[f] = true
-				isNew = true
-			}
+	for _, it := range out.hits {
+		key := partKey{it.File, it.Kind, it.Name}
+		tot := s.totals[key]
+		if tot == nil {
+			c := it
+			c.Hits = 0
+			tot = &c
+			s.totals[key] = tot
+		}
+		tot.Hits += it.Hits
+		if f := (feature{key, bucket(it.Hits)}); !s.seen[f] {
+			s.seen[f] = true
+			isNew = true
 		}
 	}
 	for _, f := range out.failures {
@@ -256,18 +319,28 @@ func (s *search) learn(seq []Step, out outcome) bool {
 	return isNew
 }
 
+// partKey is a part of a behaviour; a feature is a part reached a number
+// of times, in buckets.
+type (
+	partKey struct{ file, kind, name string }
+	feature struct {
+		part   partKey
+		bucket int
+	}
+)
+
 // bucket groups hit counts as coverage-guided fuzzers do: 1, 2, 3, 4–7,
 // 8–15, 16–31, more.
-func bucket(n int) string {
+func bucket(n int) int {
 	switch {
 	case n <= 3:
-		return string(rune('0' + n))
+		return n
 	case n < 8:
-		return "4"
+		return 4
 	case n < 16:
-		return "8"
+		return 8
 	case n < 32:
-		return "16"
+		return 16
 	}
-	return "32"
+	return 32
 }

@@ -19,7 +19,7 @@ import (
 // opts are a search bounded by runs, so a test is the same on every
 // machine (the duration is only a safety net).
 func opts(agents int, seed uint64) explore.Options {
-	return explore.Options{Duration: 2 * time.Minute, Runs: 30_000, Stale: 20_000, Agents: agents, Seed: seed}
+	return explore.Options{Duration: 2 * time.Minute, Runs: 5_000, Stale: 20_000, Agents: agents, Seed: seed}
 }
 
 // Each planted fault is found, shortened, written as a test, and that
@@ -253,4 +253,24 @@ func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s[len(s)/2]
+}
+
+// Two workers find the planted fault, and the same seed with the same
+// workers reports the same.
+func TestWorkers(t *testing.T) {
+	o := opts(2, 3)
+	o.Workers, o.Runs = 2, 4000
+	a, err := explore.Run(context.Background(), "testdata/message.lua", o)
+	require.NoError(t, err)
+	require.NotNil(t, findingAt(a, 30), "%+v", a.Findings)
+	require.Equal(t, 4000, a.Runs)
+	b, err := explore.Run(context.Background(), "testdata/message.lua", o)
+	require.NoError(t, err)
+	require.Equal(t, a.Parts, b.Parts)
+	require.Equal(t, a.Tried, b.Tried)
+	require.Equal(t, len(a.Findings), len(b.Findings))
+	for i := range a.Findings {
+		require.Equal(t, a.Findings[i].Words, b.Findings[i].Words)
+		require.Equal(t, a.Findings[i].FoundAfter, b.Findings[i].FoundAfter)
+	}
 }

@@ -98,8 +98,16 @@ func (s *search) report() *Report {
 			Sends: s.tried.sends, Sets: s.tried.sets, Ticks: s.tried.ticks,
 		},
 	}
-	for _, k := range s.order {
-		rep.Parts = append(rep.Parts, *s.totals[k])
+	// Every part, in the order Coverage lists them, with the search's hits.
+	for _, bc := range s.runners[0].h.Coverage() {
+		for _, it := range bc.Items {
+			if tot := s.totals[partKey{it.File, it.Kind, it.Name}]; tot != nil {
+				it.Hits = tot.Hits
+			} else {
+				it.Hits = 0
+			}
+			rep.Parts = append(rep.Parts, it)
+		}
 	}
 	slices.SortStableFunc(rep.Parts, func(a, b host.CoverageItem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))

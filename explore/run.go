@@ -40,7 +40,7 @@ type failure struct {
 
 type outcome struct {
 	failures []failure
-	cov      []host.BehaviourCoverage
+	hits     []host.CoverageItem // the parts that ran, with their hits
 }
 
 // hostOptions are the host's for a run: the script's folder (and the
@@ -107,7 +107,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 		return false
 	}
 	if found(-1, 0) {
-		out.cov = r.h.Coverage()
+		out.hits = r.covered()
 		return out, nil
 	}
 	for i, s := range seq {
@@ -120,7 +120,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 					}
 				}
 				if found(i, t+1) {
-					out.cov = r.h.Coverage()
+					out.hits = r.covered()
 					return out, nil
 				}
 			}
@@ -134,7 +134,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 			_ = agents[s.Agent%len(agents)].Set(s.Key, s.Value.goValue(ids))
 		}
 	}
-	out.cov = r.h.Coverage()
+	out.hits = r.covered()
 	return out, nil
 }
 
@@ -155,4 +155,11 @@ func failureOf(se *host.ScriptError, agent, step int) failure {
 		kind: kind, message: se.Message(), file: se.Script, line: se.Line,
 		state: state, callback: string(se.Callback), agent: agent, step: step,
 	}
+}
+
+// covered lists the parts the run reached, with their hits.
+func (r *runner) covered() []host.CoverageItem {
+	var out []host.CoverageItem
+	r.h.CoverageHits(func(it host.CoverageItem) { out = append(out, it) })
+	return out
 }

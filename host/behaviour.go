@@ -43,11 +43,12 @@ type layout struct {
 	byPath   map[string]*place
 	maxKids  int
 	maxDepth int
-	btCount  int         // behaviour-tree nodes of every tree state, each placed at its node's btBase
-	regions  bool        // some state is ai.regions: the active states are a tree, not a path
-	pool     runPool     // the agents' records (agent.go)
-	info     *StateInfo  // Behaviour.Structure, built when first asked
-	covItems []keyedItem // its parts as coverage lists them, built when first asked
+	btCount  int            // behaviour-tree nodes of every tree state, each placed at its node's btBase
+	regions  bool           // some state is ai.regions: the active states are a tree, not a path
+	pool     runPool        // the agents' records (agent.go)
+	info     *StateInfo     // Behaviour.Structure, built when first asked
+	covItems []keyedItem    // its parts as coverage lists them, built when first asked
+	covIndex map[covKey]int // covItems by their counts' key (CoverageHits)
 }
 
 // place is one placed state: a definition with a name, a path and a parent.

@@ -68,7 +68,8 @@ func (a *Agent) cover(kind string, id, sub int) {
 // nil without it), each of its parts with how often it ran. Layouts of the
 // same file (one per worker) are merged. Call it between ticks.
 func (h *Host) Coverage() []BehaviourCoverage {
-	byFile := map[string]map[string]*CoverageItem{}
+	type partKey struct{ kind, name string }
+	byFile := map[string]map[partKey]*CoverageItem{}
 	var order []string
 	for _, w := range h.workers {
 		if w.cov == nil {
@@ -78,7 +79,7 @@ func (h *Host) Coverage() []BehaviourCoverage {
 			file := root.Pos.File
 			items := byFile[file]
 			if items == nil {
-				items = map[string]*CoverageItem{}
+				items = map[partKey]*CoverageItem{}
 				byFile[file] = items
 				order = append(order, file)
 			}
@@ -86,7 +87,7 @@ func (h *Host) Coverage() []BehaviourCoverage {
 				l.covItems = coverageItems(l)
 			}
 			for _, it := range l.covItems {
-				k := it.item.Kind + "\x00" + it.item.Name
+				k := partKey{it.item.Kind, it.item.Name}
 				got := items[k]
 				if got == nil {
 					c := it.item
@@ -110,6 +111,39 @@ func (h *Host) Coverage() []BehaviourCoverage {
 		out = append(out, bc)
 	}
 	return out
+}
+
+// CoverageHits calls fn for each part that ran since the host began (or
+// since ResetCoverage), with its hits (Options.Coverage): what Coverage
+// lists with Hits above 0, without building the list. With several
+// workers a part may come once per worker that ran it: sum the hits.
+// Call it between ticks.
+func (h *Host) CoverageHits(fn func(CoverageItem)) {
+	for _, w := range h.workers {
+		if w.cov == nil {
+			continue
+		}
+		for k, n := range w.cov.hits {
+			l := w.cov.layouts[k.root]
+			if l == nil || n == 0 {
+				continue
+			}
+			if l.covIndex == nil {
+				if l.covItems == nil {
+					l.covItems = coverageItems(l)
+				}
+				l.covIndex = make(map[covKey]int, len(l.covItems))
+				for i, it := range l.covItems {
+					l.covIndex[covKey{k.root, it.item.Kind, it.id, it.sub}] = i
+				}
+			}
+			if i, ok := l.covIndex[k]; ok {
+				it := l.covItems[i].item
+				it.Hits = n
+				fn(it)
+			}
+		}
+	}
 }
 
 // ResetCoverage forgets the counts so far (Options.Coverage): the next

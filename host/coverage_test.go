@@ -75,3 +75,49 @@ func TestCoverage(t *testing.T) {
 	defer off.Close()
 	require.Nil(t, off.Coverage())
 }
+
+// CoverageHits gives the parts Coverage lists with hits, without the
+// list; ResetCoverage starts the counts afresh and keeps the parts.
+func TestCoverageHitsAndReset(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		h, err := host.New(host.Options{Coverage: true, Workers: workers})
+		require.NoError(t, err)
+		b, err := h.LoadString("covered.lua", covered)
+		require.NoError(t, err)
+		for range 4 {
+			_, err := h.Spawn(b, nil)
+			require.NoError(t, err)
+		}
+		for range 5 {
+			require.NoError(t, h.Tick(0.1))
+		}
+		want := map[string]int{}
+		parts := 0
+		for _, bc := range h.Coverage() {
+			for _, it := range bc.Items {
+				parts++
+				if it.Hits > 0 {
+					want[it.Kind+" "+it.Name] = it.Hits
+				}
+			}
+		}
+		got := map[string]int{}
+		h.CoverageHits(func(it host.CoverageItem) { got[it.Kind+" "+it.Name] += it.Hits })
+		require.Equal(t, want, got, "%d workers", workers)
+		require.NotEmpty(t, got)
+
+		h.ResetCoverage()
+		h.CoverageHits(func(it host.CoverageItem) { t.Errorf("after a reset: %+v", it) })
+		n := 0
+		for _, bc := range h.Coverage() {
+			for _, it := range bc.Items {
+				n++
+				require.Zero(t, it.Hits)
+			}
+		}
+		require.Equal(t, parts, n, "the parts stay listed")
+		require.NoError(t, h.Tick(0.1))
+		h.CoverageHits(func(it host.CoverageItem) { require.Positive(t, it.Hits) })
+		h.Close()
+	}
+}

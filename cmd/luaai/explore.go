@@ -17,7 +17,7 @@ import (
 	"github.com/luaai/luaai/host"
 )
 
-const exploreUsage = `Usage: luaai explore SCRIPT [--seconds N] [--runs N] [--agents K] [--seed S] [--out DIR] [--json] [--coverage FILE]
+const exploreUsage = `Usage: luaai explore SCRIPT [--seconds N] [--runs N] [--agents K] [--seed S] [--workers N] [--out DIR] [--json] [--coverage FILE]
 
 Searches for inputs that make the behaviour SCRIPT fail, as a game could
 give them: it sends the events the behaviour names (with payloads shaped
@@ -40,7 +40,8 @@ Flags:
   --seconds N     stop after N seconds (default 30)
   --runs N        stop after N input sequences (the same on every machine)
   --agents K      agents per sequence; they may message each other (default 1)
-  --seed S        the search's seed: the same seed tries the same inputs (default 0)
+  --seed S        the search's seed: the same seed (and workers) tries the same inputs (default 0)
+  --workers N     searchers at once, one per core at most (default 1)
   --out DIR       where the test file goes (default: the script's folder)
   --json          print the report as JSON
   --coverage FILE also write what the search reached as JSON (luaai graph --coverage)
@@ -57,6 +58,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 0, "")
 	agents := fs.Int("agents", 1, "")
 	seed := fs.Uint64("seed", 0, "")
+	workers := fs.Int("workers", 1, "")
 	out := fs.String("out", "", "")
 	asJSON := fs.Bool("json", false, "")
 	covFile := fs.String("coverage", "", "")
@@ -75,6 +77,8 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "explore", exploreUsage, "--runs must be 0 or more, got %d", *runs)
 	case *agents < 1 || *agents > 64:
 		return usageError(stderr, "explore", exploreUsage, "--agents must be from 1 to 64, got %d", *agents)
+	case *workers < 1 || *workers > 64:
+		return usageError(stderr, "explore", exploreUsage, "--workers must be from 1 to 64, got %d", *workers)
 	}
 	script := pos[0]
 	dir := *out
@@ -87,7 +91,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	opts := explore.Options{
 		Duration: time.Duration(*seconds * float64(time.Second)),
-		Runs:     *runs, Agents: *agents, Seed: *seed,
+		Runs:     *runs, Agents: *agents, Seed: *seed, Workers: *workers,
 	}
 	if isTerminal(stderr) && !*asJSON {
 		opts.Progress = func(p explore.Progress) {
