@@ -146,32 +146,8 @@ func BenchmarkGame(b *testing.B) {
 			h, world := newGame(b, kind, 1, 1)
 			defer h.Close()
 			agents := h.Len()
-			vm := host.VM(h)
-			var calls []recordedCall
 			tick := 1
-			// One tick recorded: the calls the floor replays.
-			vm.RecordCalls(func(fn *lua.LFunction, args []lua.LValue) {
-				calls = append(calls, recordedCall{fn, args})
-			})
-			world(tick)
-			gmust(b, h.Tick(1.0/60))
-			vm.RecordCalls(nil)
-			L := vm.L
-			floorRunner := &bareRunner{rng: rand.New(rand.NewPCG(1, 2))}
-			replay := func() {
-				old := vm.SetRunner(floorRunner)
-				defer vm.SetRunner(old)
-				for _, c := range calls {
-					L.Push(c.fn)
-					for _, a := range c.args {
-						L.Push(a)
-					}
-					if err := L.PCall(len(c.args), lua.MultRet, nil); err != nil {
-						b.Fatal(err)
-					}
-					L.SetTop(0)
-				}
-			}
+			replay, calls := recordFloor(b, h, world, tick)
 			var engine, floor time.Duration
 			var before, after runtime.MemStats
 			var allocs uint64
@@ -204,6 +180,34 @@ func BenchmarkGame(b *testing.B) {
 			b.ReportMetric(float64(len(calls))/float64(agents), "lua-calls/agent-tick")
 		})
 	}
+}
+
+// recordFloor records the Lua calls of one tick of the game (tick) and
+// returns the floor: a replay of those calls, bare, on the same contexts.
+func recordFloor(b *testing.B, h *host.Host, world func(int), tick int) (replay func(), calls []recordedCall) {
+	vm := host.VM(h)
+	vm.RecordCalls(func(fn *lua.LFunction, args []lua.LValue) {
+		calls = append(calls, recordedCall{fn, args})
+	})
+	world(tick)
+	gmust(b, h.Tick(1.0/60))
+	vm.RecordCalls(nil)
+	L := vm.L
+	floorRunner := &bareRunner{rng: rand.New(rand.NewPCG(1, 2))}
+	return func() {
+		old := vm.SetRunner(floorRunner)
+		defer vm.SetRunner(old)
+		for _, c := range calls {
+			L.Push(c.fn)
+			for _, a := range c.args {
+				L.Push(a)
+			}
+			if err := L.PCall(len(c.args), lua.MultRet, nil); err != nil {
+				b.Fatal(err)
+			}
+			L.SetTop(0)
+		}
+	}, calls
 }
 
 // bareRunner is what the floor's replay gives the ai.* functions that act
@@ -241,25 +245,42 @@ func BenchmarkGameScale(b *testing.B) {
 	defer small.Close()
 	large, worldL := newGame(b, "", 1, 100000.0/5000)
 	defer large.Close()
+	// The floor at each size: the same Lua calls, bare, on the same
+	// contexts — how much of the growth is the Lua work's own.
+	floorS, _ := recordFloor(b, small, worldS, 1)
+	floorL, _ := recordFloor(b, large, worldL, 1)
+	timed := func(fn func()) time.Duration {
+		t0 := time.Now()
+		fn()
+		return time.Since(t0)
+	}
 	var ts, tl time.Duration
 	ratios := make([]float64, 0, b.N)
+	floorRatios := make([]float64, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		// The small game ticks as many times as it takes to measure as
 		// much time as one large tick.
-		var s time.Duration
+		var s, fs time.Duration
 		for j := range 100 {
-			s += tickTimed(b, small, worldS, i*100+j+1)
+			s += tickTimed(b, small, worldS, i*100+j+2)
+			fs += timed(floorS)
 		}
-		l := tickTimed(b, large, worldL, i+1)
+		l := tickTimed(b, large, worldL, i+2)
+		fl := timed(floorL)
 		ts, tl = ts+s, tl+l
-		ratios = append(ratios, (float64(l)/float64(large.Len()))/(float64(s)/100/float64(small.Len())))
+		perAgent := func(big, little time.Duration) float64 {
+			return (float64(big) / float64(large.Len())) / (float64(little) / 100 / float64(small.Len()))
+		}
+		ratios = append(ratios, perAgent(l, s))
+		floorRatios = append(floorRatios, perAgent(fl, fs))
 	}
 	perSmall := float64(ts.Nanoseconds()) / float64(b.N*100) / float64(small.Len())
 	perLarge := float64(tl.Nanoseconds()) / float64(b.N) / float64(large.Len())
 	b.ReportMetric(perSmall, "ns/agent-tick-1k")
 	b.ReportMetric(perLarge, "ns/agent-tick-100k")
 	b.ReportMetric(median(ratios), "100k/1k")
+	b.ReportMetric(median(floorRatios), "floor-100k/1k")
 }
 
 // BenchmarkGameWorkers ticks the game with one worker and with two in
