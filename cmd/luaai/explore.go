@@ -52,7 +52,16 @@ Exit codes: 0 nothing failed; 1 a failure was found, or the script does not
 load; 2 a usage error.
 `
 
-func exploreCmd(args []string, stdout, stderr io.Writer) int {
+// exploreArgs is a checked explore command line.
+type exploreArgs struct {
+	script, dir, covFile string
+	asJSON               bool
+	opts                 explore.Options
+}
+
+// parseExplore reads explore's command line; nil and the exit code on a
+// usage error.
+func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	fs := flag.NewFlagSet("luaai explore", flag.ContinueOnError)
 	seconds := fs.Float64("seconds", 30, "")
 	runs := fs.Int("runs", 0, "")
@@ -64,36 +73,47 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	covFile := fs.String("coverage", "", "")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return parseFailed(err, stdout, stderr, exploreUsage)
+		return nil, parseFailed(err, stdout, stderr, exploreUsage)
+	}
+	bad := func(format string, args ...any) (*exploreArgs, int) {
+		return nil, usageError(stderr, "explore", exploreUsage, format, args...)
 	}
 	switch {
 	case len(pos) == 0:
-		return usageError(stderr, "explore", exploreUsage, "missing SCRIPT")
+		return bad("missing SCRIPT")
 	case len(pos) > 1:
-		return usageError(stderr, "explore", exploreUsage, "one SCRIPT at a time, got %q", pos)
+		return bad("one SCRIPT at a time, got %q", pos)
 	case !(*seconds > 0) || *seconds > 7*24*3600:
-		return usageError(stderr, "explore", exploreUsage, "--seconds must be a number of seconds above 0, got %v", *seconds)
+		return bad("--seconds must be a number of seconds above 0, got %v", *seconds)
 	case *runs < 0:
-		return usageError(stderr, "explore", exploreUsage, "--runs must be 0 or more, got %d", *runs)
+		return bad("--runs must be 0 or more, got %d", *runs)
 	case *agents < 1 || *agents > 64:
-		return usageError(stderr, "explore", exploreUsage, "--agents must be from 1 to 64, got %d", *agents)
+		return bad("--agents must be from 1 to 64, got %d", *agents)
 	case *workers < 1 || *workers > 64:
-		return usageError(stderr, "explore", exploreUsage, "--workers must be from 1 to 64, got %d", *workers)
+		return bad("--workers must be from 1 to 64, got %d", *workers)
 	}
-	script := pos[0]
-	dir := *out
-	if dir == "" {
-		dir = filepath.Dir(script)
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usageError(stderr, "explore", exploreUsage, "--out %s: not a folder", dir)
+	a := &exploreArgs{script: pos[0], dir: *out, covFile: *covFile, asJSON: *asJSON}
+	if a.dir == "" {
+		a.dir = filepath.Dir(a.script)
+	} else if fi, err := os.Stat(a.dir); err != nil || !fi.IsDir() {
+		return bad("--out %s: not a folder", a.dir)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	opts := explore.Options{
+	a.opts = explore.Options{
 		Duration: time.Duration(*seconds * float64(time.Second)),
 		Runs:     *runs, Agents: *agents, Seed: *seed, Workers: *workers,
 	}
-	if isTerminal(stderr) && !*asJSON {
+	return a, exitOK
+}
+
+func exploreCmd(args []string, stdout, stderr io.Writer) int {
+	a, code := parseExplore(args, stdout, stderr)
+	if a == nil {
+		return code
+	}
+	script, opts := a.script, a.opts
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if isTerminal(stderr) && !a.asJSON {
 		opts.Progress = func(p explore.Progress) {
 			fmt.Fprintf(stderr, "\r\x1b[Kexplore: %d sequences, %d/%d parts reached, %d failures, %.1fs",
 				p.Runs, p.Covered, p.Parts, p.Findings, p.Elapsed.Seconds())
@@ -109,20 +129,20 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFail
 	}
-	testFile, err := rep.WriteTest(dir)
+	testFile, err := rep.WriteTest(a.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "luaai explore: --out %s: %v\n", dir, err)
+		fmt.Fprintf(stderr, "luaai explore: --out %s: %v\n", a.dir, err)
 		return exitFail
 	}
-	if *covFile != "" {
+	if a.covFile != "" {
 		cs := &coverageSum{}
 		cs.add([]host.BehaviourCoverage{{File: script, Items: rep.Parts}})
-		if err := cs.write(*covFile); err != nil {
-			fmt.Fprintf(stderr, "luaai explore: --coverage %s: %v\n", *covFile, err)
+		if err := cs.write(a.covFile); err != nil {
+			fmt.Fprintf(stderr, "luaai explore: --coverage %s: %v\n", a.covFile, err)
 			return exitFail
 		}
 	}
-	if *asJSON {
+	if a.asJSON {
 		if err := writeExploreJSON(stdout, rep, testFile); err != nil {
 			fmt.Fprintf(stderr, "luaai explore: %v\n", err)
 			return exitFail
