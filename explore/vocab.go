@@ -89,7 +89,8 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 	}
 	for _, name := range sortedKeys(r.eventUses) {
 		ev := eventVocab{name: name}
-		for _, k := range sortedKeys(r.eventUses[name]) {
+		keys := sortedKeys(r.eventUses[name])
+		for _, k := range keys[:min(len(keys), maxVocab)] {
 			f := fieldOf(k, nil, false, r.eventUses[name][k], agents)
 			if !f.writable() {
 				f.num = true // read, and nothing said how: a number, the commonest
