@@ -36,7 +36,9 @@ const (
 //     state below on the stack, which depends on how the state got there and
 //     cannot be known from the definition;
 //   - each child of a utility machine with its score (a native scorer, a
-//     number, or fn@file:line), and a state's lock when it has one.
+//     number, or fn@file:line), and a state's lock when it has one;
+//   - a state marked final = true with a double border (DOT) or an edge to
+//     [*] (Mermaid).
 //
 // Edges to and from a nested machine end at its border (DOT compound edges).
 func WriteGraph(w io.Writer, root *luabind.State, name, format string) error {
@@ -331,6 +333,9 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 		label := append([]string{c.name}, stateNotes(c)...)
 		if !isGroup(c.def) {
 			attrs := "label=" + dotID(label...)
+			if c.def.Final {
+				attrs += ", peripheries=2" // an end on purpose
+			}
 			if g.neverState(c) {
 				attrs += ", style=\"rounded,dashed\", " + dotNever
 			}
@@ -491,6 +496,9 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 			fmt.Fprintf(b, "%s%s\n", indent, c.id)
 		} else {
 			fmt.Fprintf(b, "%sstate %s as %s\n", indent, strconv.Quote(c.name), c.id)
+		}
+		if c.def.Final && !isGroup(c.def) {
+			fmt.Fprintf(b, "%s%s --> [*]\n", indent, c.id) // an end on purpose
 		}
 		for _, note := range stateNotes(c) {
 			fmt.Fprintf(b, "%s%s : %s\n", indent, c.id, mermaidText(note))
