@@ -274,3 +274,18 @@ func TestWorkers(t *testing.T) {
 		require.Equal(t, a.Findings[i].FoundAfter, b.Findings[i].FoundAfter)
 	}
 }
+
+// A callback that outgrows the memory limit is a memory finding, at its
+// line, with the input that leads there.
+func TestFindsAMemoryStop(t *testing.T) {
+	o := opts(1, 1)
+	o.Runs, o.MemoryLimit, o.BudgetSteps = 30, 32<<20, 1<<40
+	rep, err := explore.Run(context.Background(), "testdata/hoard.lua", o)
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1, "%+v", rep.Findings)
+	f := rep.Findings[0]
+	require.Equal(t, explore.KindMemory, f.Kind, f.Message)
+	require.Contains(t, f.Message, "memory limit")
+	require.Equal(t, 11, f.Line)
+	require.Equal(t, "send gold; 1 tick of 0.1 s", f.Words)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/luaai/luaai/host"
 )
@@ -45,16 +46,23 @@ type outcome struct {
 
 // hostOptions are the host's for a run: the script's folder (and the
 // folder the run started in) as roots, coverage on, and an instruction
-// budget, so a runaway is stopped at the same place on every machine.
+// budget, so a runaway is stopped at the same place on every machine (the
+// time budget is only a safety net, far above it).
 func hostOptions(script string, o *Options) host.Options {
 	return host.Options{
 		Roots:       []string{filepath.Dir(script), "."},
 		Coverage:    true,
 		BudgetSteps: o.budgetSteps(),
+		Budget:      safetyBudget,
 		MemoryLimit: o.MemoryLimit,
 		Stdout:      io.Discard,
 	}
 }
+
+// safetyBudget is the time budget of the explorer's callbacks: far above
+// what the instruction budget allows on any machine, so what stops a
+// runaway is the instruction budget, the same on every machine.
+const safetyBudget = 10 * time.Second
 
 func newRunner(script string, o *Options) (*runner, error) {
 	h, err := host.New(hostOptions(script, o))
