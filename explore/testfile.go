@@ -63,7 +63,7 @@ func testName(i int, f *Finding) string {
 	if len(msg) > 100 {
 		msg = msg[:100] + "…"
 	}
-	return fmt.Sprintf("failure %d: %s", i, strings.ReplaceAll(msg, "\n", " "))
+	return fmt.Sprintf("failure %d: %s", i, oneLine(msg))
 }
 
 func (r *Report) testSource(spawn string) string {
@@ -134,7 +134,17 @@ func fieldAccess(key string) string {
 	return "[" + luaString(key) + "]"
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+// oneLine makes a message safe in a Lua comment: every control character
+// (a "\r" would end the comment, and what follows would run) becomes a
+// space.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
 
 func plural(n int) string {
 	if n == 1 {

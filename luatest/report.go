@@ -132,15 +132,35 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 		if f.Msg == "" && !f.values && f.Note == "" {
 			b.WriteString("  assertion failed!\n")
 		}
-		io.WriteString(w, b.String())
+		io.WriteString(w, printable(b.String()))
 		return
 	}
 	pos, msg := errorText(obj)
 	if pos.File == "" {
 		pos = t.pos
 	}
-	fmt.Fprintf(w, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
+	io.WriteString(w, printable(fmt.Sprintf("FAIL %s: %s\n  error: %s\n", pos, t.name, msg)))
 }
+
+// printable shows the control characters a script's message may hold
+// (a carriage return, a terminal escape) as escapes, so a test's output
+// cannot rewrite the terminal; line breaks and tabs stay.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\x%02x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }
 
 func (r *runner) writeFileError(w io.Writer, path string, err error) {
 	obj := errorObject(err)
@@ -149,14 +169,14 @@ func (r *runner) writeFileError(w io.Writer, path string, err error) {
 		if pos.File == "" {
 			pos.File = path
 		}
-		fmt.Fprintf(w, "%s: %s\n", pos, f.Desc())
+		io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, f.Desc())))
 		return
 	}
 	pos, msg := errorText(obj)
 	if pos.File == "" {
 		pos.File = path
 	}
-	fmt.Fprintf(w, "%s: %s\n", pos, msg)
+	io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, msg)))
 }
 
 // errorText takes an error value apart into the position its message
