@@ -35,7 +35,7 @@ func TestFindsPlantedFaults(t *testing.T) {
 	}{
 		{"timing.lua", 1, 19, "sprung", "send arm; 20 ticks of 0.1 s; send trigger; 1 tick of 0.1 s", "attempt to index a non-table object(boolean) with key 'hits'"},
 		{"threshold.lua", 1, 17, "venting", "set heat = 75.01; 1 tick of 0.1 s", "(ctx.pressure is nil)"},
-		{"message.lua", 2, 30, "respond", "", "(ctx.log is nil)"},
+		{"message.lua", 2, 33, "answered", "", "(ctx.log is nil)"},
 	}
 	for _, c := range cases {
 		t.Run(c.script, func(t *testing.T) {
@@ -227,14 +227,14 @@ func BenchmarkTimeToFind(b *testing.B) {
 		script string
 		agents int
 		line   int
-	}{{"timing.lua", 1, 19}, {"threshold.lua", 1, 17}, {"message.lua", 2, 30}}
+	}{{"timing.lua", 1, 19}, {"threshold.lua", 1, 17}, {"message.lua", 2, 33}}
 	for _, c := range cases {
 		b.Run(strings.TrimSuffix(c.script, ".lua"), func(b *testing.B) {
 			var runs, ms []float64
 			for range b.N {
 				for seed := range uint64(9) {
 					o := opts(c.agents, seed+1)
-					o.Stale, o.Runs = -1, 5000
+					o.Stale, o.Runs = -1, 20000
 					rep, err := explore.Run(context.Background(), filepath.Join("testdata", c.script), o)
 					require.NoError(b, err)
 					f := findingAt(rep, c.line)
@@ -262,7 +262,7 @@ func TestWorkers(t *testing.T) {
 	o.Workers, o.Runs = 2, 4000
 	a, err := explore.Run(context.Background(), "testdata/message.lua", o)
 	require.NoError(t, err)
-	require.NotNil(t, findingAt(a, 30), "%+v", a.Findings)
+	require.NotNil(t, findingAt(a, 33), "%+v", a.Findings)
 	require.Equal(t, 4000, a.Runs)
 	b, err := explore.Run(context.Background(), "testdata/message.lua", o)
 	require.NoError(t, err)

@@ -60,8 +60,8 @@ func spawnPath(script, dir string) string {
 // testName is the name of the test of the i-th finding (1-based).
 func testName(i int, f *Finding) string {
 	msg := f.Message
-	if len(msg) > 100 {
-		msg = msg[:100] + "…"
+	if len(msg) > 60 {
+		msg = strings.ToValidUTF8(msg[:60], "") + "..."
 	}
 	return fmt.Sprintf("failure %d: %s", i, oneLine(msg))
 }
@@ -83,8 +83,8 @@ func (r *Report) testSource(spawn string) string {
 	fmt.Fprintf(&b, "describe(%s, function()\n", luaString(name+" explored"))
 	for i, f := range r.Findings {
 		f.Test = testName(i+1, f)
-		fmt.Fprintf(&b, "  -- %s (state %s, %s; agent %d)\n", oneLine(f.Message), f.State, f.Callback, f.Agent)
-		fmt.Fprintf(&b, "  -- inputs: %s\n", f.Words)
+		comment(&b, fmt.Sprintf("%s (state %s, %s; agent %d)", oneLine(f.Message), f.State, f.Callback, f.Agent))
+		comment(&b, "inputs: "+oneLine(f.Words))
 		fmt.Fprintf(&b, "  it(%s, function()\n", luaString(f.Test))
 		for a := 1; a <= r.Agents; a++ {
 			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a, luaString(spawn))
@@ -102,6 +102,23 @@ func (r *Report) testSource(spawn string) string {
 	}
 	b.WriteString("end)\n")
 	return b.String()
+}
+
+// comment writes text as Lua comments of at most about 100 characters a
+// line, broken at spaces.
+func comment(b *strings.Builder, text string) {
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > 96 {
+			fmt.Fprintf(b, "  -- %s\n", line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	fmt.Fprintf(b, "  -- %s\n", line)
 }
 
 func writeStep(b *strings.Builder, s Step, agents int) {

@@ -1,33 +1,36 @@
--- Two sentries: the one that sees an intruder radios its buddy where it
--- is, and the buddy's answer keeps a log it never made. Only a message
--- from another agent carries a position, so only one reaches the fault.
+-- Two sentries: a lonely one pings its buddy with a number it just drew,
+-- the buddy answers with the same number, and the answer (only a real one
+-- carries the number) leads to a log that was never made. Only a message
+-- from another agent reaches the fault.
 local ai = require("luaai")
 
 return ai.fsm {
   initial = "watch",
-  context = { buddy = false, intruder = false },
+  context = { buddy = false, lonely = false },
   states = {
     watch = {
       transitions = {
-        { to = "radio", when = function(ctx) return ctx.intruder end },
+        { to = "calling", when = function(ctx) return ctx.lonely and ctx.buddy end },
         {
-          to = "respond",
-          on = "radio_call",
-          when = function(_, call) return type(call.where) == "table" and call.where.x ~= nil end,
+          to = "watch",
+          on = "ping",
+          run = function(_, call) ai.send_to(call.from, "pong", { nonce = call.nonce }) end,
         },
       },
     },
-    radio = {
+    calling = {
       enter = function(ctx)
-        if ctx.buddy then
-          ai.send_to(ctx.buddy, "radio_call", { where = { x = 4, y = 2 } })
-        end
+        ctx.expected = ai.random()
+        ai.send_to(ctx.buddy, "ping", { from = ai.id(), nonce = ctx.expected })
       end,
-      transitions = { { to = "watch", after = 1 } },
+      transitions = {
+        { to = "answered", on = "pong", when = function(ctx, reply) return reply.nonce == ctx.expected end },
+        { to = "watch", after = 2 },
+      },
     },
-    respond = {
-      enter = function(ctx, call)
-        ctx.log[#ctx.log + 1] = call.where.x -- log was never made: the fault
+    answered = {
+      enter = function(ctx)
+        ctx.log[#ctx.log + 1] = ctx.expected -- log was never made: the fault
       end,
       transitions = { { to = "watch", after = 1 } },
     },
