@@ -47,7 +47,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 			e := errs[0]
 			require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
 			require.Equal(t, "hog.lua", e.Script)
-			require.Equal(t, 5, e.Line)
+			require.Equal(t, 5, e.Line, "the stop's error: %v\ntraceback: %s", e, e.Traceback)
 			require.Equal(t, host.CallbackUpdate, e.Callback)
 			require.Contains(t, e.Msg, "memory limit: the callback allocated more than 64 MiB")
 			require.NoError(t, h.Tick(0.1)) // the agent goes on
