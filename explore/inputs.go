@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/luaai/luaai/luabind"
 )
 
 // An input sequence is what a game does to the agents: ticks, events,
@@ -96,7 +98,7 @@ func (v Value) lua() string {
 	case vNum:
 		return luaNumber(v.n)
 	case vStr:
-		return luaString(v.s)
+		return luabind.Quote(v.s)
 	case vAgent:
 		return fmt.Sprintf("a%d:id()", v.agent+1)
 	case vTable:
@@ -138,54 +140,12 @@ func luaNumber(n float64) string {
 	return s
 }
 
-// luaString quotes s as a Lua string literal.
-func luaString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, `\%d`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // luaKey writes a table key: a name as it is, anything else in brackets.
 func luaKey(k string) string {
-	if isName(k) {
+	if luabind.IsName(k) {
 		return k
 	}
-	return "[" + luaString(k) + "]"
-}
-
-var luaKeywords = map[string]bool{
-	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
-	"false": true, "for": true, "function": true, "if": true, "in": true, "local": true,
-	"nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true,
-	"true": true, "until": true, "while": true,
-}
-
-func isName(s string) bool {
-	if s == "" || luaKeywords[s] {
-		return false
-	}
-	for i, c := range s {
-		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
+	return "[" + luabind.Quote(k) + "]"
 }
 
 // Words tells a sequence as a person would: "send noise {volume = 3};

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 )
 
@@ -80,14 +81,14 @@ func (r *Report) testSource(spawn string) string {
 	b.WriteString("  local first = errs[1]\n")
 	b.WriteString("  assert.are.equal(0, #errs, first and (first.message .. \" (state \" .. first.state .. \", \" .. first.callback .. \")\"))\n")
 	b.WriteString("end\n\n")
-	fmt.Fprintf(&b, "describe(%s, function()\n", luaString(name+" explored"))
+	fmt.Fprintf(&b, "describe(%s, function()\n", luabind.Quote(name+" explored"))
 	for i, f := range r.Findings {
 		f.Test = testName(i+1, f)
 		comment(&b, fmt.Sprintf("%s (state %s, %s; agent %d)", oneLine(f.Message), f.State, f.Callback, f.Agent))
 		comment(&b, "inputs: "+oneLine(f.Words))
-		fmt.Fprintf(&b, "  it(%s, function()\n", luaString(f.Test))
+		fmt.Fprintf(&b, "  it(%s, function()\n", luabind.Quote(f.Test))
 		for a := 1; a <= r.Agents; a++ {
-			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a, luaString(spawn))
+			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a, luabind.Quote(spawn))
 		}
 		for _, s := range f.Inputs {
 			writeStep(&b, s, r.Agents)
@@ -138,17 +139,17 @@ func writeStep(b *strings.Builder, s Step, agents int) {
 		if s.Payload != nil {
 			payload = ", " + s.Payload.lua()
 		}
-		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luaString(s.Event), payload)
+		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luabind.Quote(s.Event), payload)
 	case OpSet:
 		fmt.Fprintf(b, "    a%d.ctx%s = %s\n", s.Agent%agents+1, fieldAccess(s.Key), s.Value.lua())
 	}
 }
 
 func fieldAccess(key string) string {
-	if isName(key) {
+	if luabind.IsName(key) {
 		return "." + key
 	}
-	return "[" + luaString(key) + "]"
+	return "[" + luabind.Quote(key) + "]"
 }
 
 // oneLine makes a message safe in a Lua comment: every control character

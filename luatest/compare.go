@@ -1,6 +1,9 @@
 package luatest
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"github.com/luaai/luaai/luabind"
+	lua "github.com/yuin/gopher-lua"
+)
 
 // Comparing Lua values for the assertions: deep equality with the path of
 // the first difference, raw equality, and how a key is written in a path.
@@ -74,7 +77,7 @@ func rawEqual(a, b lua.LValue) bool {
 }
 
 func pathKey(k lua.LValue) string {
-	if s, ok := k.(lua.LString); ok && isIdent(string(s)) {
+	if s, ok := k.(lua.LString); ok && luabind.IsName(string(s)) {
 		return "." + string(s)
 	}
 	return "[" + formatValue(k) + "]"

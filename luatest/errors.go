@@ -117,7 +117,7 @@ func errorMessage(obj lua.LValue) (string, bool) {
 func errorValue(obj lua.LValue) string {
 	if msg, ok := errorMessage(obj); ok {
 		if _, isNum := obj.(lua.LNumber); !isNum {
-			return quote(msg)
+			return luabind.Quote(msg)
 		}
 	}
 	return formatValue(obj)

@@ -1,12 +1,12 @@
 package luatest
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -37,7 +37,7 @@ func writeValue(b *strings.Builder, v lua.LValue, depth int, open map[*lua.LTabl
 	case lua.LNumber:
 		b.WriteString(formatNumber(float64(x)))
 	case lua.LString:
-		b.WriteString(quote(string(x)))
+		b.WriteString(luabind.Quote(string(x)))
 	case *lua.LTable:
 		if open[x] || depth >= bustedMaxDepth {
 			b.WriteString("{…}")
@@ -68,7 +68,7 @@ func writeValue(b *strings.Builder, v lua.LValue, depth int, open map[*lua.LTabl
 				b.WriteString(", ")
 			}
 			if i >= seq {
-				if s, ok := k.(lua.LString); ok && isIdent(string(s)) {
+				if s, ok := k.(lua.LString); ok && luabind.IsName(string(s)) {
 					b.WriteString(string(s))
 				} else {
 					b.WriteByte('[')
@@ -99,60 +99,6 @@ func formatNumber(f float64) string {
 		return "-inf"
 	}
 	return strconv.FormatFloat(f, 'g', 14, 64)
-}
-
-// quote quotes a string the way Lua source would write it.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c == 0x7f {
-				if i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
-					fmt.Fprintf(&b, `\%03d`, c)
-				} else {
-					fmt.Fprintf(&b, `\%d`, c)
-				}
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-var bustedKeywords = map[string]bool{
-	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
-	"false": true, "for": true, "function": true, "goto": true, "if": true, "in": true,
-	"local": true, "nil": true, "not": true, "or": true, "repeat": true, "return": true,
-	"then": true, "true": true, "until": true, "while": true,
-}
-
-func isIdent(s string) bool {
-	if s == "" || bustedKeywords[s] {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 // sortedKeys is the keys of t in a stable order: numbers ascending, then
