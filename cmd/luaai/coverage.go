@@ -100,22 +100,7 @@ var coverKinds = []struct{ kind, plural string }{
 func (c *coverageSum) print(w io.Writer) {
 	fmt.Fprintln(w, "coverage:")
 	for _, bc := range c.sorted() {
-		var parts []string
-		for _, k := range coverKinds {
-			hit, all := 0, 0
-			for _, it := range bc.Items {
-				if it.Kind == k.kind {
-					all++
-					if it.Hits > 0 {
-						hit++
-					}
-				}
-			}
-			if all > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d/%d", k.plural, hit, all))
-			}
-		}
-		fmt.Fprintf(w, "  %s: %s\n", bc.File, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s: %s\n", bc.File, coverSummary(bc))
 		for _, it := range bc.Items {
 			if it.Hits == 0 {
 				fmt.Fprintf(w, "    never: %s %s (%s:%d)\n", it.Kind, oneLine(it.Name), it.File, it.Line)
