@@ -69,13 +69,21 @@ func (g *gen) dt() float64 {
 func (g *gen) send() Step {
 	e := g.v.events[g.pick(len(g.v.events))]
 	s := Step{Op: OpSend, Agent: g.pick(g.v.agents), Event: e.name}
-	if len(e.fields) > 0 {
+	switch {
+	case len(e.fields) > 0:
 		// Every key its handlers read, as a game sending it would.
 		fs := make([]field, len(e.fields))
 		for i := range e.fields {
 			fs[i] = field{e.fields[i].key, g.value(&e.fields[i])}
 		}
 		p := tableValue(fs)
+		s.Payload = &p
+	case e.scalar && g.chance(0.7):
+		// A payload taken whole: a number (or a string) of the behaviour's.
+		p := g.num()
+		if len(g.v.strs) > 0 && g.chance(0.25) {
+			p = strValue(g.v.strs[g.pick(len(g.v.strs))])
+		}
 		s.Payload = &p
 	}
 	return s

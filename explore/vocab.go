@@ -27,6 +27,9 @@ type vocab struct {
 type eventVocab struct {
 	name   string
 	fields []fieldVocab // what its handlers read from the payload
+	// scalar: a handler takes the payload but reads no field of it (a
+	// position sent as a number, a name as a string).
+	scalar bool
 }
 
 // fieldVocab is a field and the values worth writing into it: of its
@@ -58,6 +61,7 @@ type vocabReader struct {
 	strs      map[string]bool
 	ctxUses   map[string]*luabind.Use
 	eventUses map[string]map[string]*luabind.Use
+	scalar    map[string]bool // events a handler takes a payload of
 	durations map[float64]bool
 	helpers   map[*lua.LFunction]bool
 }
@@ -65,7 +69,7 @@ type vocabReader struct {
 func readVocab(b *host.Behaviour, agents int) *vocab {
 	r := &vocabReader{
 		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*luabind.Use{},
-		eventUses: map[string]map[string]*luabind.Use{}, durations: map[float64]bool{},
+		eventUses: map[string]map[string]*luabind.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
 		helpers: map[*lua.LFunction]bool{},
 	}
 	root := b.Definition()
@@ -79,16 +83,13 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 	}
 	v := &vocab{agents: agents}
 	for _, k := range sortedKeys(r.ctxUses) {
-		if r.ctxUses[k].Written {
-			continue // the script's own state: the game does not write it
-		}
 		d, has := defaults[k]
 		if f := fieldOf(k, d, has, r.ctxUses[k], agents); f.writable() {
 			v.fields = append(v.fields, f)
 		}
 	}
 	for _, name := range sortedKeys(r.eventUses) {
-		ev := eventVocab{name: name}
+		ev := eventVocab{name: name, scalar: r.scalar[name]}
 		keys := sortedKeys(r.eventUses[name])
 		for _, k := range keys[:min(len(keys), maxVocab)] {
 			f := fieldOf(k, nil, false, r.eventUses[name][k], agents)
@@ -195,15 +196,21 @@ func (r *vocabReader) state(n *luabind.Node) {
 			uses = map[string]*luabind.Use{}
 			r.eventUses[t.On] = uses
 		}
+		handlers := []*lua.LFunction{t.Run}
 		if lc, ok := t.When.(luabind.LuaCond); ok {
-			luabind.FieldUses(lc.Fn, 1, uses)
+			handlers = append(handlers, lc.Fn)
 		}
-		luabind.FieldUses(t.Run, 1, uses)
 		if n.Parent != nil && t.Target != "" {
 			for _, c := range n.Parent.Def.Children {
 				if c.Name == t.Target {
-					luabind.FieldUses(c.Def.Enter, 1, uses)
+					handlers = append(handlers, c.Def.Enter)
 				}
+			}
+		}
+		for _, fn := range handlers {
+			luabind.FieldUses(fn, 1, uses)
+			if name := luabind.ParamName(fn, 1); name != "" && name != "_" {
+				r.scalar[t.On] = true
 			}
 		}
 	}
@@ -234,7 +241,10 @@ func fieldOf(key string, d any, has bool, u *luabind.Use, agents int) fieldVocab
 			f.boolean = true
 			return f
 		}
-		f.none = true
+		// false, "none yet": written back unless the script fills the field
+		// itself and never empties it (then false in the middle of its work
+		// is a state no game makes).
+		f.none = !u.Written || slices.Contains(u.Values, lua.LValue(lua.LFalse))
 	case map[string]any:
 		f.table = true
 	}

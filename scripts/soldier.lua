@@ -115,6 +115,6 @@ return ai.fsm {
       },
       transitions = { { to = "down", on = "killed" } },
     },
-    down = {},
+    down = { final = true }, -- killed: nothing leads out, on purpose
   },
 }

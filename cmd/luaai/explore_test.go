@@ -28,7 +28,7 @@ func TestExploreFindsWritesAndTheTestFails(t *testing.T) {
 	require.Equal(t, exitFail, code, errOut.String())
 	text := out.String()
 	require.Contains(t, text, "1 failure:")
-	require.Contains(t, text, "timing.lua:19: attempt to index a non-table object(boolean) with key 'hits' (state sprung, enter; agent 1)")
+	require.Contains(t, text, "timing.lua:18: attempt to index a non-table object(boolean) with key 'hits' (state sprung, enter; agent 1)")
 	require.Contains(t, text, "inputs: send arm; 20 ticks of 0.1 s; send trigger; 1 tick of 0.1 s")
 	require.Contains(t, text, "reached: states 3/3, transitions 4/4")
 	testFile := filepath.Join(filepath.Dir(script), "timing_explore_test.lua")

@@ -4,15 +4,14 @@ local ai = require("luaai")
 
 return ai.fsm {
   initial = "idle",
-  context = { charge = 0, report = false },
+  context = { report = false },
   states = {
     idle = { transitions = { { to = "armed", on = "arm" } } },
     armed = {
       transitions = {
         { to = "idle", on = "disarm" },
-        { to = "sprung", on = "trigger", when = function(ctx) return ctx.charge >= 2 end },
+        { to = "sprung", on = "trigger", after = 2 },
       },
-      update = function(ctx, dt) ctx.charge = ctx.charge + dt end,
     },
     sprung = {
       enter = function(ctx)
