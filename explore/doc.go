@@ -3,10 +3,9 @@
 //
 // Run drives fresh agents of a script with input sequences a game could
 // give them — the events the behaviour names (payloads carrying the keys
-// its handlers read), writes of the context fields it reads but never
-// writes itself (values of the default's type, or of the type the code
-// uses the field as, around the constants it compares with), ticks with
-// varied dt and idle time. Sequences that reach a part of the behaviour
+// its handlers read), writes of the context fields it reads (values of
+// the default's type, or of the type the code uses the field as, around
+// the constants it compares with), ticks with varied dt and idle time. Sequences that reach a part of the behaviour
 // not reached before (a state, transition, tree node, step, utility
 // winner, or the same part a new number of times) are kept and mutated, as
 // a coverage-guided fuzzer does. What the behaviour reads is taken from
