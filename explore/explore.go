@@ -200,7 +200,7 @@ func (s *search) progress() Progress {
 	return Progress{Runs: s.runs, Covered: len(s.totals), Parts: s.parts, Findings: len(s.findings), Elapsed: time.Since(s.start)}
 }
 
-// tried is a sequence a worker ran and what came of it.
+// result is a sequence a worker ran and what came of it.
 type result struct {
 	seq []Step
 	out outcome
