@@ -1,0 +1,30 @@
+package explore_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/luaai/luaai/explore"
+)
+
+// Explore a behaviour with a bound on the runs (the same result on every
+// machine), and print each failure with the inputs that cause it.
+func ExampleRun() {
+	rep, err := explore.Run(context.Background(), "testdata/threshold.lua", explore.Options{
+		Runs: 2000, Seed: 1, Duration: time.Minute,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range rep.Findings {
+		fmt.Printf("%s at line %d (state %s, %s)\n", f.Kind, f.Line, f.State, f.Callback)
+		fmt.Println("inputs:", f.Words)
+	}
+	fmt.Println("never reached:", len(rep.Unreached()))
+	// Output:
+	// error at line 17 (state venting, enter)
+	// inputs: set heat = 75.01; 1 tick of 0.1 s
+	// never reached: 0
+}
