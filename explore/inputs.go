@@ -203,3 +203,42 @@ func clone(seq []Step) []Step {
 	copy(out, seq)
 	return out
 }
+
+// Plain is the value as plain data for tools (JSON): numbers, strings,
+// booleans, nil, maps; another agent's id as {"agent": n} (1-based).
+func (v Value) Plain() any {
+	switch v.kind {
+	case vBool:
+		return v.b
+	case vNum:
+		return v.n
+	case vStr:
+		return v.s
+	case vAgent:
+		return map[string]any{"agent": v.agent + 1}
+	case vTable:
+		m := make(map[string]any, len(v.fields))
+		for _, f := range v.fields {
+			m[f.key] = f.val.Plain()
+		}
+		return m
+	}
+	return nil
+}
+
+// Plain is the step as plain data for tools (JSON): {"op":"tick","n":3,
+// "dt":0.1}, {"op":"send","agent":1,"event":"noise","payload":…},
+// {"op":"set","agent":2,"key":"hp","value":…}; agents 1-based.
+func (s Step) Plain() map[string]any {
+	switch s.Op {
+	case OpTick:
+		return map[string]any{"op": "tick", "n": s.N, "dt": s.Dt}
+	case OpSend:
+		m := map[string]any{"op": "send", "agent": s.Agent + 1, "event": s.Event}
+		if s.Payload != nil {
+			m["payload"] = s.Payload.Plain()
+		}
+		return m
+	}
+	return map[string]any{"op": "set", "agent": s.Agent + 1, "key": s.Key, "value": s.Value.Plain()}
+}

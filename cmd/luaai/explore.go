@@ -249,19 +249,27 @@ type exploreJSON struct {
 }
 
 type findingJSON struct {
-	Kind       string  `json:"kind"`
-	Message    string  `json:"message"`
-	File       string  `json:"file"`
-	Line       int     `json:"line"`
-	State      string  `json:"state"`
-	Callback   string  `json:"callback"`
-	Agent      int     `json:"agent"`
-	Inputs     string  `json:"inputs"`
-	Steps      int     `json:"steps"`
-	FoundAfter int     `json:"found_after"`
-	Seconds    float64 `json:"found_in_seconds"`
-	Test       string  `json:"test,omitempty"`
-	Verified   bool    `json:"verified"`
+	Kind       string           `json:"kind"`
+	Message    string           `json:"message"`
+	File       string           `json:"file"`
+	Line       int              `json:"line"`
+	State      string           `json:"state"`
+	Callback   string           `json:"callback"`
+	Agent      int              `json:"agent"`
+	Inputs     string           `json:"inputs"`
+	Steps      []map[string]any `json:"steps"`
+	FoundAfter int              `json:"found_after"`
+	Seconds    float64          `json:"found_in_seconds"`
+	Test       string           `json:"test,omitempty"`
+	Verified   bool             `json:"verified"`
+}
+
+func plainSteps(seq []explore.Step) []map[string]any {
+	out := make([]map[string]any, len(seq))
+	for i, s := range seq {
+		out[i] = s.Plain()
+	}
+	return out
 }
 
 func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
@@ -276,7 +284,7 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	for _, f := range rep.Findings {
 		out.Findings = append(out.Findings, findingJSON{
 			Kind: f.Kind, Message: f.Message, File: f.File, Line: f.Line, State: f.State,
-			Callback: f.Callback, Agent: f.Agent, Inputs: f.Words, Steps: len(f.Inputs),
+			Callback: f.Callback, Agent: f.Agent, Inputs: f.Words, Steps: plainSteps(f.Inputs),
 			FoundAfter: f.FoundAfter + 1, Seconds: f.FoundIn.Seconds(), Test: f.Test, Verified: f.Verified,
 		})
 	}

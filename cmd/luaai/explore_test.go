@@ -106,3 +106,28 @@ func TestExploreUsage(t *testing.T) {
 		})
 	}
 }
+
+// --json gives each failure's inputs as steps a tool can replay, agents
+// and agent ids 1-based.
+func TestExploreJSONSteps(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"explore", "../../explore/testdata/message.lua", "--agents", "2", "--runs", "3000", "--seed", "1", "--json", "--out", t.TempDir()}, &out, &errOut)
+	require.Equal(t, exitFail, code, errOut.String())
+	var rep struct {
+		Findings []struct {
+			Line   int
+			Inputs string
+			Steps  []map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Len(t, rep.Findings, 1)
+	f := rep.Findings[0]
+	require.Equal(t, 33, f.Line)
+	require.Equal(t, "set buddy = agent 1's id on agent 2; set lonely = true on agent 2; 2 ticks of 0.1 s", f.Inputs)
+	require.Equal(t, []map[string]any{
+		{"op": "set", "agent": 2.0, "key": "buddy", "value": map[string]any{"agent": 1.0}},
+		{"op": "set", "agent": 2.0, "key": "lonely", "value": true},
+		{"op": "tick", "n": 2.0, "dt": 0.1},
+	}, f.Steps)
+}
