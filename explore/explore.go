@@ -36,8 +36,15 @@ type Options struct {
 	// value is 1,000,000.
 	BudgetSteps int64
 	// MemoryLimit is the host's memory limit (host.Options.MemoryLimit).
-	// The default (zero) value is none.
+	// The default (zero) value is Host's.
 	MemoryLimit int64
+	// Host is the host the behaviour runs in, as the game makes it: its
+	// Modules and Funcs (a script that requires the game's API needs
+	// them), Roots, Seed, limits. The explorer sets what it needs over it:
+	// the script's folder first among the roots, coverage, its budgets,
+	// one worker, and no Stdout or reporting hooks. The default (zero)
+	// value is a plain host.
+	Host host.Options
 	// Workers is how many searchers run at once, each in its own host on
 	// its own goroutine, sharing what they find between rounds: the same
 	// Seed and Workers try the same sequences. More than the machine's

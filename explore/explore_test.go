@@ -291,3 +291,38 @@ func TestFindsAMemoryStop(t *testing.T) {
 	require.Equal(t, 11, f.Line)
 	require.Equal(t, "send gold; 1 tick of 0.1 s", f.Words)
 }
+
+// A behaviour that requires the game's Go functions is explored in a host
+// that has them (Options.Host); the game's hooks do not hear the search.
+func TestGameFunctions(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "scout.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+local game = require("game")
+return ai.fsm {
+  initial = "look",
+  context = { x = 0 },
+  states = {
+    look = { transitions = { { to = "found", when = function(ctx) return game.spot(ctx.x) > 0 end } } },
+    found = { enter = function(ctx) ctx.seen.count = 1 end }, -- seen is never made: the fault
+  },
+}`), 0o644))
+	_, err := explore.Run(context.Background(), script, explore.Options{Runs: 10})
+	require.ErrorIs(t, err, explore.ErrNoScript, "without the game's functions the script does not load")
+	heard := 0
+	o := opts(1, 1)
+	o.Runs = 2000
+	o.Host = host.Options{
+		Funcs:   map[string]map[string]any{"game": {"spot": func(x float64) float64 { return x - 41 }}},
+		OnError: func(*host.ScriptError) { heard++ },
+	}
+	rep, err := explore.Run(context.Background(), script, o)
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1, "%+v", rep.Findings)
+	require.Equal(t, 8, rep.Findings[0].Line)
+	require.Equal(t, "set x = 42; 1 tick of 0.1 s", rep.Findings[0].Words)
+	require.Zero(t, heard)
+	_, err = rep.WriteTest(dir)
+	require.NoError(t, err)
+	require.True(t, rep.Findings[0].Verified, "the written test fails in a host with the game's functions")
+}

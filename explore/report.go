@@ -23,6 +23,8 @@ type Report struct {
 	// reached it: those with Hits 0 were never reached.
 	Parts []host.CoverageItem
 	Tried Tried
+
+	game host.Options // Options.Host: the written tests are checked in such a host
 }
 
 // Tried is what the search did, for telling what an unreached part was
@@ -92,7 +94,7 @@ func (r *Report) Failed() bool { return len(r.Findings) > 0 }
 func (s *search) report() *Report {
 	rep := &Report{
 		Script: s.script, Seed: s.opts.Seed, Agents: s.opts.agents(), Runs: s.runs,
-		Elapsed: time.Since(s.start), Stopped: s.stopped, Findings: s.findings,
+		Elapsed: time.Since(s.start), Stopped: s.stopped, Findings: s.findings, game: s.opts.Host,
 		Tried: Tried{
 			Events: sortedKeys(s.tried.events), Fields: sortedKeys(s.tried.fields),
 			Sends: s.tried.sends, Sets: s.tried.sets, Ticks: s.tried.ticks,

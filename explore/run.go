@@ -49,14 +49,21 @@ type outcome struct {
 // budget, so a runaway is stopped at the same place on every machine (the
 // time budget is only a safety net, far above it).
 func hostOptions(script string, o *Options) host.Options {
-	return host.Options{
-		Roots:       []string{filepath.Dir(script), "."},
-		Coverage:    true,
-		BudgetSteps: o.budgetSteps(),
-		Budget:      safetyBudget,
-		MemoryLimit: o.MemoryLimit,
-		Stdout:      io.Discard,
+	h := o.Host
+	h.Roots = append([]string{filepath.Dir(script), "."}, h.Roots...)
+	h.Coverage = true
+	h.BudgetSteps = o.budgetSteps()
+	h.Budget = safetyBudget
+	h.AgentTickBudget = 0
+	if o.MemoryLimit != 0 {
+		h.MemoryLimit = o.MemoryLimit
 	}
+	h.Workers = 1
+	h.Stdout = io.Discard
+	// The search reads what went wrong from the agents: the game's own
+	// reporting hooks would hear every failure of every sequence tried.
+	h.OnError, h.OnLog, h.OnTransition, h.OnDecision, h.OnEventDropped, h.OnReload = nil, nil, nil, nil, nil, nil
+	return h
 }
 
 // safetyBudget is the time budget of the explorer's callbacks: far above

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -33,7 +34,7 @@ func shrink(ctx context.Context, script string, o *Options, f *Finding) error {
 	f.Fresh, s.seq = true, cut
 	for pass := 0; pass < 3; pass++ {
 		before := len(s.seq)
-		for _, step := range []func() error{s.drop, s.fewerTicks, s.simplify} {
+		for _, step := range []func() error{s.drop, s.fewerTicks, s.simplify, s.smallerNumbers} {
 			if err := step(); err != nil {
 				return err
 			}
@@ -124,6 +125,41 @@ func (s *shrinker) fewerTicks() error {
 			}
 			if i >= len(s.seq) || s.seq[i].Op != OpTick {
 				break // the cut after the failure took the input away
+			}
+		}
+	}
+	return nil
+}
+
+// smallerNumbers brings each number a set writes as close to 0 as still
+// causes the failure, by bisection on whole numbers (1,000,000 that
+// fails when above 41 becomes 42).
+func (s *shrinker) smallerNumbers() error {
+	for i := 0; i < len(s.seq); i++ {
+		st := s.seq[i]
+		if st.Op != OpSet || st.Value.kind != vNum {
+			continue
+		}
+		v := st.Value.n
+		if v != math.Trunc(v) || math.Abs(v) > 1<<52 || math.Abs(v) < 2 {
+			continue
+		}
+		sign, hi, lo := math.Copysign(1, v), math.Abs(v), 0.0 // hi fails; lo is not known to
+		for hi-lo > 1 {
+			mid := math.Floor((lo + hi) / 2)
+			next := clone(s.seq)
+			next[i].Value = numValue(sign * mid)
+			ok, err := s.try(next)
+			if err != nil {
+				return err
+			}
+			if ok {
+				hi = mid
+			} else {
+				lo = mid
+			}
+			if i >= len(s.seq) || s.seq[i].Op != OpSet {
+				break
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func (r *Report) WriteTest(dir string) (string, error) {
 		return "", err
 	}
 	for _, f := range r.Findings {
-		ok, err := failsAlone(path, f.Test)
+		ok, err := failsAlone(path, f.Test, r.game)
 		if err != nil {
 			return path, err
 		}
@@ -176,10 +176,13 @@ func plural(n int) string {
 var verifyBudget = 2 * time.Second
 
 // failsAlone runs the one test named name of the file at path, by itself
-// in a fresh host as luaai test --filter would, and tells whether it
-// failed.
-func failsAlone(path, name string) (bool, error) {
-	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path), "."}, Budget: verifyBudget, Stdout: io.Discard})
+// in a fresh host as luaai test --filter would (with the game's modules
+// and functions), and tells whether it failed.
+func failsAlone(path, name string, game host.Options) (bool, error) {
+	h, err := host.New(host.Options{
+		Roots: []string{filepath.Dir(path), "."}, Budget: verifyBudget, Stdout: io.Discard,
+		Modules: game.Modules, Funcs: game.Funcs,
+	})
 	if err != nil {
 		return false, err
 	}
