@@ -25,8 +25,8 @@ type Options struct {
 	// never stops for it.
 	Stale int
 	// Agents is how many agents of the script run each sequence (they may
-	// message each other: their ids are among the values tried). The
-	// default (zero) value is 1.
+	// message each other: their ids are among the values tried), at most
+	// 64. The default (zero) value is 1.
 	Agents int
 	// Seed chooses the inputs: the same seed tries the same sequences.
 	// The default (zero) value is 0.
@@ -57,7 +57,7 @@ type Options struct {
 
 func (o *Options) workers() int { return min(max(o.Workers, 1), 64) }
 
-func (o *Options) agents() int { return max(o.Agents, 1) }
+func (o *Options) agents() int { return min(max(o.Agents, 1), 64) }
 
 func (o *Options) budgetSteps() int64 {
 	if o.BudgetSteps > 0 {
