@@ -31,8 +31,7 @@ func Absent(chunk []ast.Stmt, local, global string, m Missing) []ast.Stmt {
 	if !a.used {
 		return chunk
 	}
-	decl := &ast.LocalAssignStmt{Names: []string{local}, Exprs: []ast.Expr{&ast.IdentExpr{Value: global}}}
-	return append([]ast.Stmt{decl}, chunk...)
+	return append([]ast.Stmt{prologue(local, global)}, chunk...)
 }
 
 type absentRewriter struct {

@@ -115,3 +115,17 @@ func TestAbsent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, Absent(plain, "(absent)", "g", m), 1, "no use of a missing name: no declaration added")
 }
+
+// Every instruction a concatenation compiles to has the line of the
+// expression, the load of the concatenating function too: a budget stop
+// there names the script's line.
+func TestConcatKeepsTheLine(t *testing.T) {
+	chunk, err := parse.Parse(strings.NewReader("local a, b = 1, 2\n\nlocal c = a .. b\nreturn c"), "x.lua")
+	require.NoError(t, err)
+	chunk = Concat(chunk, "(cat)", "cat")
+	proto, err := lua.Compile(chunk, "x.lua")
+	require.NoError(t, err)
+	for pc, line := range proto.DbgSourcePositions {
+		require.NotZero(t, line, "instruction %d of\n%s", pc, proto.String())
+	}
+}

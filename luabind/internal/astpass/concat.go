@@ -14,8 +14,19 @@ func Concat(chunk []ast.Stmt, local, global string) []ast.Stmt {
 	if !c.used {
 		return chunk
 	}
-	decl := &ast.LocalAssignStmt{Names: []string{local}, Exprs: []ast.Expr{&ast.IdentExpr{Value: global}}}
-	return append([]ast.Stmt{decl}, chunk...)
+	return append([]ast.Stmt{prologue(local, global)}, chunk...)
+}
+
+// prologue is `local <local> = <global>`, at line 1 (the chunk's first
+// instructions then have a line, as every other one does).
+func prologue(local, global string) ast.Stmt {
+	id := &ast.IdentExpr{Value: global}
+	decl := &ast.LocalAssignStmt{Names: []string{local}, Exprs: []ast.Expr{id}}
+	for _, p := range []ast.PositionHolder{id, decl} {
+		p.SetLine(1)
+		p.SetLastLine(1)
+	}
+	return decl
 }
 
 type concatRewriter struct {
@@ -134,8 +145,13 @@ func (c *concatRewriter) concat(e *ast.StringConcatOpExpr) ast.Expr {
 		e = next
 	}
 	call := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: c.local}, Args: args}
-	call.SetLine(e.Line())
-	call.SetLastLine(e.LastLine())
+	// Every node at the expression's line: the instructions loading the
+	// function have a line too, so an error or a stop there (the budget
+	// may fire at any instruction) names the script's line, not 0.
+	for _, p := range []ast.PositionHolder{call, call.Func} {
+		p.SetLine(e.Line())
+		p.SetLastLine(e.LastLine())
+	}
 	return call
 }
 
