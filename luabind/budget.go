@@ -55,6 +55,7 @@ package luabind
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +113,18 @@ type budget struct {
 	active bool   // VM goroutine: a budgeted call is running (nested calls share it)
 	closed bool   // VM goroutine
 
+	// CPU time (threadClocks): tid is the thread the running budgeted call
+	// (or the last one) runs on, stored before its state word; extra is CPU
+	// time in nanoseconds the call made other threads spend (a compile
+	// running beside it), added by the VM goroutine.
+	cpu    bool // the time budgets are charged as CPU time
+	tid    atomic.Int32
+	extra  atomic.Int64
+	locked bool  // VM goroutine: begin locked the goroutine to its thread
+	pins   int   // VM goroutine: Pin depth
+	pinTid int32 // VM goroutine: the thread Pin found
+	lastID int32 // VM goroutine: the last tid stored
+
 	// The agent's tick: its number is in the state word of each call made
 	// in it (no store of its own per tick); firedTick is the number of the
 	// tick the watchdog found past its budget.
@@ -154,6 +167,7 @@ func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *
 		p = time.Millisecond
 	}
 	b := &budget{call: call, load: load, tick: tick, steps: steps, period: p, stop: make(chan struct{})}
+	b.cpu = threadClocks && (call > 0 || load > 0 || tick > 0)
 	b.ctx.closed = make(chan struct{})
 	close(b.ctx.closed)
 	b.mem.Store(mem)
@@ -183,6 +197,20 @@ func (b *budget) begin(load bool) uint64 {
 	b.active = true
 	if !load && b.steps > 0 {
 		b.ctx.steps, b.ctx.over, b.ctx.stepLimit = 0, false, b.steps
+	}
+	if b.cpu {
+		// The watchdog reads the CPU clock of the thread the call runs on:
+		// the goroutine stays on it until end (or Unpin).
+		tid := b.pinTid
+		if b.pins == 0 {
+			runtime.LockOSThread()
+			b.locked = true
+			tid = threadID()
+		}
+		if tid != b.lastID {
+			b.lastID = tid
+			b.tid.Store(tid) // before the state word: the watchdog reads it after
+		}
 	}
 	b.seq++
 	tick := uint64(0)
@@ -239,6 +267,44 @@ func (vm *VM) EndTick() {
 		return
 	}
 	b.tickDepth--
+}
+
+// unlockThread undoes the LockOSThread of begin: pcall defers it, so it
+// runs however the call ends.
+func (b *budget) unlockThread() {
+	if b.locked {
+		b.locked = false
+		runtime.UnlockOSThread()
+	}
+}
+
+// Pin locks the calling goroutine to its OS thread until the matching
+// Unpin, for a run of calls on this VM (a worker's tick): where budgets are
+// charged as CPU time, each outermost call otherwise locks the goroutine
+// and looks its thread up itself (a system call). Pins nest. Pin and Unpin
+// are called on the VM's goroutine, in pairs (defer Unpin); a goroutine
+// must not end pinned. Without a time budget, or on platforms that charge
+// wall time, they do nothing.
+func (vm *VM) Pin() {
+	b := vm.guard.bud
+	if b == nil || !b.cpu {
+		return
+	}
+	if b.pins++; b.pins == 1 {
+		runtime.LockOSThread()
+		b.pinTid = threadID()
+	}
+}
+
+// Unpin ends what Pin began.
+func (vm *VM) Unpin() {
+	b := vm.guard.bud
+	if b == nil || !b.cpu || b.pins == 0 {
+		return
+	}
+	if b.pins--; b.pins == 0 {
+		runtime.UnlockOSThread()
+	}
 }
 
 // TickOver reports whether the running agent's tick has run past
@@ -361,9 +427,11 @@ func (b *budget) watch() {
 	var since time.Time
 	var heap0 int64  // the heap when the running call was first seen
 	var work0 uint64 // the work counted then
+	var call cpuCharge
 	var tickSeen uint64
 	var tickSince time.Time
 	var tickWork0 uint64
+	var tick cpuCharge
 	idle := 0
 	for {
 		select {
@@ -376,13 +444,21 @@ func (b *budget) watch() {
 		// a call seem older than it is.
 		now := time.Now()
 		s := b.state.Load()
+		// One reading of the thread's CPU clock serves the call and the tick.
+		var clk cpuReading
+		if b.cpu && s != 0 {
+			clk.tid = b.tid.Load()
+			clk.cpu, clk.ok = threadCPU(clk.tid)
+			clk.cpu += time.Duration(b.extra.Load())
+		}
 		// The agent's tick: the one of the running call, or of the last
 		// call while the engine works between calls.
 		if ts := s >> budgetTickShift & budgetTickMask; ts == 0 || b.tick <= 0 {
 			tickSeen = 0
 		} else if ts != tickSeen {
 			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
-		} else if now.Sub(tickSince) >= b.tick && b.worked(tickWork0) && b.firedTick.Load() != ts {
+			tick.start(clk)
+		} else if b.firedTick.Load() != ts && b.over(&tick, clk, b.tick, now.Sub(tickSince), tickWork0) {
 			b.firedTick.Store(ts)
 			if s&budgetFired == 0 {
 				b.fire(s, budgetTick)
@@ -411,6 +487,7 @@ func (b *budget) watch() {
 		mem := b.mem.Load()
 		if s != seen {
 			seen, since, work0 = s, now, b.ctx.published.Load()
+			call.start(clk)
 			if mem > 0 {
 				heap0 = b.heap.read()
 			}
@@ -424,10 +501,60 @@ func (b *budget) watch() {
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if limit > 0 && now.Sub(since) >= limit && b.worked(work0) {
+		if limit > 0 && b.over(&call, clk, limit, now.Sub(since), work0) {
 			b.fire(s, 0)
 		}
 	}
+}
+
+// cpuReading is one look at the CPU clock of the thread running the VM's
+// calls (plus the CPU time they made other threads spend); ok is false
+// when there was none (wall-time rule).
+type cpuReading struct {
+	tid int32
+	cpu time.Duration
+	ok  bool
+}
+
+// cpuCharge is the CPU time a call or an agent's tick has been charged
+// since the watchdog first saw it. The thread changes only between the
+// calls of a tick (each outermost call not under Pin locks the goroutine
+// to whichever thread it is on): the time used on earlier threads is
+// kept in done, from the last reading of each.
+type cpuCharge struct {
+	tid        int32
+	base, last time.Duration // the first and the last reading on tid
+	done       time.Duration
+	ok         bool // the clock could be read when it started
+}
+
+func (c *cpuCharge) start(r cpuReading) {
+	*c = cpuCharge{tid: r.tid, base: r.cpu, last: r.cpu, ok: r.ok}
+}
+
+// add takes a new reading into the charge and returns the total; false
+// when it cannot be charged by CPU time (wall-time rule).
+func (c *cpuCharge) add(r cpuReading) (time.Duration, bool) {
+	if !c.ok || !r.ok {
+		return 0, false
+	}
+	if r.tid != c.tid {
+		c.done += c.last - c.base
+		c.tid, c.base = r.tid, r.cpu
+	}
+	c.last = r.cpu
+	return c.done + c.last - c.base, true
+}
+
+// over reports whether a call or tick with the given limit has run past
+// it: by CPU time where its thread's clock can be read, and otherwise by
+// wall time (elapsed) with minWork done since the watchdog first saw it
+// (its work count stood at work0 then).
+func (b *budget) over(c *cpuCharge, r cpuReading, limit, elapsed time.Duration, work0 uint64) bool {
+	if used, ok := c.add(r); ok {
+		return used >= limit
+	}
+	return elapsed >= limit && b.worked(work0)
 }
 
 // worked reports whether the VM has done minWork since its published
