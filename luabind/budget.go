@@ -13,37 +13,75 @@ package luabind
 //
 //   - Before each outermost protected call (the Call* helpers and RunProto)
 //     the VM stores a fresh call sequence number in an atomic word; after
-//     it, it swaps the word back to zero. No clock is read on the call path.
+//     it, it swaps the word back to zero. No clock is read on the call
+//     path (with CPU-time charging and no VM.Pin, the thread is looked up:
+//     one system call).
 //   - The watchdog ticks every budget/8. When it sees the same sequence
-//     number for longer than the budget, it marks that number fired (a
-//     compare-and-swap, so a call that finished in the meantime — or the
-//     next call, which has another number — is never hit) and closes the
-//     channel. The callback stops at its next Lua instruction, between 1x
-//     and 1.125x its budget after it started, plus the time the watchdog
-//     waits to be scheduled.
+//     number for longer than the budget allows (below), it marks that
+//     number fired (a compare-and-swap, so a call that finished in the
+//     meantime — or the next call, which has another number — is never
+//     hit) and closes the channel. The callback stops at its next Lua
+//     instruction.
 //   - The call that was stopped installs a fresh channel as it returns, so
 //     the next call starts clean.
 //   - The watchdog starts lazily with the first budgeted call, exits after
 //     a second or so without calls (and restarts with the next one), and
 //     stops for good in VM.Close.
 //
-// Only work stops a call: the watchdog fires when the call has both run
-// past its budget (wall time) and done minWork units of work of its own
-// since the watchdog first saw it — Lua instructions (counted in
-// budgetCtx.Done, published every 256), Go loops of the sandbox that poll
-// the budget, and calls of the game's module functions. A callback that
-// was merely descheduled (more workers than cores, the GC, another
-// process) has done almost none, and is never blamed for the time it
-// waited; a runaway keeps working, and is stopped at the first watchdog
-// tick after its budget at which it did.
+// What a budget charges is the CPU time of the call: the work it makes the
+// process do, whatever does it (Lua instructions, the sandbox's library
+// functions, the game's module functions, the collector's work it causes
+// by allocating), and never the time it waits (descheduled behind other
+// workers or processes, blocked in a module function). On Linux
+// (cpuclock_linux.go) every thread has a CPU clock another thread can
+// read:
+//
+//   - While a budgeted outermost call runs, the VM's goroutine is locked
+//     to its OS thread (runtime.LockOSThread; pcall unlocks it however the
+//     call ends), and begin stores the thread's id for the watchdog. A
+//     host's worker pins its goroutine for its whole tick instead
+//     (VM.Pin): the thread is then looked up once per tick, not per call.
+//   - The watchdog reads that thread's CPU clock when it first sees a call
+//     and at each tick after; the call is stopped once the clock has
+//     advanced by the budget. So a call is stopped between 1x and about
+//     1.125x its budget of CPU time plus the step it is in (the watchdog's
+//     first look comes up to a period after the call began, its next
+//     look up to a period after the budget is used up) plus whatever delay
+//     the watchdog has in being scheduled.
+//   - Work the call makes another thread do is charged too: a large chunk
+//     compiled beside it (compile.go) adds its thread's CPU time to extra.
+//   - Options.LoadBudget charges a script load the same way, and
+//     Options.TickBudget an agent's whole tick: the CPU time of the thread
+//     from the watchdog's first look at the tick's first call, across its
+//     calls and the engine's work between them (summed over threads when
+//     the goroutine moved between calls, which only happens without Pin).
+//
+// A step the VM cannot interrupt (one instruction, one library call) runs
+// to its end: the sandbox bounds what such a step can cost (strings at the
+// cap, table.sort polling the budget as it sorts, pattern matching and
+// table.concat polling too), and TestSingleStepCost measures the worst at
+// the largest sizes (a comparison of two 16 MiB strings, gopher-lua's own
+// loop, about 16-30ms). Budgets must stay well above that.
+//
+// Elsewhere (cpuclock_other.go, or built with -tags luaai_wallclock), and
+// whenever the clock cannot be read, the rule is wall time: the watchdog
+// fires when the call has both run past its budget in wall time and done
+// minWork units of work of its own since the watchdog first saw it — Lua
+// instructions (counted in budgetCtx.Done, published every 256), Go loops
+// of the sandbox that poll the budget, and calls of the game's module
+// functions. A callback that was merely descheduled has done almost none,
+// and is never blamed for the time it waited; but an instruction that
+// costs milliseconds counts as one unit, so on those platforms a hostile
+// script can make a call run far past its budget.
 //
 // Calls nested inside a budgeted call (a callback ticking a spawned agent,
 // ai.spawn loading a behaviour, a native scorer reading a field through
 // __index) share the outer call's budget.
 //
 // What a budget cannot stop: Go code that runs long without returning to
-// the Lua VM loop. The sandbox bounds what it can (string sizes, pattern
-// matching, see sandbox.go), but a game's own Go functions bound into Lua
+// the Lua VM loop. It is charged, but the call stops only when the code
+// returns. The sandbox bounds what it can (string sizes, pattern matching,
+// sorting, see sandbox.go), but a game's own Go functions bound into Lua
 // must be quick.
 //
 // Coroutines: gopher-lua gives every coroutine a child context of the

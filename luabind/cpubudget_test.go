@@ -67,7 +67,9 @@ var cpuOps = []func(size float64) string{
 		return fmt.Sprintf("local t = {} for i = 1, %d do t[i] = (i * 7919) %% 1009 end table.sort(t)", 1+int(s*20000))
 	},
 	func(s float64) string { return fmt.Sprintf("table.sort(R, function(a, b) return a > b end)") },
-	func(s float64) string { return fmt.Sprintf("local _ = string.format('%%s', string.sub(S1, 1, %d))", int(s*4194000)) },
+	func(s float64) string {
+		return fmt.Sprintf("local _ = string.format('%%s', string.sub(S1, 1, %d))", int(s*4194000))
+	},
 	func(s float64) string { return "local _ = S1 .. '!'" },
 	func(s float64) string { return "local _ = tostring({}) .. tostring(#S1)" },
 }
