@@ -43,7 +43,7 @@ local attacks = {}
 // unit of work). Under -race it checks the stops and the races only.
 func TestCPUAttacksTwoModsFourWorkers(t *testing.T) {
 	var errs []*host.ScriptError
-	h, err := host.New(host.Options{Workers: 4, ReportAllErrors: true,
+	h, err := host.New(host.Options{Workers: 4, ReportAllErrors: true, LoadBudget: time.Minute, // the race detector is slow to build the inputs
 		OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
 	require.NoError(t, err)
 	defer h.Close()

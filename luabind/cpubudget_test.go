@@ -20,6 +20,8 @@ var cpuAttacks = []struct{ name, setup, body string }{
 	{"string.rep of 16 MiB", ``, `while true do local _ = string.rep("x", 16777216) end`},
 	{"table.concat of 64 x 64 KiB", `T = {} for i = 1, 64 do T[i] = string.rep("x", 65536) end`, `while true do local _ = table.concat(T) end`},
 	{"table.sort of 400,000 numbers", `T = {} for i = 1, 400000 do T[i] = math.random() end`, `while true do table.sort(T) end`},
+	{"string.upper of 16 MiB", `S = string.rep("x", 16777216)`, `while true do local _ = string.upper(S) end`},
+	{"string.format %q of 4 MiB of zero bytes", `S = string.rep("\0", 4194000)`, `while true do local _ = string.format("%q", S) end`},
 	{"table.sort of 400,000 numbers, reversed", `T = {} for i = 1, 400000 do T[i] = -i end`, `while true do table.sort(T, function(a, b) return a > b end) end`},
 }
 

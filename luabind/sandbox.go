@@ -128,6 +128,8 @@ func (vm *VM) harden() {
 			"gmatch": vm.strGmatch,
 			"gfind":  vm.strGmatch,
 			"gsub":   vm.strGsub,
+			"upper":  vm.strUpper,
+			"lower":  vm.strLower,
 		} {
 			str.RawSetString(name, L.NewFunction(fn))
 		}
