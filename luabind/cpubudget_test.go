@@ -126,3 +126,36 @@ R = {} for i = 1, %d do R[i] = i end`, strSize, strSize, nils, nils, 1+rng.IntN(
 
 // cpuSeed replays TestCPUBudgetProperty with one seed (0: a new one).
 var cpuSeed uint64
+
+// A plain find searches in windows, polling the budget between them: it
+// finds what strings.Index finds, across the windows' edges too.
+func TestPlainFindAcrossWindows(t *testing.T) {
+	vm := NewVM(Options{})
+	defer vm.Close()
+	w := 4 * stepBytes
+	for _, tc := range []struct {
+		name string
+		n    int // the string: n bytes of 'a'...
+		at   int // ...with sub written at this offset (-1: nowhere)
+		sub  string
+	}{
+		{"empty sub", 10, -1, ""},
+		{"start", 3 * w, 0, "bcd"},
+		{"straddles the first edge", 3 * w, w - 2, "bcdef"},
+		{"starts at the edge", 3 * w, w, "bcd"},
+		{"ends at the edge", 3 * w, w - 3, "bcd"},
+		{"last byte", 3 * w, 3*w - 1, "b"},
+		{"absent", 3*w + 7, -1, "b"},
+		{"longer than a window", 3 * w, w / 2, strings.Repeat("b", w+5)},
+		{"longer than the string", 10, -1, strings.Repeat("a", 11)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := []byte(strings.Repeat("a", tc.n))
+			if tc.at >= 0 {
+				copy(b[tc.at:], tc.sub)
+			}
+			s := string(b)
+			require.Equal(t, strings.Index(s, tc.sub), vm.index(vm.L, s, tc.sub))
+		})
+	}
+}
