@@ -60,7 +60,7 @@ func TestCPUAttacksAreStopped(t *testing.T) {
 // cpuOps are the operations the generated scripts mix, each at a size
 // drawn from 0..1 (scaled to the largest the sandbox allows).
 var cpuOps = []func(size float64) string{
-	func(s float64) string { return fmt.Sprintf("local _ = S%d < S%d", 1, 2) },
+	func(s float64) string { return "local _ = S1 < S2" },
 	func(s float64) string { return "local _ = #N" },
 	func(s float64) string { return "local _ = next(N)" },
 	func(s float64) string { return fmt.Sprintf("local _ = string.rep('ab', %d)", int(s*8388608)) },
@@ -68,11 +68,14 @@ var cpuOps = []func(size float64) string{
 	func(s float64) string {
 		return fmt.Sprintf("local t = {} for i = 1, %d do t[i] = (i * 7919) %% 1009 end table.sort(t)", 1+int(s*20000))
 	},
-	func(s float64) string { return fmt.Sprintf("table.sort(R, function(a, b) return a > b end)") },
+	func(s float64) string { return "table.sort(R, function(a, b) return a > b end)" },
 	func(s float64) string {
 		return fmt.Sprintf("local _ = string.format('%%s', string.sub(S1, 1, %d))", int(s*4194000))
 	},
 	func(s float64) string { return "local _ = S1 .. '!'" },
+	func(s float64) string { return "local _ = string.find(S1, 'xy', 1, true)" },
+	func(s float64) string { return fmt.Sprintf("local _ = string.upper(string.sub(S1, 1, %d))", int(s*16777216)) },
+	func(s float64) string { return fmt.Sprintf("local _ = string.format('%%q', string.sub(S1, 1, %d))", int(s*4194000)) },
 	func(s float64) string { return "local _ = tostring({}) .. tostring(#S1)" },
 }
 
