@@ -74,8 +74,12 @@ var cpuOps = []func(size float64) string{
 	},
 	func(s float64) string { return "local _ = S1 .. '!'" },
 	func(s float64) string { return "local _ = string.find(S1, 'xy', 1, true)" },
-	func(s float64) string { return fmt.Sprintf("local _ = string.upper(string.sub(S1, 1, %d))", int(s*16777216)) },
-	func(s float64) string { return fmt.Sprintf("local _ = string.format('%%q', string.sub(S1, 1, %d))", int(s*4194000)) },
+	func(s float64) string {
+		return fmt.Sprintf("local _ = string.upper(string.sub(S1, 1, %d))", int(s*16777216))
+	},
+	func(s float64) string {
+		return fmt.Sprintf("local _ = string.format('%%q', string.sub(S1, 1, %d))", int(s*4194000))
+	},
 	func(s float64) string { return "local _ = tostring({}) .. tostring(#S1)" },
 }
 
