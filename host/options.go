@@ -44,13 +44,17 @@ type Options struct {
 	// value is os.Stdout: on a server, mods' prints go to the server's
 	// standard output; set io.Discard, or a writer into the server's log.
 	Stdout io.Writer
-	// Budget is how long one callback may run (wall time) before it is
+	// Budget is how much CPU time one callback may use before it is
 	// stopped and reported like an error (errors.Is ErrBudget), so
-	// a script that loops forever cannot hang the game. Only a callback
-	// that kept working is stopped (a few thousand Lua instructions, or
-	// the sandbox's Go work, since it began): one that waited while the
-	// scheduler or the GC ran something else, or inside a slow module
-	// function, is not blamed for that time. It costs a little
+	// a script that loops forever cannot hang the game. It charges the
+	// work the callback makes its worker's thread do, whatever does it
+	// (Lua, the libraries, the game's module functions), and never time it
+	// waits (descheduled behind other workers, the GC or other processes,
+	// blocked in a slow module function). A callback is stopped at its
+	// next Lua instruction after it used up its budget (luabind/budget.go
+	// bounds the overshoot). On platforms other than Linux the budget is
+	// wall time, and only a callback that kept working (a few thousand Lua
+	// instructions, or the sandbox's Go work) is stopped. It costs a little
 	// per Lua instruction and per call (the README's performance section
 	// has the measurements).
 	// The default (zero) value is DefaultBudget; a negative value turns the
@@ -58,8 +62,8 @@ type Options struct {
 	Budget time.Duration
 	// AgentTickBudget bounds one agent's tick as a whole: all of its
 	// callbacks (a parallel of a hundred slow actions) and the engine's
-	// own work for it (events against transitions). Past it, and with work
-	// done since the tick began as for Budget, the running callback is
+	// own work for it (events against transitions), charged as for Budget
+	// (the CPU time of the worker's thread). Past it, the running callback is
 	// stopped, the rest of the agent's tick is skipped (callbacks count as
 	// failed, without a report each), and one error is reported that wraps
 	// ErrBudget and counts as an overrun (MaxOverruns). The default (zero)

@@ -94,7 +94,7 @@ func (h *Host) eachWorker(fn func(*worker)) {
 		h.deliverMessages()
 	}()
 	if len(h.workers) == 1 {
-		fn(h.workers[0])
+		pinned(h.workers[0], fn)
 		return
 	}
 	var wg sync.WaitGroup
@@ -102,11 +102,20 @@ func (h *Host) eachWorker(fn func(*worker)) {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			fn(w)
+			pinned(w, fn)
 		}(w)
 	}
-	fn(h.workers[0])
+	pinned(h.workers[0], fn)
 	wg.Wait()
+}
+
+// pinned runs fn for w with the goroutine locked to its OS thread
+// (luabind.VM.Pin): the worker's calls share one look-up of the thread
+// whose CPU time their budgets are charged.
+func pinned(w *worker, fn func(*worker)) {
+	w.vm.Pin()
+	defer w.vm.Unpin()
+	fn(w)
 }
 
 // tick ticks the worker's agents in spawn order, from where the last

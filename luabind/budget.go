@@ -13,37 +13,75 @@ package luabind
 //
 //   - Before each outermost protected call (the Call* helpers and RunProto)
 //     the VM stores a fresh call sequence number in an atomic word; after
-//     it, it swaps the word back to zero. No clock is read on the call path.
+//     it, it swaps the word back to zero. No clock is read on the call
+//     path (with CPU-time charging and no VM.Pin, the thread is looked up:
+//     one system call).
 //   - The watchdog ticks every budget/8. When it sees the same sequence
-//     number for longer than the budget, it marks that number fired (a
-//     compare-and-swap, so a call that finished in the meantime — or the
-//     next call, which has another number — is never hit) and closes the
-//     channel. The callback stops at its next Lua instruction, between 1x
-//     and 1.125x its budget after it started, plus the time the watchdog
-//     waits to be scheduled.
+//     number for longer than the budget allows (below), it marks that
+//     number fired (a compare-and-swap, so a call that finished in the
+//     meantime — or the next call, which has another number — is never
+//     hit) and closes the channel. The callback stops at its next Lua
+//     instruction.
 //   - The call that was stopped installs a fresh channel as it returns, so
 //     the next call starts clean.
 //   - The watchdog starts lazily with the first budgeted call, exits after
 //     a second or so without calls (and restarts with the next one), and
 //     stops for good in VM.Close.
 //
-// Only work stops a call: the watchdog fires when the call has both run
-// past its budget (wall time) and done minWork units of work of its own
-// since the watchdog first saw it — Lua instructions (counted in
-// budgetCtx.Done, published every 256), Go loops of the sandbox that poll
-// the budget, and calls of the game's module functions. A callback that
-// was merely descheduled (more workers than cores, the GC, another
-// process) has done almost none, and is never blamed for the time it
-// waited; a runaway keeps working, and is stopped at the first watchdog
-// tick after its budget at which it did.
+// What a budget charges is the CPU time of the call: the work it makes the
+// process do, whatever does it (Lua instructions, the sandbox's library
+// functions, the game's module functions, the collector's work it causes
+// by allocating), and never the time it waits (descheduled behind other
+// workers or processes, blocked in a module function). On Linux
+// (cpuclock_linux.go) every thread has a CPU clock another thread can
+// read:
+//
+//   - While a budgeted outermost call runs, the VM's goroutine is locked
+//     to its OS thread (runtime.LockOSThread; pcall unlocks it however the
+//     call ends), and begin stores the thread's id for the watchdog. A
+//     host's worker pins its goroutine for its whole tick instead
+//     (VM.Pin): the thread is then looked up once per tick, not per call.
+//   - The watchdog reads that thread's CPU clock when it first sees a call
+//     and at each tick after; the call is stopped once the clock has
+//     advanced by the budget. So a call is stopped between 1x and about
+//     1.125x its budget of CPU time plus the step it is in (the watchdog's
+//     first look comes up to a period after the call began, its next
+//     look up to a period after the budget is used up) plus whatever delay
+//     the watchdog has in being scheduled.
+//   - Work the call makes another thread do is charged too: a large chunk
+//     compiled beside it (compile.go) adds its thread's CPU time to extra.
+//   - Options.LoadBudget charges a script load the same way, and
+//     Options.TickBudget an agent's whole tick: the CPU time of the thread
+//     from the watchdog's first look at the tick's first call, across its
+//     calls and the engine's work between them (summed over threads when
+//     the goroutine moved between calls, which only happens without Pin).
+//
+// A step the VM cannot interrupt (one instruction, one library call) runs
+// to its end: the sandbox bounds what such a step can cost (strings at the
+// cap, table.sort polling the budget as it sorts, pattern matching and
+// table.concat polling too), and TestSingleStepCost measures the worst at
+// the largest sizes (a comparison of two 16 MiB strings, gopher-lua's own
+// loop, about 16-30ms). Budgets must stay well above that.
+//
+// Elsewhere (cpuclock_other.go, or built with -tags luaai_wallclock), and
+// whenever the clock cannot be read, the rule is wall time: the watchdog
+// fires when the call has both run past its budget in wall time and done
+// minWork units of work of its own since the watchdog first saw it — Lua
+// instructions (counted in budgetCtx.Done, published every 256), Go loops
+// of the sandbox that poll the budget, and calls of the game's module
+// functions. A callback that was merely descheduled has done almost none,
+// and is never blamed for the time it waited; but an instruction that
+// costs milliseconds counts as one unit, so on those platforms a hostile
+// script can make a call run far past its budget.
 //
 // Calls nested inside a budgeted call (a callback ticking a spawned agent,
 // ai.spawn loading a behaviour, a native scorer reading a field through
 // __index) share the outer call's budget.
 //
 // What a budget cannot stop: Go code that runs long without returning to
-// the Lua VM loop. The sandbox bounds what it can (string sizes, pattern
-// matching, see sandbox.go), but a game's own Go functions bound into Lua
+// the Lua VM loop. It is charged, but the call stops only when the code
+// returns. The sandbox bounds what it can (string sizes, pattern matching,
+// sorting, see sandbox.go), but a game's own Go functions bound into Lua
 // must be quick.
 //
 // Coroutines: gopher-lua gives every coroutine a child context of the
@@ -55,6 +93,7 @@ package luabind
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +151,18 @@ type budget struct {
 	active bool   // VM goroutine: a budgeted call is running (nested calls share it)
 	closed bool   // VM goroutine
 
+	// CPU time (threadClocks): tid is the thread the running budgeted call
+	// (or the last one) runs on, stored before its state word; extra is CPU
+	// time in nanoseconds the call made other threads spend (a compile
+	// running beside it), added by the VM goroutine.
+	cpu    bool // the time budgets are charged as CPU time
+	tid    atomic.Int32
+	extra  atomic.Int64
+	locked bool  // VM goroutine: begin locked the goroutine to its thread
+	pins   int   // VM goroutine: Pin depth
+	pinTid int32 // VM goroutine: the thread Pin found
+	lastID int32 // VM goroutine: the last tid stored
+
 	// The agent's tick: its number is in the state word of each call made
 	// in it (no store of its own per tick); firedTick is the number of the
 	// tick the watchdog found past its budget.
@@ -154,6 +205,7 @@ func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *
 		p = time.Millisecond
 	}
 	b := &budget{call: call, load: load, tick: tick, steps: steps, period: p, stop: make(chan struct{})}
+	b.cpu = threadClocks && (call > 0 || load > 0 || tick > 0)
 	b.ctx.closed = make(chan struct{})
 	close(b.ctx.closed)
 	b.mem.Store(mem)
@@ -183,6 +235,20 @@ func (b *budget) begin(load bool) uint64 {
 	b.active = true
 	if !load && b.steps > 0 {
 		b.ctx.steps, b.ctx.over, b.ctx.stepLimit = 0, false, b.steps
+	}
+	if b.cpu {
+		// The watchdog reads the CPU clock of the thread the call runs on:
+		// the goroutine stays on it until end (or Unpin).
+		tid := b.pinTid
+		if b.pins == 0 {
+			runtime.LockOSThread()
+			b.locked = true
+			tid = threadID()
+		}
+		if tid != b.lastID {
+			b.lastID = tid
+			b.tid.Store(tid) // before the state word: the watchdog reads it after
+		}
 	}
 	b.seq++
 	tick := uint64(0)
@@ -239,6 +305,44 @@ func (vm *VM) EndTick() {
 		return
 	}
 	b.tickDepth--
+}
+
+// unlockThread undoes the LockOSThread of begin: pcall defers it, so it
+// runs however the call ends.
+func (b *budget) unlockThread() {
+	if b.locked {
+		b.locked = false
+		runtime.UnlockOSThread()
+	}
+}
+
+// Pin locks the calling goroutine to its OS thread until the matching
+// Unpin, for a run of calls on this VM (a worker's tick): where budgets are
+// charged as CPU time, each outermost call otherwise locks the goroutine
+// and looks its thread up itself (a system call). Pins nest. Pin and Unpin
+// are called on the VM's goroutine, in pairs (defer Unpin); a goroutine
+// must not end pinned. Without a time budget, or on platforms that charge
+// wall time, they do nothing.
+func (vm *VM) Pin() {
+	b := vm.guard.bud
+	if b == nil || !b.cpu {
+		return
+	}
+	if b.pins++; b.pins == 1 {
+		runtime.LockOSThread()
+		b.pinTid = threadID()
+	}
+}
+
+// Unpin ends what Pin began.
+func (vm *VM) Unpin() {
+	b := vm.guard.bud
+	if b == nil || !b.cpu || b.pins == 0 {
+		return
+	}
+	if b.pins--; b.pins == 0 {
+		runtime.UnlockOSThread()
+	}
 }
 
 // TickOver reports whether the running agent's tick has run past
@@ -361,9 +465,11 @@ func (b *budget) watch() {
 	var since time.Time
 	var heap0 int64  // the heap when the running call was first seen
 	var work0 uint64 // the work counted then
+	var call cpuCharge
 	var tickSeen uint64
 	var tickSince time.Time
 	var tickWork0 uint64
+	var tick cpuCharge
 	idle := 0
 	for {
 		select {
@@ -376,13 +482,21 @@ func (b *budget) watch() {
 		// a call seem older than it is.
 		now := time.Now()
 		s := b.state.Load()
+		// One reading of the thread's CPU clock serves the call and the tick.
+		var clk cpuReading
+		if b.cpu && s != 0 {
+			clk.tid = b.tid.Load()
+			clk.cpu, clk.ok = threadCPU(clk.tid)
+			clk.cpu += time.Duration(b.extra.Load())
+		}
 		// The agent's tick: the one of the running call, or of the last
 		// call while the engine works between calls.
 		if ts := s >> budgetTickShift & budgetTickMask; ts == 0 || b.tick <= 0 {
 			tickSeen = 0
 		} else if ts != tickSeen {
 			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
-		} else if now.Sub(tickSince) >= b.tick && b.worked(tickWork0) && b.firedTick.Load() != ts {
+			tick.start(clk)
+		} else if b.firedTick.Load() != ts && b.over(&tick, clk, b.tick, now.Sub(tickSince), tickWork0) {
 			b.firedTick.Store(ts)
 			if s&budgetFired == 0 {
 				b.fire(s, budgetTick)
@@ -411,6 +525,7 @@ func (b *budget) watch() {
 		mem := b.mem.Load()
 		if s != seen {
 			seen, since, work0 = s, now, b.ctx.published.Load()
+			call.start(clk)
 			if mem > 0 {
 				heap0 = b.heap.read()
 			}
@@ -424,10 +539,60 @@ func (b *budget) watch() {
 		if s&budgetLoad != 0 {
 			limit = b.load
 		}
-		if limit > 0 && now.Sub(since) >= limit && b.worked(work0) {
+		if limit > 0 && b.over(&call, clk, limit, now.Sub(since), work0) {
 			b.fire(s, 0)
 		}
 	}
+}
+
+// cpuReading is one look at the CPU clock of the thread running the VM's
+// calls (plus the CPU time they made other threads spend); ok is false
+// when there was none (wall-time rule).
+type cpuReading struct {
+	tid int32
+	cpu time.Duration
+	ok  bool
+}
+
+// cpuCharge is the CPU time a call or an agent's tick has been charged
+// since the watchdog first saw it. The thread changes only between the
+// calls of a tick (each outermost call not under Pin locks the goroutine
+// to whichever thread it is on): the time used on earlier threads is
+// kept in done, from the last reading of each.
+type cpuCharge struct {
+	tid        int32
+	base, last time.Duration // the first and the last reading on tid
+	done       time.Duration
+	ok         bool // the clock could be read when it started
+}
+
+func (c *cpuCharge) start(r cpuReading) {
+	*c = cpuCharge{tid: r.tid, base: r.cpu, last: r.cpu, ok: r.ok}
+}
+
+// add takes a new reading into the charge and returns the total; false
+// when it cannot be charged by CPU time (wall-time rule).
+func (c *cpuCharge) add(r cpuReading) (time.Duration, bool) {
+	if !c.ok || !r.ok {
+		return 0, false
+	}
+	if r.tid != c.tid {
+		c.done += c.last - c.base
+		c.tid, c.base = r.tid, r.cpu
+	}
+	c.last = r.cpu
+	return c.done + c.last - c.base, true
+}
+
+// over reports whether a call or tick with the given limit has run past
+// it: by CPU time where its thread's clock can be read, and otherwise by
+// wall time (elapsed) with minWork done since the watchdog first saw it
+// (its work count stood at work0 then).
+func (b *budget) over(c *cpuCharge, r cpuReading, limit, elapsed time.Duration, work0 uint64) bool {
+	if used, ok := c.add(r); ok {
+		return used >= limit
+	}
+	return elapsed >= limit && b.worked(work0)
 }
 
 // worked reports whether the VM has done minWork since its published

@@ -428,15 +428,23 @@ func BenchmarkBudget(b *testing.B) {
 }
 
 // BenchmarkBudgetCall measures the per-call bookkeeping on an empty
-// callback: /off without a budget, /on with one.
+// callback: /off without a budget, /on with one, /pinned with one under
+// VM.Pin (as a host's worker calls). Where budgets are charged as CPU
+// time, /on locks the goroutine to its thread and looks the thread up on
+// every call, /pinned once.
 func BenchmarkBudgetCall(b *testing.B) {
 	for _, mode := range []struct {
 		name   string
 		budget time.Duration
-	}{{"off", 0}, {"on", time.Minute}} {
+		pin    bool
+	}{{"off", 0, false}, {"on", time.Minute, false}, {"pinned", time.Minute, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			vm := NewVM(Options{Budget: mode.budget})
 			defer vm.Close()
+			if mode.pin {
+				vm.Pin()
+				defer vm.Unpin()
+			}
 			fn := compileFn(b, vm, "bench.lua", "return function(ctx) end")
 			ctx := vm.L.NewTable()
 			b.ReportAllocs()

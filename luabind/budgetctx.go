@@ -119,6 +119,9 @@ func (vm *VM) pcall(nargs, nret int, load bool) error {
 		return err
 	}
 	s := b.begin(load)
+	if s != 0 && b.locked {
+		defer b.unlockThread()
+	}
 	err := vm.L.PCall(nargs, nret, nil)
 	vm.stringifyError(err)
 	if w, fired := b.end(s); fired && (err == nil || stoppedByBudget(err, w, b)) {

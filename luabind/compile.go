@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -171,15 +172,38 @@ func (vm *VM) budgetedCompile(L *lua.LState, what string, size int, compile func
 		err   error
 	}
 	done := make(chan result, 1)
+	tid := make(chan int32, 1)
 	go func() {
 		defer vm.guard.compiling.Store(false)
+		if b.cpu {
+			// Its thread's CPU time is charged to the call waiting for it.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			tid <- threadID()
+		}
 		p, err := compile()
 		done <- result{p, err}
 	}()
-	// Compiling is the call's own work (the budget stops only calls that
-	// worked): it counts as it goes on.
+	// Compiling is the call's own work: it is charged as it goes on, as
+	// work (wall-time rule) and as the compiling thread's CPU time.
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
+	var ctid int32
+	var charged time.Duration
+	charge := func() {
+		if ctid == 0 {
+			select {
+			case ctid = <-tid:
+				charged, _ = threadCPU(ctid)
+			default:
+				return
+			}
+		}
+		if c, ok := threadCPU(ctid); ok && c > charged {
+			b.extra.Add(int64(c - charged))
+			charged = c
+		}
+	}
 	for {
 		select {
 		case r := <-done:
@@ -188,6 +212,9 @@ func (vm *VM) budgetedCompile(L *lua.LState, what string, size int, compile func
 			L.RaiseError("%s", b.stopMessage())
 		case <-tick.C:
 			b.ctx.addWork(minWork / 4)
+			if b.cpu {
+				charge()
+			}
 		}
 	}
 }

@@ -85,7 +85,7 @@ func (vm *VM) strFind(L *lua.LState) int {
 	pat := L.CheckString(2)
 	init := luaStringIndex(str, L.OptInt(3, 1))
 	if lua.LVAsBool(L.Get(4)) || isPlain(pat) {
-		pos := strings.Index(str[init:], pat)
+		pos := vm.index(L, str[init:], pat)
 		if pos < 0 {
 			L.Push(lua.LNil)
 			return 1
@@ -288,5 +288,22 @@ func gsubString(L *lua.LState, str string, m pattern.Match, repl string, add fun
 		default:
 			L.RaiseError("invalid capture index")
 		}
+	}
+}
+
+// index is strings.Index(s, sub) in windows of at least 1 MiB, polling the
+// budget between them: one search of a 16 MiB string is otherwise one step
+// of about 30ms that no budget can interrupt.
+func (vm *VM) index(L *lua.LState, s, sub string) int {
+	w := max(4*stepBytes, len(sub))
+	for at := 0; ; at += w {
+		end := min(len(s), at+w+len(sub)-1) // a match may start at the window's end
+		if i := strings.Index(s[at:end], sub); i >= 0 {
+			return at + i
+		}
+		if end == len(s) {
+			return -1
+		}
+		vm.checkBudget(L)
 	}
 }

@@ -128,6 +128,8 @@ func (vm *VM) harden() {
 			"gmatch": vm.strGmatch,
 			"gfind":  vm.strGmatch,
 			"gsub":   vm.strGsub,
+			"upper":  vm.strUpper,
+			"lower":  vm.strLower,
 		} {
 			str.RawSetString(name, L.NewFunction(fn))
 		}
@@ -138,6 +140,7 @@ func (vm *VM) harden() {
 	}
 	if tab, ok := G.RawGetString(lua.TabLibName).(*lua.LTable); ok {
 		tab.RawSetString("concat", L.NewFunction(vm.tableConcat))
+		tab.RawSetString("sort", L.NewFunction(vm.tableSort))
 	}
 	if m, ok := G.RawGetString(lua.MathLibName).(*lua.LTable); ok {
 		m.RawSetString("random", L.NewFunction(vm.mathRandom))

@@ -46,10 +46,13 @@ type Options struct {
 	// value is seed 0: runs replay either way.
 	Seed uint64
 	// Budget is how long one protected call (Call, CallHook, CallBool,
-	// CallNumber, and the calls nested in it) may run, in wall time, before
-	// it is stopped with a *BudgetError (errors.Is ErrBudget) naming the
-	// file:line it was running; it is stopped between 1x and 1.125x the
-	// budget after it started (plus scheduling delay). gopher-lua polls the
+	// CallNumber, and the calls nested in it) may run, in CPU time of the
+	// thread running it (Linux; wall time with work done elsewhere, see
+	// budget.go), before it is stopped with a *BudgetError (errors.Is
+	// ErrBudget) naming the file:line it was running; it is stopped between
+	// 1x and about 1.125x its budget of CPU time plus the one step it was
+	// in (plus the watchdog's scheduling delay). Time it waits (descheduled,
+	// blocked) is not charged. gopher-lua polls the
 	// context before every instruction, and each call has some bookkeeping;
 	// one watchdog goroutine per VM runs while calls run. What that costs is
 	// measured by BenchmarkBudget and BenchmarkBudgetCall and recorded in
