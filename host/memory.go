@@ -55,7 +55,7 @@ func (h *Host) checkMemory() {
 	if heap-m.low < m.step {
 		return
 	}
-	m.sizer = sizer{} // counts each table once across all agents
+	m.sizer = sizer{sharedFns: m.definitionFunctions(h)} // counts each table once across all agents
 	m.sizes = m.sizes[:0]
 	var used, ticking int64
 	for _, a := range h.agents {
@@ -123,6 +123,25 @@ func (h *Host) checkMemory() {
 	m.low, m.step = luabind.HeapBytes(), left/2
 	clear(m.sizes)
 	m.sizer = sizer{}
+}
+
+// definitionFunctions are the functions of every behaviour's definition,
+// which the measure of contexts leaves to the measure of their script: a
+// context holding one does not hold its upvalues. Closures made while the
+// game runs (and coroutine.wrap functions) are followed from a context.
+func (m *memoryAccount) definitionFunctions(h *Host) map[*lua.LFunction]struct{} {
+	fns := map[*lua.LFunction]struct{}{}
+	done := map[*Behaviour]bool{}
+	for _, a := range h.agents {
+		if done[a.b] {
+			continue
+		}
+		done[a.b] = true
+		for _, t := range a.b.layouts {
+			luabind.EachFunction(t.def, func(fn *lua.LFunction) { fns[fn] = struct{}{} })
+		}
+	}
+	return fns
 }
 
 // overMemory suspends an agent whose context holds too much, reporting it
