@@ -370,6 +370,7 @@ func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
 				return fmt.Errorf("key %d leaves %d empty array slots before it: more than a snapshot of %d bytes may make its reader fill (%d times its size)",
 					int64(n), gap, d.size, snapshotGapRatio)
 			}
+			luabind.ReserveArray(t, int(n)) // one allocation, not gopher-lua's growing copies
 		}
 	}
 	if ud, ok := v.(*lua.LUserData); ok {

@@ -20,10 +20,10 @@ import (
 // it). gopher-lua fills the gap up to an integer key past the end of a
 // table's array part one slot at a time inside one instruction (t[k] = v,
 // rawset, table.insert(t, k, v)), with no budget poll: at the default,
-// t[8388608] = 1 alone allocates 400 MB. At MaxSequence the largest such fill
-// is 65,535 slots: 1 MiB kept, about 5 MiB allocated on the way (the slice
-// grows by copies) and a few milliseconds, under the memory a callback is
-// always left at the 64 MiB limit and above (a sixteenth of the limit).
+// t[8388608] = 1 alone allocates 400 MB. At MaxSequence the largest such
+// fill is 131,071 slots: 2 MiB kept, 10.8 MiB allocated on the way (the
+// slice grows by copies), under the 16 MiB a callback is always left at
+// the default 256 MiB limit (a sixteenth of the limit).
 //
 // The limit is a constant, not tied to what a callback has left: gopher-lua
 // reads lua.MaxArrayIndex from every state of the process without
@@ -34,10 +34,10 @@ import (
 // its later elements as ordinary keys. t[k] reads and writes them and
 // pairs visits them, but #t, ipairs, unpack, table.concat, table.sort and
 // table.remove see only the first MaxSequence, and table.insert past it is
-// an error ("table.insert: the table already holds 65536 elements in
+// an error ("table.insert: the table already holds 131072 elements in
 // sequence ...") rather than a table whose # and t[#t] disagree. A loop
-// `t[#t + 1] = v` past it keeps writing t[65537].
-const MaxSequence = 1 << 16
+// `t[#t + 1] = v` past it keeps writing t[131073].
+const MaxSequence = 1 << 17
 
 func init() {
 	if lua.MaxArrayIndex > MaxSequence+1 {
@@ -170,4 +170,26 @@ func ThreadStack(th *lua.LState) (values []lua.LValue, bytes int64, ok bool) {
 	top = min(max(top, 0), len(arr))
 	bytes = int64(cap(arr))*int64(unsafe.Sizeof(lua.LValue(nil))) + int64(th.Options.CallStackSize)*int64(f.frameSize)
 	return arr[:top], bytes, true
+}
+
+// ReserveArray makes room in t's array part for n slots, so that filling
+// it (gopher-lua appends one slot at a time, copying the part each time it
+// grows) allocates the n slots once. False when this gopher-lua keeps no
+// array part where luabind looks (nothing is reserved). n is capped at the
+// sequence limit.
+func ReserveArray(t *lua.LTable, n int) bool {
+	f := &tableFields
+	f.once.Do(findTableFields)
+	if !f.ok {
+		return false
+	}
+	n = min(n, maxSequence())
+	p := (*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), f.array))
+	if cap(*p) >= n {
+		return true
+	}
+	grown := make([]lua.LValue, len(*p), n)
+	copy(grown, *p)
+	*p = grown
+	return true
 }

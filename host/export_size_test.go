@@ -1,0 +1,10 @@
+package host
+
+import lua "github.com/yuin/gopher-lua"
+
+// SizeOf is the memory measure's estimate of what v holds, functions
+// followed as a script's own data is.
+func SizeOf(v lua.LValue) int64 {
+	s := sizer{funcs: true}
+	return s.size(v, 0)
+}
