@@ -97,3 +97,46 @@ return ai.fsm { initial = "s", context = { %s }, states = { s = {
 		})
 	}
 }
+
+// A payload costs its sender what it costs its receiver: a table with a
+// gap, sent a thousand times, is copied with its nil slots, so the
+// sender's callback is stopped by the memory limit long before the
+// receivers' inboxes hold gigabytes; a shared table sent inside one
+// payload twice counts twice. The heap grows by less than the limit plus
+// a margin of twice the limit: the heap is sampled every few milliseconds
+// while a callback runs, and what was sent before the stop is still
+// delivered, rebuilt in the receiver (a second copy of it).
+func TestPayloadsCostWhatTheyHold(t *testing.T) {
+	const limit, margin = 64 << 20, 128 << 20
+	for _, tc := range []struct{ name, body, want string }{
+		{"a gap sent a thousand times", `local t = {} t[60000] = 1 for i = 1, 1000 do ai.send_to(ctx.to, "gift", t) end`, "memory limit"},
+		{"a gap shared inside a payload", `local t = {} t[40000] = 1 ai.send_to(ctx.to, "gift", { t, t })`, "more than 65536 entries"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errs []*host.ScriptError
+			h, err := host.New(host.Options{Workers: 1, MemoryLimit: limit, Budget: -1, ReportAllErrors: true,
+				OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+			require.NoError(t, err)
+			defer h.Close()
+			sink, err := h.LoadString("sink.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {} } }`)
+			require.NoError(t, err)
+			rcv, err := h.Spawn(sink, nil)
+			require.NoError(t, err)
+			b, err := h.LoadString("gifts.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
+  update = function(ctx) `+tc.body+` end } } }`)
+			require.NoError(t, err)
+			_, err = h.Spawn(b, map[string]any{"to": rcv.ID()})
+			require.NoError(t, err)
+			runtime.GC()
+			base := luabind.HeapBytes()
+			require.NoError(t, h.Tick(0.1))
+			grown := luabind.HeapBytes() - base
+			require.NotEmpty(t, errs)
+			require.Contains(t, errs[0].Msg, tc.want)
+			t.Logf("%s: %s; the heap grew by %s", tc.name, errs[0].Msg, luabind.FormatBytes(grown))
+			require.Less(t, grown, int64(limit+margin))
+		})
+	}
+}
