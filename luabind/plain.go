@@ -173,3 +173,31 @@ func FromPlain(L *lua.LState, v any) lua.LValue {
 	}
 	return lua.LNil
 }
+
+// ErrLongList: a list longer than a luaai table's sequence holds
+// (MaxSequence): its later elements would be ordinary keys, which # and
+// ipairs do not see.
+var ErrLongList = errors.New("list too long")
+
+// CheckLists refuses a list in v, at any depth, longer than a table's
+// sequence holds; v is Go data as encoding/json decodes it (the values of
+// the CLI's --input and the inspector's commands).
+func CheckLists(v any) error {
+	stack := []any{v}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case []any:
+			if len(x) > maxSequence() {
+				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), maxSequence())
+			}
+			stack = append(stack, x...)
+		case map[string]any:
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		}
+	}
+	return nil
+}
