@@ -8,3 +8,9 @@ func SizeOf(v lua.LValue) int64 {
 	s := sizer{funcs: true}
 	return s.size(v, 0)
 }
+
+// MeasureNow runs the host's memory measure now, whatever the heap did.
+func MeasureNow(h *Host) {
+	h.mem.low = -1 << 62
+	h.checkMemory()
+}
