@@ -38,13 +38,14 @@ const longString = 256
 
 // Sizes of gopher-lua's values, measured on 64-bit Go (unsafe.Sizeof and
 // the allocator's size classes): a table struct, a slot of an array part
-// or of a value stack, a hash entry, a string header, a function or
-// userdata, and what a coroutine holds besides its two stacks (its state,
-// number allocator and budget hook).
+// or of a value stack, a hash entry (its map entry, its place in the key
+// index and in the key list: 114 bytes each in a 100,000-key table), a
+// string header, a function or userdata, and what a coroutine holds
+// besides its two stacks (its state, number allocator and budget hook).
 const (
 	sizeTable    = 96
 	sizeSlot     = int64(unsafe.Sizeof(lua.LValue(nil)))
-	sizeEntry    = 48
+	sizeEntry    = 96
 	sizeString   = 16
 	sizeFunction = 64
 	sizeThread   = 1024
