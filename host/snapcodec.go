@@ -357,7 +357,8 @@ type boundMark struct{ path string }
 // set is t[k] = v for the tables the decoder fills, charging the empty
 // array slots it makes gopher-lua fill against gapLeft.
 //
-// A bound value's slot is charged too (the game's rebind fills it later).
+// A bound value's slot is made too, holding nil (the game's rebind fills
+// it later).
 func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
 	if n, ok := k.(lua.LNumber); ok && n > 1 && float64(n) < float64(lua.MaxArrayIndex) && float64(n) == math.Trunc(float64(n)) {
 		have, known := luabind.ArrayLen(t)
@@ -376,7 +377,7 @@ func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
 	if ud, ok := v.(*lua.LUserData); ok {
 		if m, ok := ud.Value.(boundMark); ok {
 			d.bound = append(d.bound, boundSlot{t, k, m.path})
-			return nil
+			v = lua.LNil // the slot is made (a list's next key then fills no gap), holding nil
 		}
 	}
 	t.RawSet(k, v)

@@ -144,3 +144,20 @@ func TestSparseTablesSaveAndRestore(t *testing.T) {
 		})
 	}
 }
+
+// A list of bound values reads back: each slot is made as it is read, so
+// none leaves a gap before the next.
+func TestBoundListsReadBack(t *testing.T) {
+	ctx := `{"bodies":[` + strings.TrimSuffix(strings.Repeat(`{"$bound":"b"},`, 2000), ",") + `,"last"]}`
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("plain.lua", plainBehaviour)
+	require.NoError(t, err)
+	agents, err := h.RestoreFrom(strings.NewReader(string(withContext(t, ctx))), host.RestoreOptions{
+		Rebind: func(a *host.Agent, path string) any { return nil },
+	}, b)
+	require.NoError(t, err)
+	bodies := host.ContextTable(agents[0]).RawGetString("bodies").(*lua.LTable)
+	require.Equal(t, lua.LString("last"), bodies.RawGetInt(2001))
+}
