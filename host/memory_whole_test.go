@@ -50,10 +50,11 @@ coroutine.resume(co) return { co }`, mib},
 
 // Memory a script holds where the measure once did not look is measured
 // between ticks: the agent that holds it is suspended with a memory error,
-// and the heap grows by less than the limit plus a margin (64 MiB: garbage
-// not yet collected).
+// and the heap grows by less than the limit plus a margin (96 MiB: the
+// collector lets the heap reach twice what is live before it runs, and
+// the test binary's other tests allocate beside).
 func TestMemoryHeldWholeIsMeasured(t *testing.T) {
-	const limit, margin = 64 << 20, 64 << 20
+	const limit, margin = 64 << 20, 96 << 20
 	for _, tc := range []struct{ name, ctx, update string }{
 		{"suspended coroutines", `cos = {}`,
 			`for i = 1, 20 do ctx.cos[#ctx.cos + 1] = coroutine.create(function() coroutine.yield() end) coroutine.resume(ctx.cos[#ctx.cos]) end`},
