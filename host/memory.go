@@ -55,7 +55,7 @@ func (h *Host) checkMemory() {
 	if heap-m.low < m.step {
 		return
 	}
-	m.sizer = sizer{} // counts each table once across all agents
+	m.sizer = sizer{sharedFns: m.definitionFunctions(h)} // counts each table once across all agents
 	m.sizes = m.sizes[:0]
 	var used, ticking int64
 	for _, a := range h.agents {
@@ -112,6 +112,9 @@ func (h *Host) checkMemory() {
 			over -= s.size + s.mod
 		}
 	}
+	if used > m.limit {
+		h.suspendHoarders(used)
+	}
 	m.used = used
 	left := m.limit - used
 	if left < m.limit/16 {
@@ -125,6 +128,47 @@ func (h *Host) checkMemory() {
 	m.sizer = sizer{}
 }
 
+// suspendHoarders runs when the agents hold more than the limit in all,
+// suspended ones included: a suspended agent keeps what it holds, so
+// suspending the largest ticking agents alone lets a script with many
+// hoarding agents hold the limit once for each. The scripts with agents
+// suspended for memory are what holds it: their ticking agents are
+// suspended too; other scripts' agents never are.
+func (h *Host) suspendHoarders(used int64) {
+	hoarders := map[*Behaviour]bool{}
+	for _, a := range h.agents {
+		if a.suspension == SuspendedByMemory {
+			hoarders[a.b] = true
+		}
+	}
+	for _, s := range h.mem.sizes {
+		if hoarders[s.a.b] && s.a.suspension == NotSuspended {
+			err := fmt.Errorf("%w: the host's agents hold about %s, more than its %s limit, and other agents of this script were suspended for memory (the agent's context holds about %s); the agent is suspended",
+				luabind.ErrMemoryLimit, luabind.FormatBytes(used), luabind.FormatBytes(h.mem.limit), luabind.FormatBytes(s.size))
+			s.a.suspendForMemory(err)
+		}
+	}
+}
+
+// definitionFunctions are the functions of every behaviour's definition,
+// which the measure of contexts leaves to the measure of their script: a
+// context holding one does not hold its upvalues. Closures made while the
+// game runs (and coroutine.wrap functions) are followed from a context.
+func (m *memoryAccount) definitionFunctions(h *Host) map[*lua.LFunction]struct{} {
+	fns := map[*lua.LFunction]struct{}{}
+	done := map[*Behaviour]bool{}
+	for _, a := range h.agents {
+		if done[a.b] {
+			continue
+		}
+		done[a.b] = true
+		for _, t := range a.b.layouts {
+			luabind.EachFunction(t.def, func(fn *lua.LFunction) { fns[fn] = struct{}{} })
+		}
+	}
+	return fns
+}
+
 // overMemory suspends an agent whose context holds too much, reporting it
 // like a failed callback ("memory") at the definition of its active state.
 func (a *Agent) overMemory(size, mod, sharing, limit int64) {
@@ -132,8 +176,13 @@ func (a *Agent) overMemory(size, mod, sharing, limit int64) {
 	if mod >= size {
 		held = fmt.Sprintf("the script's own data (globals, upvalues, modules) holds about %s for each of its %d agents", luabind.FormatBytes(mod), sharing)
 	}
-	err := fmt.Errorf("%w: %s, and the host's agents together more than its %s limit; the agent is suspended",
-		luabind.ErrMemoryLimit, held, luabind.FormatBytes(limit))
+	a.suspendForMemory(fmt.Errorf("%w: %s, and the host's agents together more than its %s limit; the agent is suspended",
+		luabind.ErrMemoryLimit, held, luabind.FormatBytes(limit)))
+}
+
+// suspendForMemory reports err like a failed callback ("memory") at the
+// definition of the agent's active state, and suspends it.
+func (a *Agent) suspendForMemory(err error) {
 	a.report(a.deepest(), CallbackMemory, err)
 	a.suspension = SuspendedByMemory // whatever the fault policy made of the report
 	a.errs[len(a.errs)-1].Suspends = true

@@ -116,7 +116,13 @@ type Options struct {
 	// own data (globals, upvalues, modules) shared among its agents — the
 	// largest are suspended (whatever Faults says) with such an error until
 	// the rest fit. A suspended agent leaves that account: one hog never
-	// gets the others suspended. Contexts are measured only
+	// gets the others suspended; but it keeps what it holds (Remove frees
+	// it), so while the agents hold more than the limit in all, the other
+	// agents of a script with agents suspended for memory are suspended
+	// too. What is measured: tables by capacity (array slots holding nil
+	// included), strings, closures and their upvalues, coroutines whole
+	// (their stacks, the locals of their suspended calls, the thread of a
+	// coroutine.wrap function). Contexts are measured only
 	// when the heap has grown since the last measure, so a host under its
 	// limit pays one heap reading a tick. The heap is the process's: set
 	// a limit well above what one agent needs, and run several workers only

@@ -8,19 +8,28 @@ import (
 )
 
 // sizer estimates the memory Lua values hold, for the host's memory limit.
-// Each table is counted once however often it is reached (within one
-// sizer), strings at their length plus a header; functions and userdata at
-// a fixed size. It walks with its own stack, so a table nested a million
-// levels deep cannot overflow Go's. The estimate errs low rather than high:
-// it is what the data itself needs, not what gopher-lua's maps reserve.
+// Each table, function and coroutine is counted once however often it is
+// reached (within one sizer), strings at their length plus a header. A
+// table counts by its capacity: its array part's slots, nil slots
+// included, and its hash entries. A coroutine counts whole: its value
+// stack and call-frame stack, and the values its suspended calls hold
+// (their locals), walked as any others; the thread behind a
+// coroutine.wrap function is that function's upvalue. It walks with its
+// own stack, so a table nested a million levels deep cannot overflow Go's.
+// The estimate errs low rather than high: it is what the data itself
+// needs, not what gopher-lua's maps reserve.
 type sizer struct {
 	seen  map[*lua.LTable]struct{}
 	strs  map[*byte]struct{} // long strings counted, by their bytes
 	stack []lua.LValue
-	// funcs: follow functions into their upvalues and environment (what a
-	// mod holds outside contexts), each function once.
-	funcs bool
-	fseen map[*lua.LFunction]struct{}
+	// funcs: follow functions into their environment too (what a mod
+	// holds outside contexts). Without it, functions are followed into
+	// their upvalues only, and not the definition's own functions (shared
+	// in sharedFns): the script's measure counts those and its globals.
+	funcs     bool
+	sharedFns map[*lua.LFunction]struct{}
+	fseen     map[*lua.LFunction]struct{}
+	tseen     map[*lua.LState]struct{}
 }
 
 // longString is the length from which a string shared by many slots is
@@ -28,15 +37,31 @@ type sizer struct {
 const longString = 256
 
 // Sizes of gopher-lua's values, measured on 64-bit Go (unsafe.Sizeof and
-// the allocator's size classes): a table struct, a boxed value in a slot,
-// a map entry, a string header, a function or userdata.
+// the allocator's size classes): a table struct, a slot of an array part
+// or of a value stack, a hash entry (its map entry, its place in the key
+// index and in the key list: 114 bytes each in a 100,000-key table), a
+// string header, a function or userdata, and what a coroutine holds
+// besides its two stacks (its state, number allocator and budget hook).
 const (
 	sizeTable    = 96
-	sizeSlot     = 16
-	sizeEntry    = 48
+	sizeSlot     = int64(unsafe.Sizeof(lua.LValue(nil)))
+	sizeEntry    = 96
 	sizeString   = 16
 	sizeFunction = 64
+	sizeThread   = 1024
+	// sizeThreadStacks stands for a coroutine's stacks where gopher-lua's
+	// fields cannot be read: the sandbox's 4,096-slot value stack and 512
+	// call frames of 80 bytes.
+	sizeThreadStacks = 4096*sizeSlot + 512*80
 )
+
+// push queues v for the walk when it can hold memory of its own.
+func (s *sizer) push(v lua.LValue) {
+	switch v.(type) {
+	case lua.LString, *lua.LTable, *lua.LFunction, *lua.LState, *lua.LUserData:
+		s.stack = append(s.stack, v)
+	}
+}
 
 // Size is the estimated bytes v holds that this sizer has not counted
 // before, stopping early once the total passes stop (0: no stop).
@@ -47,6 +72,8 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 	if s.seen == nil {
 		s.seen = map[*lua.LTable]struct{}{}
 		s.strs = map[*byte]struct{}{}
+		s.fseen = map[*lua.LFunction]struct{}{}
+		s.tseen = map[*lua.LState]struct{}{}
 	}
 	var total int64
 	s.stack = append(s.stack[:0], v)
@@ -72,58 +99,72 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 				continue
 			}
 			s.seen[v] = struct{}{}
-			total += sizeTable
-			v.ForEach(func(k, val lua.LValue) {
-				total += sizeEntry
-				if _, ok := k.(lua.LString); ok {
-					s.stack = append(s.stack, k)
-				}
-				switch val := val.(type) {
-				case lua.LString, *lua.LTable:
-					s.stack = append(s.stack, val)
-				case *lua.LUserData:
-					total += sizeFunction
-					if a, ok := val.Value.(luabind.LuaAgent); ok {
-						// An agent a script spawned: its context is held
-						// through this handle.
-						s.stack = append(s.stack, a.Ctx())
-					}
-				case *lua.LFunction:
-					total += sizeFunction
-					if s.funcs {
-						s.stack = append(s.stack, val)
-					}
-				case *lua.LState:
-					total += sizeFunction
-				default:
-					total += sizeSlot
-				}
-			})
-			if mt, ok := v.Metatable.(*lua.LTable); ok {
-				s.stack = append(s.stack, mt)
-			}
+			total += s.table(v)
 		case *lua.LFunction:
-			if s.fseen == nil {
-				s.fseen = map[*lua.LFunction]struct{}{}
+			if _, ok := s.sharedFns[v]; ok && !s.funcs {
+				total += sizeFunction
+				continue
 			}
 			if _, ok := s.fseen[v]; ok {
 				continue
 			}
 			s.fseen[v] = struct{}{}
 			total += sizeFunction
-			if v.Env != nil {
+			if s.funcs && v.Env != nil {
 				s.stack = append(s.stack, v.Env)
 			}
 			for _, uv := range v.Upvalues {
 				total += sizeSlot
-				switch x := uv.Value().(type) {
-				case lua.LString, *lua.LTable, *lua.LFunction:
-					s.stack = append(s.stack, x)
+				if uv != nil {
+					s.push(uv.Value())
 				}
+			}
+		case *lua.LState:
+			if _, ok := s.tseen[v]; ok {
+				continue
+			}
+			s.tseen[v] = struct{}{}
+			total += sizeThread
+			values, bytes, ok := luabind.ThreadStack(v)
+			if !ok {
+				total += sizeThreadStacks
+				continue
+			}
+			total += bytes
+			for _, x := range values {
+				s.push(x)
+			}
+		case *lua.LUserData:
+			total += sizeFunction
+			if a, ok := v.Value.(luabind.LuaAgent); ok {
+				// An agent a script spawned: its context is held
+				// through this handle.
+				s.stack = append(s.stack, a.Ctx())
 			}
 		}
 	}
 	clear(s.stack)
 	s.stack = s.stack[:0]
+	return total
+}
+
+// table is the bytes of t itself: its array part by capacity, its hash
+// entries; it queues its keys, values and metatable.
+func (s *sizer) table(t *lua.LTable) int64 {
+	arr, known := luabind.ArrayLen(t)
+	if !known {
+		arr = t.MaxN()
+	}
+	total := sizeTable + int64(luabind.ArrayCap(t))*sizeSlot
+	t.ForEach(func(k, val lua.LValue) {
+		if n, ok := k.(lua.LNumber); !ok || float64(n) < 1 || float64(n) > float64(arr) || float64(n) != float64(int(n)) {
+			total += sizeEntry // a hash entry (array slots are counted above)
+			s.push(k)
+		}
+		s.push(val)
+	})
+	if mt, ok := t.Metatable.(*lua.LTable); ok {
+		s.stack = append(s.stack, mt)
+	}
 	return total
 }

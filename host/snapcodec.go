@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -213,22 +214,23 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 	// Keys sorted (strings, then numbers), so the same data always makes
 	// the same snapshot: gopher-lua's own order is a Go map's.
 	keys := sortedKeys(t)
-	n := t.Len()
-	if n > 0 && n == len(keys) {
-		buf.WriteByte('[')
-		for i := 1; i <= n; i++ {
-			if i > 1 {
-				buf.WriteByte(',')
-			}
-			e.push(segIndex, i, nil)
-			err := e.write(buf, t.RawGetInt(i))
-			e.pop()
-			if err != nil {
-				return err
-			}
+	// The keys of the array part (whole numbers 1 to the sequence limit):
+	// how many, the largest, and the others.
+	seq, last, others := arrayKeys(keys)
+	sparse := last-seq > seq
+	if last > 0 && len(others) == 0 && (last == seq || sparse) {
+		// A sequence, or one with more holes than elements: written as a
+		// list with nulls, so that the snapshot pays for the empty slots
+		// its reader fills (see decoder.gapLeft).
+		return e.list(buf, t, last)
+	}
+	if sparse {
+		buf.WriteString(`{"$array":`)
+		if err := e.list(buf, t, last); err != nil {
+			return err
 		}
-		buf.WriteByte(']')
-		return nil
+		buf.WriteString(`,`)
+		return e.pairs(buf, t, others)
 	}
 	plain := true
 	for _, k := range keys {
@@ -253,7 +255,48 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 		buf.WriteByte('}')
 		return nil
 	}
-	buf.WriteString(`{"$pairs":[`)
+	buf.WriteByte('{')
+	return e.pairs(buf, t, keys)
+}
+
+// arrayKeys splits sorted keys into those of a table's array part (whole
+// numbers from 1 to the sequence limit: their count and the largest) and
+// the others.
+func arrayKeys(keys []lua.LValue) (count, last int, others []lua.LValue) {
+	limit := float64(lua.MaxArrayIndex - 1)
+	for _, k := range keys {
+		if n, ok := k.(lua.LNumber); ok && n >= 1 && float64(n) <= limit && float64(n) == math.Trunc(float64(n)) {
+			count++
+			last = max(last, int(n))
+			continue
+		}
+		others = append(others, k)
+	}
+	return count, last, others
+}
+
+// list writes t[1] to t[last] as a JSON list, nil as null.
+func (e *encoder) list(buf *bytes.Buffer, t *lua.LTable, last int) error {
+	buf.WriteByte('[')
+	for i := 1; i <= last; i++ {
+		if i > 1 {
+			buf.WriteByte(',')
+		}
+		e.push(segIndex, i, nil)
+		err := e.write(buf, t.RawGetInt(i))
+		e.pop()
+		if err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(']')
+	return nil
+}
+
+// pairs writes "$pairs":[[k, v], …]} for keys (the object's opening brace
+// is written).
+func (e *encoder) pairs(buf *bytes.Buffer, t *lua.LTable, keys []lua.LValue) error {
+	buf.WriteString(`"$pairs":[`)
 	for i, k := range keys {
 		if i > 0 {
 			buf.WriteByte(',')
@@ -285,7 +328,20 @@ type decoder struct {
 	ids map[int]*lua.LTable
 	// bound lists where {"$bound": path} stood, for RestoreOptions.Rebind.
 	bound []boundSlot
+	// gapLeft is how many more bytes of empty array slots the value being
+	// decoded may make gopher-lua fill (an integer key past the end of a
+	// table's array part fills the slots before it): snapshotGapRatio
+	// times the value's own bytes. A list's nulls are not counted: the
+	// snapshot pays for them, five bytes or so a slot.
+	gapLeft int64
+	size    int // the bytes of the value being decoded
 }
+
+// snapshotGapRatio: a snapshot value may make its reader fill empty array
+// slots worth at most this many times its own size. Save writes a table
+// with more holes than elements as a list with nulls, so what it writes
+// always reads back.
+const snapshotGapRatio = 4
 
 // boundSlot is a place in a restored table where a Go value was bound.
 type boundSlot struct {
@@ -298,24 +354,45 @@ type boundSlot struct {
 // table, where it leaves nil and records the slot.
 type boundMark struct{ path string }
 
-// set is t[k] = v for the tables the decoder fills.
-func (d *decoder) set(t *lua.LTable, k, v lua.LValue) {
+// set is t[k] = v for the tables the decoder fills, charging the empty
+// array slots it makes gopher-lua fill against gapLeft.
+//
+// A bound value's slot is made too, holding nil (the game's rebind fills
+// it later).
+func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
+	if n, ok := k.(lua.LNumber); ok && n > 1 && float64(n) < float64(lua.MaxArrayIndex) && float64(n) == math.Trunc(float64(n)) {
+		have, known := luabind.ArrayLen(t)
+		if !known {
+			have = t.MaxN()
+		}
+		if gap := int64(n) - 1 - int64(have); gap > 0 {
+			d.gapLeft -= gap * int64(unsafe.Sizeof(lua.LValue(nil)))
+			if d.gapLeft < 0 {
+				return fmt.Errorf("key %d leaves %d empty array slots before it: more than a snapshot of %d bytes may make its reader fill (%d times its size)",
+					int64(n), gap, d.size, snapshotGapRatio)
+			}
+			luabind.ReserveArray(t, int(n)) // one allocation, not gopher-lua's growing copies
+		}
+	}
 	if ud, ok := v.(*lua.LUserData); ok {
 		if m, ok := ud.Value.(boundMark); ok {
 			d.bound = append(d.bound, boundSlot{t, k, m.path})
-			return
+			v = lua.LNil // the slot is made (a list's next key then fills no gap), holding nil
 		}
 	}
 	t.RawSet(k, v)
+	return nil
 }
 
 func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return lua.LNil, nil
 	}
+	d.size = len(raw)
+	d.gapLeft = snapshotGapRatio * int64(len(raw))
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := d.value(dec, 0)
+	v, err := d.value(dec, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -330,13 +407,28 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	return v, nil
 }
 
-func (d *decoder) value(dec *json.Decoder, depth int) (lua.LValue, error) {
+// newTable is a table for the decoder: empty, with no room reserved
+// (gopher-lua's NewTable reserves 32 array slots and a 32-entry map: 2 KB
+// for the two bytes of "[]").
+func (d *decoder) newTable(into *lua.LTable) *lua.LTable {
+	if into != nil {
+		return into
+	}
+	return d.L.CreateTable(0, 0)
+}
+
+// value reads one value; a table is read into into when it is not nil
+// (the body of a shared table, which exists before it is read).
+func (d *decoder) value(dec *json.Decoder, depth int, into *lua.LTable) (lua.LValue, error) {
 	if depth > 2*maxSnapshotDepth+2 { // a shared table adds a level ($t)
 		return nil, fmt.Errorf("nested more than %d deep", maxSnapshotDepth)
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
+	}
+	if d, ok := tok.(json.Delim); into != nil && (!ok || d != '[' && d != '{') {
+		return nil, fmt.Errorf("$t must be a table")
 	}
 	switch tok := tok.(type) {
 	case nil:
@@ -353,26 +445,32 @@ func (d *decoder) value(dec *json.Decoder, depth int) (lua.LValue, error) {
 		return lua.LNumber(f), nil
 	case json.Delim:
 		if tok == '[' {
-			t := d.L.NewTable()
-			for i := 1; dec.More(); i++ {
-				v, err := d.value(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				d.set(t, lua.LNumber(i), v)
-			}
-			_, err := dec.Token() // ]
-			return t, err
+			return d.list(dec, depth, d.newTable(into))
 		}
 		if tok == '{' {
-			return d.object(dec, depth)
+			return d.object(dec, depth, into)
 		}
 	}
 	return nil, fmt.Errorf("unexpected %v", tok)
 }
 
-func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
-	t := d.L.NewTable()
+// list reads the elements of a JSON list (its '[' read) into t, from 1.
+func (d *decoder) list(dec *json.Decoder, depth int, t *lua.LTable) (*lua.LTable, error) {
+	for i := 1; dec.More(); i++ {
+		v, err := d.value(dec, depth+1, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.set(t, lua.LNumber(i), v); err != nil {
+			return nil, err
+		}
+	}
+	_, err := dec.Token() // ]
+	return t, err
+}
+
+func (d *decoder) object(dec *json.Decoder, depth int, into *lua.LTable) (lua.LValue, error) {
+	t := into // made when a key needs it: a tagged value ($num, $ref) has none
 	first := true
 	for dec.More() {
 		kt, err := dec.Token()
@@ -384,9 +482,24 @@ func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
 			return nil, fmt.Errorf("object key %v", kt)
 		}
 		if first && strings.HasPrefix(key, "$") {
-			v, err := d.special(dec, key, depth)
+			if key == "$pairs" || key == "$array" {
+				t = d.newTable(into)
+			} else if into != nil {
+				return nil, fmt.Errorf("$t must be a table")
+			}
+			v, err := d.special(dec, key, depth, t)
 			if err != nil {
 				return nil, err
+			}
+			if key == "$array" && dec.More() {
+				// {"$array": [...], "$pairs": [...]}: a sparse array part and
+				// the other keys.
+				if kt, err := dec.Token(); err != nil || kt != "$pairs" {
+					return nil, fmt.Errorf("$array object with a key other than $pairs")
+				}
+				if _, err := d.special(dec, "$pairs", depth, t); err != nil {
+					return nil, err
+				}
 			}
 			if dec.More() {
 				return nil, fmt.Errorf("%s object with more keys", key)
@@ -395,23 +508,29 @@ func (d *decoder) object(dec *json.Decoder, depth int) (lua.LValue, error) {
 			return v, err
 		}
 		first = false
-		v, err := d.value(dec, depth+1)
+		t = d.newTable(t)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
-		d.set(t, lua.LString(key), v)
+		if err := d.set(t, lua.LString(key), v); err != nil {
+			return nil, err
+		}
 	}
 	_, err := dec.Token() // }
-	return t, err
+	return d.newTable(t), err
 }
 
+// special reads the value of a tagged object; t is the table a $pairs or
+// $array fills.
+//
 // It is long because it is one switch over the tagged values a snapshot may
 // hold (NaN, infinities, non-string keys, bound names), each case a few
 // lines.
-func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue, error) {
+func (d *decoder) special(dec *json.Decoder, key string, depth int, t *lua.LTable) (lua.LValue, error) {
 	switch key {
 	case "$num":
-		v, err := d.value(dec, depth+1)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -425,7 +544,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		}
 		return nil, fmt.Errorf("bad $num %v", v)
 	case "$bytes":
-		v, err := d.value(dec, depth+1)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -439,7 +558,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		}
 		return lua.LString(b), nil
 	case "$bound":
-		v, err := d.value(dec, depth+1)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -447,7 +566,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		ud.Value = boundMark{lua.LVAsString(v)} // the game binds it again
 		return ud, nil
 	case "$ref":
-		v, err := d.value(dec, depth+1)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -458,7 +577,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		}
 		return t, nil
 	case "$id":
-		v, err := d.value(dec, depth+1)
+		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -468,7 +587,7 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		}
 		// The table exists before its contents are read: they may refer
 		// to it (a cycle).
-		t := d.L.NewTable()
+		t := d.newTable(nil)
 		if d.ids == nil {
 			d.ids = map[int]*lua.LTable{}
 		}
@@ -476,31 +595,24 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 		if kt, err := dec.Token(); err != nil || kt != "$t" {
 			return nil, fmt.Errorf("$id without $t")
 		}
-		body, err := d.value(dec, depth+1)
-		if err != nil {
+		if _, err := d.value(dec, depth+1, t); err != nil {
 			return nil, err
 		}
-		bt, ok := body.(*lua.LTable)
-		if !ok {
-			return nil, fmt.Errorf("$t must be a table")
-		}
-		bt.ForEach(func(k, val lua.LValue) { t.RawSet(k, val) })
-		for i := range d.bound {
-			if d.bound[i].t == bt {
-				d.bound[i].t = t
-			}
-		}
 		return t, nil
+	case "$array":
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil, fmt.Errorf("$array must be a list")
+		}
+		return d.list(dec, depth, t)
 	case "$pairs":
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 			return nil, fmt.Errorf("$pairs must be a list")
 		}
-		t := d.L.NewTable()
 		for dec.More() {
 			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 				return nil, fmt.Errorf("$pairs entries must be [key, value]")
 			}
-			k, err := d.value(dec, depth+1)
+			k, err := d.value(dec, depth+1, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -510,14 +622,16 @@ func (d *decoder) special(dec *json.Decoder, key string, depth int) (lua.LValue,
 			if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
 				return nil, fmt.Errorf("NaN table key")
 			}
-			v, err := d.value(dec, depth+1)
+			v, err := d.value(dec, depth+1, nil)
 			if err != nil {
 				return nil, err
 			}
 			if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
 				return nil, fmt.Errorf("$pairs entries must be [key, value]")
 			}
-			d.set(t, k, v)
+			if err := d.set(t, k, v); err != nil {
+				return nil, err
+			}
 		}
 		_, err := dec.Token() // ]
 		return t, err

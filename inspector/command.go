@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/luaai/luaai/luabind"
 )
 
 // The page's commands: parsed and bounded on the HTTP side, queued for the
@@ -149,7 +151,7 @@ func commandValue(raw json.RawMessage) (any, error) {
 	if depthOf(v, 0) > maxCommandDepth {
 		return nil, fmt.Errorf("nested more than %d deep", maxCommandDepth)
 	}
-	return v, nil
+	return v, luabind.CheckLists(v) // as every value written from outside
 }
 
 func depthOf(v any, d int) int {

@@ -11,12 +11,15 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// PlainTable is a copied Lua table: its keys and values, in the order
-// they were read.
-type PlainTable struct{ Keys, Vals []any }
+// PlainTable is a copied Lua table: its array part (t[1] to t[n], nil
+// where the table holds nil: rebuilding it costs what the original's
+// does, and the copy costs as much, so a payload cannot make its receiver
+// fill gaps its sender never paid for), then its other keys and values, in
+// the order they were read.
+type PlainTable struct{ Array, Keys, Vals []any }
 
 // Plain limits: how deep tables nest and how many entries a value holds
-// in all.
+// in all (array slots that hold nil count as entries).
 const (
 	MaxPlainDepth   = 100
 	MaxPlainEntries = 1 << 16
@@ -67,13 +70,36 @@ func CopyPlain(v lua.LValue) (any, error) {
 			open[x] = true
 			defer delete(open, x)
 			t := &PlainTable{}
+			n := x.MaxN() // the array part, up to its last non-nil slot
+			if entries += n; entries > MaxPlainEntries {
+				return nil, fmt.Errorf("%w: more than %d entries (array slots that hold nil count)", ErrNotPlain, MaxPlainEntries)
+			}
+			if n > 0 {
+				t.Array = make([]any, n)
+			}
+			for i := 1; i <= n; i++ {
+				val := x.RawGetInt(i)
+				if val == lua.LNil {
+					continue
+				}
+				keys = append(keys, lua.LNumber(i))
+				vv, err := cp(val, depth+1)
+				keys = keys[:len(keys)-1]
+				if err != nil {
+					return nil, err
+				}
+				t.Array[i-1] = vv
+			}
 			var err error
 			x.ForEach(func(k, val lua.LValue) {
 				if err != nil {
 					return
 				}
+				if i, ok := k.(lua.LNumber); ok && i >= 1 && int(i) <= n && float64(i) == float64(int(i)) {
+					return // copied with the array part
+				}
 				if entries++; entries > MaxPlainEntries {
-					err = fmt.Errorf("%w: more than %d entries", ErrNotPlain, MaxPlainEntries)
+					err = fmt.Errorf("%w: more than %d entries (array slots that hold nil count)", ErrNotPlain, MaxPlainEntries)
 					return
 				}
 				switch k.(type) {
@@ -136,11 +162,42 @@ func FromPlain(L *lua.LState, v any) lua.LValue {
 	case string:
 		return lua.LString(x)
 	case *PlainTable:
-		t := L.CreateTable(0, len(x.Keys))
+		t := L.CreateTable(len(x.Array), len(x.Keys))
+		for i, v := range x.Array {
+			t.RawSetInt(i+1, FromPlain(L, v)) // appended, nil too: no gap to fill
+		}
 		for i, k := range x.Keys {
 			t.RawSet(FromPlain(L, k), FromPlain(L, x.Vals[i]))
 		}
 		return t
 	}
 	return lua.LNil
+}
+
+// ErrLongList: a list longer than a luaai table's sequence holds
+// (MaxSequence): its later elements would be ordinary keys, which # and
+// ipairs do not see.
+var ErrLongList = errors.New("list too long")
+
+// CheckLists refuses a list in v, at any depth, longer than a table's
+// sequence holds; v is Go data as encoding/json decodes it (the values of
+// the CLI's --input and the inspector's commands).
+func CheckLists(v any) error {
+	stack := []any{v}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case []any:
+			if len(x) > maxSequence() {
+				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), maxSequence())
+			}
+			stack = append(stack, x...)
+		case map[string]any:
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		}
+	}
+	return nil
 }

@@ -23,6 +23,9 @@ func TestCopyPlain(t *testing.T) {
 		{`(function() local t = {} for i = 1, 101 do t = { t } end return t end)()`, "nests more than 100 tables deep"},
 		{`(function() local t = {} for i = 1, 70000 do t[i] = i end return t end)()`, "more than 65536 entries"},
 		{`(function() local s = {} return { s, s } end)()`, ""}, // shared, not a cycle: copied twice
+		{`(function() local t = { 1 } t[60000] = 2 return t end)()`, ""},
+		{`(function() local t = { 1, nil, 3, a = 1 } t[131073] = 4 return t end)()`, ""},
+		{`(function() local s = {} s[40000] = 1 return { s, s } end)()`, "more than 65536 entries (array slots that hold nil count)"},
 	} {
 		v, err := CopyPlain(eval(tc.src))
 		if tc.err != "" {
@@ -33,6 +36,25 @@ func TestCopyPlain(t *testing.T) {
 		require.NoError(t, err, tc.src)
 		require.Equal(t, ToGo(eval(tc.src)), ToGo(FromPlain(L, v)), tc.src)
 	}
+}
+
+// A copy holds a table's array part with its nil slots, so it costs what
+// rebuilding it does, and the rebuild fills no gap.
+func TestCopyPlainArrayPart(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	require.NoError(t, L.DoString(`v = {} v[60000] = "x" v.name = "n"`))
+	c, err := CopyPlain(L.GetGlobal("v"))
+	require.NoError(t, err)
+	p := c.(*PlainTable)
+	require.Len(t, p.Array, 60000)
+	require.Equal(t, "x", p.Array[59999])
+	require.Equal(t, []any{"name"}, p.Keys)
+	back := FromPlain(L, c).(*lua.LTable)
+	n, _ := ArrayLen(back)
+	require.Equal(t, 60000, n)
+	require.Equal(t, 60000, ArrayCap(back), "built at its size, not grown by copies")
+	require.Equal(t, lua.LString("x"), back.RawGetInt(60000))
 }
 
 // FuzzCopyPlain builds a payload from the input — tables nested as the

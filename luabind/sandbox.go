@@ -141,6 +141,7 @@ func (vm *VM) harden() {
 	if tab, ok := G.RawGetString(lua.TabLibName).(*lua.LTable); ok {
 		tab.RawSetString("concat", L.NewFunction(vm.tableConcat))
 		tab.RawSetString("sort", L.NewFunction(vm.tableSort))
+		tab.RawSetString("insert", L.NewFunction(vm.tableInsert)) // arrays.go
 	}
 	if m, ok := G.RawGetString(lua.MathLibName).(*lua.LTable); ok {
 		m.RawSetString("random", L.NewFunction(vm.mathRandom))

@@ -285,12 +285,12 @@ func TestSandboxStringCap(t *testing.T) {
 			for i = 1, 10000 do s = s .. "x" end
 			local big = table.concat(parts, ",")
 			local t = {}
-			for i = 1, 700000 do t[i] = "ab" end -- past what gopher-lua's concat could push
+			for i = 1, 131072 do t[i] = "ab" end -- the longest sequence (MaxSequence)
 			local joined = table.concat(t)
 			local replaced = joined:gsub("a", "c")
 			return #s + #big + #joined + #replaced + #string.format("%5.1f %s %q", 1.25, "x", "y")`)
 		require.NoError(t, err)
-		require.Equal(t, lua.LNumber(10000+48893+1400000+1400000+11), v)
+		require.Equal(t, lua.LNumber(10000+48893+2*MaxSequence+2*MaxSequence+11), v)
 	})
 }
 

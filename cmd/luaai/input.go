@@ -17,6 +17,7 @@ import (
 	"github.com/luaai/luaai/internal/plainjson"
 	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/internal/suggest"
+	"github.com/luaai/luaai/luabind"
 )
 
 // An input line (README: The CLI) drives a run from
@@ -100,6 +101,9 @@ func parseCommand(where, text string) (inputLine, error) {
 			dec := json.NewDecoder(strings.NewReader(payload))
 			if err := dec.Decode(&l.payload); err != nil || dec.More() {
 				return usage("the payload is not one JSON value: %s", payload)
+			}
+			if err := luabind.CheckLists(l.payload); err != nil {
+				return usage("the payload: %v", err)
 			}
 		}
 	case "set":
@@ -231,6 +235,14 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 	}
 	if dec.More() {
 		return l, fmt.Errorf("%s: one JSON object a line", where)
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"payload", raw.Payload}, {"set", raw.Set}} {
+		if err := luabind.CheckLists(f.v); err != nil {
+			return l, fmt.Errorf("%s: %q: %v", where, f.name, err)
+		}
 	}
 	switch {
 	case raw.Tick != nil:
@@ -455,6 +467,9 @@ func (as assignment) applyTo(a *host.Agent) error {
 	b := a.Behaviour()
 	def, _ := b.Default(as.path)
 	v := decodeValue(as.raw, def)
+	if err := luabind.CheckLists(v); err != nil {
+		return fmt.Errorf("set %s: %v", key, err)
+	}
 	if err := b.CheckWrite(as.path, v); err != nil {
 		if errors.Is(err, host.ErrValueType) {
 			return fmt.Errorf("set %s=%s: %v", key, as.raw, err)

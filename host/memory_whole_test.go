@@ -1,0 +1,143 @@
+package host_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
+)
+
+// The measure counts what a value holds whole: a table's nil slots, a
+// coroutine's stacks and the locals of its suspended calls, the thread
+// behind a coroutine.wrap function.
+func TestSizeCountsWhatIsHeld(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name, src string
+		atLeast   int64
+	}{
+		{"nil slots", `local t = {} t[65536] = 1 return t`, mib},
+		{"nil slots left by removals", `local t = {} for i = 1, 65536 do t[i] = i end for i = 1, 65535 do t[i] = nil end return t`, mib},
+		{"a suspended coroutine", `return coroutine.create(function() coroutine.yield() end)`, 64 << 10},
+		{"a coroutine's locals", `local co = coroutine.create(function()
+  local big = {} for i = 1, 1000 do big[i] = ("x"):rep(1000) .. i end coroutine.yield() end)
+coroutine.resume(co) return co`, mib},
+		{"coroutine.wrap", `local f = coroutine.wrap(function()
+  local big = {} for i = 1, 1000 do big[i] = ("x"):rep(1000) .. i end coroutine.yield() end)
+f() return f`, mib},
+		{"a hundred coroutines", `local t = {} for i = 1, 100 do t[i] = coroutine.create(function() end) end return t`, 100 * (64 << 10)},
+		{"a coroutine inside a coroutine", `local co = coroutine.create(function()
+  local inner = coroutine.wrap(function() local big = {} for i = 1, 1000 do big[i] = ("y"):rep(1000) .. i end coroutine.yield() end)
+  inner() coroutine.yield() end)
+coroutine.resume(co) return { co }`, mib},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vm := luabind.NewVM(luabind.Options{})
+			defer vm.Close()
+			v, err := vm.RunString("size.lua", tc.src)
+			require.NoError(t, err)
+			got := host.SizeOf(v)
+			t.Logf("%s: %s", tc.name, luabind.FormatBytes(got))
+			require.GreaterOrEqual(t, got, tc.atLeast)
+			require.Less(t, got, 8*tc.atLeast+1<<20, "an estimate, not a multiple")
+		})
+	}
+}
+
+// Memory a script holds where the measure once did not look is measured
+// between ticks: the agent that holds it is suspended with a memory error,
+// and the heap grows by less than the limit plus a margin (96 MiB: the
+// collector lets the heap reach twice what is live before it runs, and
+// the test binary's other tests allocate beside).
+func TestMemoryHeldWholeIsMeasured(t *testing.T) {
+	const limit, margin = 64 << 20, 96 << 20
+	for _, tc := range []struct{ name, ctx, update string }{
+		{"suspended coroutines", `cos = {}`,
+			`for i = 1, 20 do ctx.cos[#ctx.cos + 1] = coroutine.create(function() coroutine.yield() end) coroutine.resume(ctx.cos[#ctx.cos]) end`},
+		{"locals of a suspended coroutine", `n = 0`,
+			`if not co then co = coroutine.create(function() local big = {} while true do
+  for i = 1, 2000 do big[#big + 1] = ("x"):rep(1000) .. #big end coroutine.yield() end end) end
+coroutine.resume(co)`},
+		{"the thread of coroutine.wrap in the context", `n = 0`,
+			`ctx.f = ctx.f or coroutine.wrap(function() local big = {} while true do
+  for i = 1, 2000 do big[#big + 1] = ("x"):rep(1000) .. #big end coroutine.yield() end end)
+ctx.f()`},
+		{"nil slots", `list = {}`,
+			`local t = {} t[16384] = 1 ctx.list[#ctx.list + 1] = t`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errs []*host.ScriptError
+			h, err := host.New(host.Options{Workers: 1, MemoryLimit: limit, Budget: -1, ReportAllErrors: true,
+				OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+			require.NoError(t, err)
+			defer h.Close()
+			b, err := h.LoadString("hoard.lua", fmt.Sprintf(`local ai = require("luaai")
+local co
+return ai.fsm { initial = "s", context = { %s }, states = { s = {
+  update = function(ctx) %s end } } }`, tc.ctx, tc.update))
+			require.NoError(t, err)
+			a, err := h.Spawn(b, nil)
+			require.NoError(t, err)
+			runtime.GC()
+			base, peak := luabind.HeapBytes(), int64(0)
+			for i := 0; i < 400 && !a.Suspended(); i++ {
+				require.NoError(t, h.Tick(0.1))
+				peak = max(peak, luabind.HeapBytes())
+			}
+			require.True(t, a.Suspended(), "never suspended; the measure says %s", luabind.FormatBytes(h.MemoryUsed()))
+			require.NotEmpty(t, errs)
+			last := errs[len(errs)-1]
+			require.True(t, errors.Is(last, luabind.ErrMemoryLimit), "%v", last)
+			require.Equal(t, host.CallbackMemory, last.Callback)
+			t.Logf("%s: suspended after %d ticks, the heap grew by %s at most", tc.name, a.Ticks(), luabind.FormatBytes(peak-base))
+			require.Less(t, peak-base, int64(limit+margin))
+		})
+	}
+}
+
+// A payload costs its sender what it costs its receiver: a table with a
+// gap, sent a thousand times, is copied with its nil slots, so the
+// sender's callback is stopped by the memory limit long before the
+// receivers' inboxes hold gigabytes; a shared table sent inside one
+// payload twice counts twice. The heap grows by less than the limit plus
+// a margin of twice the limit: the heap is sampled every few milliseconds
+// while a callback runs, and what was sent before the stop is still
+// delivered, rebuilt in the receiver (a second copy of it).
+func TestPayloadsCostWhatTheyHold(t *testing.T) {
+	const limit, margin = 64 << 20, 128 << 20
+	for _, tc := range []struct{ name, body, want string }{
+		{"a gap sent a thousand times", `local t = {} t[60000] = 1 for i = 1, 1000 do ai.send_to(ctx.to, "gift", t) end`, "memory limit"},
+		{"a gap shared inside a payload", `local t = {} t[40000] = 1 ai.send_to(ctx.to, "gift", { t, t })`, "more than 65536 entries"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errs []*host.ScriptError
+			h, err := host.New(host.Options{Workers: 1, MemoryLimit: limit, Budget: -1, ReportAllErrors: true,
+				OnError: func(e *host.ScriptError) { errs = append(errs, e) }})
+			require.NoError(t, err)
+			defer h.Close()
+			sink, err := h.LoadString("sink.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {} } }`)
+			require.NoError(t, err)
+			rcv, err := h.Spawn(sink, nil)
+			require.NoError(t, err)
+			b, err := h.LoadString("gifts.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
+  update = function(ctx) `+tc.body+` end } } }`)
+			require.NoError(t, err)
+			_, err = h.Spawn(b, map[string]any{"to": rcv.ID()})
+			require.NoError(t, err)
+			runtime.GC()
+			base := luabind.HeapBytes()
+			require.NoError(t, h.Tick(0.1))
+			grown := luabind.HeapBytes() - base
+			require.NotEmpty(t, errs)
+			require.Contains(t, errs[0].Msg, tc.want)
+			t.Logf("%s: %s; the heap grew by %s", tc.name, errs[0].Msg, luabind.FormatBytes(grown))
+			require.Less(t, grown, int64(limit+margin))
+		})
+	}
+}

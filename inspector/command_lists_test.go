@@ -1,0 +1,27 @@
+package inspector_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/luaai/luaai/inspector"
+	"github.com/luaai/luaai/luabind"
+	"github.com/stretchr/testify/require"
+)
+
+// A command's value follows the rule of every value written from outside:
+// a list longer than a table's sequence holds is a bad command.
+func TestCommandListsFollowTheSequenceLimit(t *testing.T) {
+	long := "[" + strings.TrimSuffix(strings.Repeat("0,", luabind.MaxSequence+1), ",") + "]"
+	for _, cmd := range []string{
+		`{"op":"set","agent":1,"path":"a","value":{"x":` + long + `}}`,
+		`{"op":"send","agent":1,"event":"e","payload":` + long + `}`,
+	} {
+		_, err := inspector.ParseCommand([]byte(cmd))
+		require.True(t, errors.Is(err, inspector.ErrBadCommand), "%v", err)
+		require.ErrorContains(t, err, "list too long: 131073 elements")
+	}
+	_, err := inspector.ParseCommand([]byte(`{"op":"set","agent":1,"path":"a","value":[1,2,3]}`))
+	require.NoError(t, err)
+}
