@@ -102,10 +102,10 @@ func (h *Host) eachWorker(fn func(*worker)) {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			fn(w)
+			w.run(fn)
 		}(w)
 	}
-	fn(h.workers[0])
+	h.workers[0].run(fn)
 	wg.Wait()
 }
 
