@@ -13,7 +13,13 @@ import (
 // active states, their stacks and timers, pending events and requests, and
 // its random numbers.
 //
-// An Agent is used from the goroutine that owns its Host.
+// An Agent is used from the goroutine that owns its Host. While the
+// workers tick, its read methods serve only its own callbacks (Caller's
+// agent, on its worker's goroutine) and refuse every other caller, with a
+// zero value, reported once to Options.OnError: another agent's state
+// cannot be read mid-tick, as it may be changing on another worker. ID,
+// Behaviour and UserData, which do not change while the workers tick, are
+// served to every caller.
 type Agent struct {
 	// Hot: what every tick touches, first, so that it shares few cache
 	// lines (an agent's first touch in a tick is a cache miss).
@@ -219,17 +225,37 @@ func (w *worker) spawnWith(b *Behaviour, t *layout, ctx *lua.LTable, events []ev
 	return a, nil
 }
 
-// ID is the agent's spawn number, from 1.
+// ID is the agent's spawn number, from 1. It is served to every caller,
+// also while the workers tick.
 func (a *Agent) ID() int { return a.id }
 
-// Behaviour is the behaviour the agent runs.
+// Behaviour is the behaviour the agent runs. It is served to every caller,
+// also while the workers tick.
 func (a *Agent) Behaviour() *Behaviour { return a.b }
 
 // Ticks is the number of ticks the agent has run.
-func (a *Agent) Ticks() int { return a.ticks }
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets 0, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) Ticks() int {
+	if !a.readable("Ticks") {
+		return 0
+	}
+	return a.ticks
+}
 
 // Clock is the agent's game time: the sum of every tick's dt.
-func (a *Agent) Clock() float64 { return a.clock }
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets 0, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) Clock() float64 {
+	if !a.readable("Clock") {
+		return 0
+	}
+	return a.clock
+}
 
 // State is the active path, e.g. "combat.attack_player"; on a stack, the
 // path through its top state. ok is false while nothing is active (a utility
@@ -239,7 +265,19 @@ func (a *Agent) Clock() float64 { return a.clock }
 // regions): a tree state's running node path follows it in brackets
 // ("combat.tree[sequence.attack]"), and the regions of an ai.regions state
 // follow it in braces, in name order ("alive{movement.walk,weapon.reload}").
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets "", false, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) State() (path string, ok bool) {
+	if !a.readable("State") {
+		return "", false
+	}
+	return a.state()
+}
+
+// state is State for the engine, on the agent's own goroutine.
+func (a *Agent) state() (path string, ok bool) {
 	if a.t.regions {
 		var b strings.Builder
 		a.writeConfig(&b, a.t.root)
@@ -297,8 +335,20 @@ func (a *Agent) writeConfig(b *strings.Builder, n *place) {
 }
 
 // Path is State without the flag: "" while nothing is active.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets "", and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Path() string {
-	p, _ := a.State()
+	if !a.readable("Path") {
+		return ""
+	}
+	return a.statePath()
+}
+
+// statePath is Path for the engine, on the agent's own goroutine.
+func (a *Agent) statePath() string {
+	p, _ := a.state()
 	return p
 }
 
@@ -342,7 +392,16 @@ func (a *Agent) deepest() *place {
 // Active reports whether a state is on the active path or paused on a stack
 // (a paused machine's frozen subtree counts). A bare name matches at any
 // depth; a dotted path must match from the root.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets false, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Active(nameOrPath string) bool {
+	return a.readable("Active") && a.active(nameOrPath)
+}
+
+// active is Active for the engine, on the agent's own goroutine.
+func (a *Agent) active(nameOrPath string) bool {
 	if n, ok := a.t.byPath[nameOrPath]; ok && n != a.t.root {
 		if a.live(n) {
 			return true
@@ -376,7 +435,15 @@ func (a *Agent) live(n *place) bool {
 
 // Stack returns the stack of the fsm at path ("" for the root), bottom
 // first, as state names.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets an error
+// wrapping ErrReentrant, and the first refusal of each behaviour is
+// reported to OnError.
 func (a *Agent) Stack(path string) ([]string, error) {
+	if !a.readable("Stack") {
+		return nil, fmt.Errorf("stack of agent %d: read from another agent's callback while the workers tick: %w", a.id, ErrReentrant)
+	}
 	n, ok := a.t.byPath[path]
 	if !ok || !n.isMachine() {
 		return nil, fmt.Errorf("stack of %q: %w", path, ErrUnknownState)
@@ -392,7 +459,14 @@ func (a *Agent) Stack(path string) ([]string, error) {
 // active path (pushed over, waiting for a pop), outermost machine first and
 // bottom of each stack first, as paths; nil when no stack holds more than
 // its active state.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets nil, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Paused() []string {
+	if !a.readable("Paused") {
+		return nil
+	}
 	var out []string
 	for _, n := range a.activeMachines() {
 		st := a.ms[n.mid].stack
@@ -434,8 +508,20 @@ func (a *Agent) alive() error {
 // OnError receives (tick, file:line, traceback, Unwrap). At most
 // Options.MaxErrors are kept; Dropped counts the older ones discarded.
 //
-// While the workers run scripts it returns nil and forgets nothing.
+// While the workers run scripts it returns nil and forgets nothing (to
+// every caller, the agent's own callbacks too: it changes the agent); a
+// call from another agent's callback is reported once to OnError.
 func (a *Agent) Errors() []*ScriptError {
+	if a.h.running {
+		a.readable("Errors")
+		return nil
+	}
+	return a.takeErrors()
+}
+
+// takeErrors is Errors for the engine: ai.spawn's handles, on the
+// goroutine of the worker the agent lives on.
+func (a *Agent) takeErrors() []*ScriptError {
 	if a.h.running {
 		return nil
 	}
@@ -455,12 +541,22 @@ func (a *Agent) SetUserData(v any) error {
 	return nil
 }
 
-// UserData is the value SetUserData attached, or nil.
+// UserData is the value SetUserData attached, or nil. It is served to
+// every caller, also while the workers tick (SetUserData is refused then).
 func (a *Agent) UserData() any { return a.user }
 
 // Dropped is how many errors of this agent Options.MaxErrors discarded
 // before Errors returned them, since it was spawned.
-func (a *Agent) Dropped() int { return a.dropped }
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets 0, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) Dropped() int {
+	if !a.readable("Dropped") {
+		return 0
+	}
+	return a.dropped
+}
 
 // WatchDecisions makes the agent keep the last decision of each of its
 // utility machines (LastDecision) and, with Options.DecisionsOptIn, report
@@ -481,7 +577,14 @@ func (a *Agent) WatchDecisions(on bool) error {
 // LastDecision returns the last decision of the utility machine at path
 // ("" for the root) while the agent is watched; ok is false before the
 // first one, or when the agent is not watched.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets no decision (ok false), and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) LastDecision(machine string) (d Decision, ok bool) {
+	if !a.readable("LastDecision") {
+		return Decision{}, false
+	}
 	d, ok = a.decisions[machine]
 	return d, ok
 }

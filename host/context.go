@@ -14,12 +14,29 @@ import (
 // nil, bool, float64, string, []any for a table whose keys are 1..n,
 // map[string]any for any other table, the bound Go value for a userdata,
 // "function" for a function. Use it from the host's goroutine, between
-// ticks.
-func (a *Agent) Get(key string) any { return luabind.ToGo(a.ctx.RawGetString(key)) }
+// ticks, or from the agent's own callbacks (Caller).
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets nil, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) Get(key string) any {
+	if !a.readable("Get") {
+		return nil
+	}
+	return luabind.ToGo(a.ctx.RawGetString(key))
+}
 
 // Context returns the whole context as plain Go data, converted as Get
-// converts a field. Use it from the host's goroutine, between ticks.
+// converts a field. Use it from the host's goroutine, between ticks, or
+// from the agent's own callbacks (Caller).
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets nil, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Context() map[string]any {
+	if !a.readable("Context") {
+		return nil
+	}
 	m, _ := luabind.ToGo(a.ctx).(map[string]any)
 	if m == nil {
 		m = map[string]any{} // an empty context, or one with only keys 1..n
@@ -29,19 +46,40 @@ func (a *Agent) Context() map[string]any {
 }
 
 // Number reads a number field; ok is false when it is not a number.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets 0, false, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Number(key string) (float64, bool) {
+	if !a.readable("Number") {
+		return 0, false
+	}
 	n, ok := a.ctx.RawGetString(key).(lua.LNumber)
 	return float64(n), ok
 }
 
 // Text reads a string field; ok is false when it is not a string.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets "", false, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Text(key string) (string, bool) {
+	if !a.readable("Text") {
+		return "", false
+	}
 	s, ok := a.ctx.RawGetString(key).(lua.LString)
 	return string(s), ok
 }
 
 // Bool reads a boolean field; ok is false when it is not a boolean.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets false, false, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) Bool(key string) (bool, bool) {
+	if !a.readable("Bool") {
+		return false, false
+	}
 	b, ok := a.ctx.RawGetString(key).(lua.LBool)
 	return bool(b), ok
 }

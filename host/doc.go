@@ -85,7 +85,30 @@
 //
 // Module functions and bound Go methods run on a worker's goroutine while
 // the other workers tick: there, every Host and Agent method that changes
-// agents returns ErrReentrant, Host.Tick from a hook too; Caller and the
-// read methods of Caller's own agent are safe. Host.QueueReload may be
-// used from any goroutine.
+// agents returns ErrReentrant, Host.Tick from a hook too. Host.QueueReload
+// may be used from any goroutine.
+//
+// Reads are checked too, so that a module function cannot race with the
+// worker ticking another agent. While the workers tick (Host.Tick, a
+// reload), an Agent's read methods serve only that agent's own callbacks:
+// the agent Caller returns, on its worker's goroutine. Any other caller (a
+// module function of another agent, whatever its worker, so that what a
+// script sees does not depend on how agents are sharded) is refused: the
+// method returns its zero value (nil, 0, "", false, the zero AgentView;
+// Stack an error wrapping ErrReentrant), and the first refusal of each
+// behaviour is reported to Options.OnError as a *ScriptError wrapping
+// ErrReentrant, naming the method, at the line that called the module
+// function. The read methods checked are Get, Context, Number, Text, Bool,
+// State, Path, Active, Stack, Paused, Ticks, Clock, Suspended,
+// SuspendReason, Dropped, LastDecision, View and Errors (which returns nil
+// to every caller while the workers tick, as it forgets what it returns).
+// ID, Behaviour and UserData do not change while the workers tick and are
+// served to every caller; Snapshot returns ErrReentrant then. Between
+// ticks, and in the hooks of Options, every read is served; checking costs
+// one flag there. During a tick with several workers, a read of the
+// caller's own agent costs a look-up of the calling thread (a system call
+// on Linux, about 0.1 to 1 µs), and each worker keeps its goroutine on one
+// OS thread while it ticks (runtime.LockOSThread). Read other agents
+// between ticks and hand the scripts what they need, in their contexts or
+// as events.
 package host

@@ -24,9 +24,11 @@ const workerKey = "luaai.host.worker"
 // loads) and for a state no Host made.
 //
 // Caller is safe on the worker goroutine that runs L. The Agent's read
-// methods (Get, Number, State, UserData…) are safe there too for the agent
-// Caller returns; its methods that change agents return ErrReentrant
-// until the tick is over (write the context from Lua instead).
+// methods (Get, Number, State, UserData…) serve the agent Caller returns
+// there; while the workers tick they refuse every other agent (a zero
+// value, reported once to OnError: see the package's Concurrency
+// section), and the methods that change agents return ErrReentrant until
+// the tick is over (write the context from Lua instead).
 func Caller(L *lua.LState) (*Agent, bool) {
 	if L == nil {
 		return nil, false

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -48,6 +49,7 @@ type Host struct {
 	srcLines  sourceLines    // script lines for error hints
 	paused    bool           // Pause: Tick ticks nothing
 	steps     int            // Step: ticks to run while paused
+	refusals  refusals       // reads of other agents refused while the workers ran
 }
 
 type errKey struct {
@@ -89,6 +91,9 @@ type worker struct {
 	rotated bool      // this tick did not start at the first agent
 	prof    *profiler // Options.Profile
 	cov     *coverage // Options.Coverage
+	// thread names the goroutine running the worker's scripts while it
+	// runs them with other workers (threadID), 0 otherwise.
+	thread atomic.Uint64
 }
 
 type recordKind uint8

@@ -374,7 +374,7 @@ func (a *Agent) remap(p *remapPlan) {
 			dropped = append(dropped, n)
 		}
 	}
-	oldPath := a.Path()
+	oldPath := a.statePath() // on its worker, during the reload
 	a.t, a.nodes, a.ms, a.bt, a.path, a.scores = p.nt, nodes, ms, bt, path, scores
 
 	old := a.w.vm.SetRunner(runner{a})

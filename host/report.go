@@ -72,7 +72,7 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}
-	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, From: from, To: a.Path()}})
+	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, From: from, To: a.statePath()}})
 }
 
 // --- luabind.Runner: what ai.* functions act on inside callbacks ---
@@ -81,8 +81,8 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 
-func (r runner) State() (string, bool)                       { return r.a.State() }
-func (r runner) Active(name string) bool                     { return r.a.Active(name) }
+func (r runner) State() (string, bool)                       { return r.a.state() }
+func (r runner) Active(name string) bool                     { return r.a.active(name) }
 func (r runner) Rand() *rand.Rand                            { return r.a.rng }
 func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
 func (r runner) ID() int                                     { return r.a.id }
@@ -165,10 +165,10 @@ func (l *luaAgent) State() (string, bool) {
 	if l.a == nil {
 		return "", false
 	}
-	return l.a.State()
+	return l.a.state() // an agent of the caller's worker: ai.spawn made it there
 }
 
-func (l *luaAgent) Active(name string) bool { return l.a != nil && l.a.Active(name) }
+func (l *luaAgent) Active(name string) bool { return l.a != nil && l.a.active(name) }
 
 func (l *luaAgent) Ctx() *lua.LTable {
 	if l.a == nil {
@@ -192,7 +192,7 @@ func (l *luaAgent) Errors() []luabind.CallbackError {
 	if l.a == nil {
 		return nil
 	}
-	errs := l.a.Errors()
+	errs := l.a.takeErrors()
 	out := make([]luabind.CallbackError, len(errs))
 	for i, e := range errs {
 		out[i] = luabind.CallbackError{Message: e.Message(), State: e.State, Callback: string(e.Callback)}

@@ -34,11 +34,26 @@ func (r SuspendReason) String() string {
 
 // Suspended reports whether the agent is suspended: Host.Tick skips it
 // until Agent.Resume. SuspendReason says why.
-func (a *Agent) Suspended() bool { return a.suspension != NotSuspended }
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets false, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) Suspended() bool {
+	return a.readable("Suspended") && a.suspension != NotSuspended
+}
 
 // SuspendReason says why the agent is suspended (NotSuspended when it
 // ticks).
-func (a *Agent) SuspendReason() SuspendReason { return a.suspension }
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets NotSuspended, and the
+// first refusal of each behaviour is reported to OnError.
+func (a *Agent) SuspendReason() SuspendReason {
+	if !a.readable("SuspendReason") {
+		return NotSuspended
+	}
+	return a.suspension
+}
 
 // Suspend stops the agent ticking until Resume, as the engine's own
 // suspensions do (SuspendedByHost): its context, states and timers stay as

@@ -84,11 +84,15 @@ type PendingRequest struct {
 }
 
 // View returns a's view. Call it on the goroutine that owns the host,
-// between ticks: from a script while the workers run, or for a removed
-// agent, it is the zero AgentView.
+// between ticks, or from the agent's own callbacks (Caller); for a removed
+// agent it is the zero AgentView.
+//
+// While the workers tick, only the agent's own callbacks may read it (see
+// the package's Concurrency section): any other caller gets the zero AgentView, and the
+// first refusal of each behaviour is reported to OnError.
 func (a *Agent) View() AgentView {
 	var v AgentView
-	if a.h.running || a.removed {
+	if !a.readable("View") || a.removed {
 		return v
 	}
 	a.eachActive(a.t.root, func(n *place) {

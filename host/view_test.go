@@ -119,16 +119,20 @@ func TestObserverAndViews(t *testing.T) {
 }
 
 // Follow refuses another host's agent and a call from a script while the
-// workers run; View is empty then.
+// workers run; View serves only the agent's own callbacks then.
 func TestObservationGuards(t *testing.T) {
 	var ob *host.Observation
 	var a *host.Agent
 	var fromScript error
-	var viewed host.AgentView
+	var own, others host.AgentView
 	h, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {
-		"poke": func() float64 {
+		"poke": func(self *host.Agent) float64 {
 			fromScript = ob.Follow(a, true)
-			viewed = a.View()
+			if self == a {
+				own = a.View()
+			} else {
+				others = a.View()
+			}
 			return 0
 		},
 	}}})
@@ -140,11 +144,14 @@ return ai.fsm { initial = "s", states = { s = { update = function() game.poke() 
 	require.NoError(t, err)
 	a, err = h.Spawn(b, nil)
 	require.NoError(t, err)
+	_, err = h.Spawn(b, nil)
+	require.NoError(t, err)
 	ob = h.Observe(host.Observer{})
 	defer ob.Close()
 	require.NoError(t, h.Tick(0.1))
 	require.ErrorIs(t, fromScript, host.ErrReentrant)
-	require.Empty(t, viewed.Active, "no view while the workers run")
+	require.Equal(t, []string{"s"}, own.Active, "the agent's own callbacks see its view")
+	require.Empty(t, others.Active, "no view of another agent while the workers run")
 	require.NotEmpty(t, a.View().Active, "between ticks there is one")
 
 	other, err := host.New(host.Options{})

@@ -102,10 +102,10 @@ func (h *Host) eachWorker(fn func(*worker)) {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			pinned(w, fn)
+			w.run(func(w *worker) { pinned(w, fn) })
 		}(w)
 	}
-	pinned(h.workers[0], fn)
+	h.workers[0].run(func(w *worker) { pinned(w, fn) })
 	wg.Wait()
 }
 

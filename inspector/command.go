@@ -16,6 +16,7 @@ import (
 // The page's commands: parsed and bounded on the HTTP side, queued for the
 // game goroutine, their results reported back.
 
+// commandJSON is a command as the page posts it.
 type commandJSON struct {
 	Op      string          `json:"op"`
 	Agent   json.RawMessage `json:"agent"` // an id, a list of ids, or "*"

@@ -20,6 +20,7 @@ import (
 //go:embed page
 var pageFiles embed.FS
 
+// httpError answers an error as {"error": "..."}.
 func httpError(w http.ResponseWriter, code int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
@@ -139,7 +140,8 @@ func (s *shared) file(w http.ResponseWriter, name, ctype string) {
 	w.Write(data)
 }
 
-// maxPerPage bounds the agents one page shows side by side.
+// history answers an agent's frame at a tick, and the one before it (for
+// what changed): GET api/history?agent=ID&tick=N.
 func (s *shared) history(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	id, err := strconv.Atoi(q.Get("agent"))
@@ -152,17 +154,26 @@ func (s *shared) history(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "tick=%q is not a tick number", q.Get("tick"))
 		return
 	}
+	// Everything the answer needs is copied out under mu: the game
+	// goroutine rewrites the ring at its next publish. (A frame's data is
+	// never written once published, so the slices may be kept.)
 	s.mu.Lock()
 	ring := s.hist[id]
-	if ring == nil || len(ring.frames) == 0 {
+	if ring == nil || ring.len() == 0 {
+		dropped := ring != nil
 		s.mu.Unlock()
+		if dropped {
+			httpError(w, http.StatusNotFound, "agent %d: its history was dropped to keep the inspector's history within its bound in bytes (Options.HistoryBytes, --inspect-history-bytes)", id)
+			return
+		}
 		httpError(w, http.StatusNotFound, "agent %d is not followed (pick it first): no history", id)
 		return
 	}
+	first, last := ring.at(0).tick, ring.last().tick
 	i := ring.find(tick)
 	if i < 0 {
 		s.mu.Unlock()
-		httpError(w, http.StatusNotFound, "agent %d: tick %d is before its history (from tick %d)", id, tick, ring.at(0).tick)
+		httpError(w, http.StatusNotFound, "agent %d: tick %d is before its history (from tick %d)", id, tick, first)
 		return
 	}
 	f := ring.at(i)
@@ -170,7 +181,6 @@ func (s *shared) history(w http.ResponseWriter, r *http.Request) {
 	if i > 0 {
 		prev = ring.at(i - 1).data
 	}
-	first, last := ring.at(0).tick, ring.last().tick
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"first":%d,"last":%d,"frame":%s,"prev":%s}`, first, last, f.data, prev)
@@ -189,5 +199,3 @@ func (s *shared) structure(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(data)
 }
-
-// commandJSON is a command as the page posts it.

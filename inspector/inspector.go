@@ -22,6 +22,15 @@ type Options struct {
 	// History is how many of an agent's ticks the page's slider goes back.
 	// The default (zero) value is 600.
 	History int
+	// HistoryBytes bounds what the histories of every followed agent
+	// hold together, in bytes: their frames' encoded data and their
+	// slots. Past it the oldest frames go first, of the agents a page
+	// picked least recently (agents followed without a pick, by AutoWatch,
+	// before any picked one), so the agent picked last keeps the longest
+	// history. The latest frame of each agent an open page shows is always
+	// kept (at most 64 agents of 256 KiB). The default (zero) value is
+	// DefaultHistoryBytes; a negative value bounds only History.
+	HistoryBytes int64
 	// Token, if set, must come with every request: as ?token=… in the URL
 	// (the page passes on the one it was opened with) or as an
 	// "Authorization: Bearer …" header. Without a Token the inspector
@@ -59,6 +68,8 @@ type Options struct {
 // The defaults and limits of the inspector.
 const (
 	DefaultHistory   = 600
+	// DefaultHistoryBytes is Options.HistoryBytes's default: 32 MiB.
+	DefaultHistoryBytes = 32 << 20
 	defaultAutoWatch = 16
 	maxPicked        = 64               // agents followed at once, whatever asks
 	lingerFor        = 30 * time.Second // how long an agent no page picks any more stays followed
@@ -129,6 +140,9 @@ type Handler struct {
 func New(h *host.Host, o Options) *Handler {
 	if o.History <= 0 {
 		o.History = DefaultHistory
+	}
+	if o.HistoryBytes == 0 {
+		o.HistoryBytes = DefaultHistoryBytes
 	}
 	if o.AutoWatch == 0 {
 		o.AutoWatch = defaultAutoWatch

@@ -3,6 +3,7 @@ package inspector
 import (
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // What the game goroutine publishes and the HTTP side reads: the frames of
@@ -16,31 +17,77 @@ type agentFrame struct {
 	data      []byte
 }
 
-// frameRing is an agent's last frames, oldest first from start.
+// frameRing is an agent's last frames, oldest first from start: n of
+// them in buf, which grows up to the history's length as frames come
+// and shrinks when the history bound drops most of them.
 type frameRing struct {
-	frames []agentFrame
-	start  int
+	buf      []agentFrame
+	start, n int
+	bytes    int // what the ring holds: its slots and its frames' data
 }
 
-func (r *frameRing) add(f agentFrame, size int) {
-	if n := len(r.frames); n > 0 && r.at(n-1).tick == f.tick {
-		r.frames[(r.start+n-1)%len(r.frames)] = f // the same tick again (Refresh): the newer view
-		return
+// frameSlot is what a ring's slot holds besides its frame's data.
+const frameSlot = int(unsafe.Sizeof(agentFrame{}))
+
+// frameBytes is what a frame holds: its data's whole array (what the
+// encoder allocated for it, capacity included).
+func frameBytes(f agentFrame) int { return cap(f.data) }
+
+func (r *frameRing) len() int { return r.n }
+
+func (r *frameRing) at(i int) agentFrame { return r.buf[(r.start+i)%len(r.buf)] }
+func (r *frameRing) last() agentFrame    { return r.at(r.n - 1) }
+
+// add appends f, dropping the oldest frame when size are held. It
+// returns the change in the ring's bytes.
+func (r *frameRing) add(f agentFrame, size int) int {
+	before := r.bytes
+	if r.n > 0 && r.last().tick == f.tick {
+		// The same tick again (Refresh): the newer view.
+		i := (r.start + r.n - 1) % len(r.buf)
+		r.bytes += frameBytes(f) - frameBytes(r.buf[i])
+		r.buf[i] = f
+		return r.bytes - before
 	}
-	if len(r.frames) < size {
-		r.frames = append(r.frames, f)
-		return
+	if r.n == size {
+		r.dropOldest()
 	}
-	r.frames[r.start] = f
-	r.start = (r.start + 1) % len(r.frames)
+	if r.n == len(r.buf) {
+		r.resize(min(max(2*len(r.buf), 8), size))
+	}
+	r.buf[(r.start+r.n)%len(r.buf)] = f
+	r.n++
+	r.bytes += frameBytes(f)
+	return r.bytes - before
 }
 
-func (r *frameRing) at(i int) agentFrame { return r.frames[(r.start+i)%len(r.frames)] }
-func (r *frameRing) last() agentFrame    { return r.at(len(r.frames) - 1) }
+// dropOldest forgets the oldest frame; it returns the bytes freed.
+func (r *frameRing) dropOldest() int {
+	before := r.bytes
+	f := &r.buf[r.start]
+	r.bytes -= frameBytes(*f)
+	*f = agentFrame{} // its data can be collected
+	r.start = (r.start + 1) % len(r.buf)
+	r.n--
+	if len(r.buf) > 8 && r.n <= len(r.buf)/4 {
+		r.resize(max(2*r.n, 8))
+	}
+	return before - r.bytes
+}
+
+// resize moves the frames into a buffer of size slots.
+func (r *frameRing) resize(size int) {
+	buf := make([]agentFrame, size)
+	for i := range r.n {
+		buf[i] = r.at(i)
+	}
+	r.bytes += (size - len(r.buf)) * frameSlot
+	r.buf, r.start = buf, 0
+}
 
 // find returns the index of the last frame at or before tick, or -1.
 func (r *frameRing) find(tick int) int {
-	i := sort.Search(len(r.frames), func(i int) bool { return r.at(i).tick > tick })
+	i := sort.Search(r.n, func(i int) bool { return r.at(i).tick > tick })
 	return i - 1
 }
 
@@ -100,6 +147,9 @@ type shared struct {
 	rows       []rowJSON
 	rowsVer    int
 	hist       map[int]*frameRing
+	histBytes  int64       // what every ring holds (frameRing.bytes)
+	pickSeq    int         // counts the picks of agents by pages
+	pickedAt   map[int]int // agent id → pickSeq when a page last picked it
 	structures map[int][]byte
 
 	wants        map[int]int // agent id → streams that picked it
@@ -118,6 +168,7 @@ func newShared(o Options) *shared {
 		opts: o, done: make(chan struct{}),
 		status:     statusJSON{RateControl: o.RateControl, History: o.History},
 		hist:       map[int]*frameRing{},
+		pickedAt:   map[int]int{},
 		structures: map[int][]byte{},
 		wants:      map[int]int{},
 		subs:       map[chan struct{}]struct{}{},
@@ -155,15 +206,63 @@ func (s *shared) install(tick int, ids []int, rows []rowJSON, frames map[int]age
 			r = &frameRing{}
 			s.hist[id] = r
 		}
-		r.add(f, s.opts.History)
+		s.histBytes += int64(r.add(f, s.opts.History))
 	}
-	for id := range s.hist {
+	for id, r := range s.hist {
 		if _, ok := frames[id]; !ok {
+			s.histBytes -= int64(r.bytes)
 			delete(s.hist, id) // no longer followed
 		}
 	}
+	for id := range s.pickedAt {
+		if _, ok := s.hist[id]; !ok && s.wants[id] == 0 {
+			delete(s.pickedAt, id)
+		}
+	}
+	if s.opts.HistoryBytes > 0 && s.histBytes > s.opts.HistoryBytes {
+		s.trim()
+	}
 	s.mu.Unlock()
 	s.notify()
+}
+
+// trim drops frames until the histories hold at most HistoryBytes: the
+// oldest frames of the agents picked least recently first (those no page
+// picked before them), keeping the latest frame of each agent an open page
+// shows. Called under mu.
+func (s *shared) trim() {
+	type victim struct {
+		id     int
+		r      *frameRing
+		shown  bool // an open page shows it
+		picked int  // pickSeq of its last pick, 0 for none
+	}
+	vs := make([]victim, 0, len(s.hist))
+	for id, r := range s.hist {
+		vs = append(vs, victim{id, r, s.wants[id] > 0, s.pickedAt[id]})
+	}
+	sort.Slice(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.shown != b.shown {
+			return !a.shown
+		}
+		if a.picked != b.picked {
+			return a.picked < b.picked
+		}
+		return a.id < b.id
+	})
+	for _, v := range vs {
+		keep := 0
+		if v.shown {
+			keep = 1
+		}
+		for v.r.len() > keep && s.histBytes > s.opts.HistoryBytes {
+			s.histBytes -= int64(v.r.dropOldest())
+		}
+		if s.histBytes <= s.opts.HistoryBytes {
+			return
+		}
+	}
 }
 
 func (s *shared) addStructure(id int, data []byte) {
@@ -213,5 +312,3 @@ func (s *shared) close() {
 	}
 	s.mu.Unlock()
 }
-
-// httpError answers an error as {"error": "..."}.

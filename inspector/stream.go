@@ -20,6 +20,7 @@ import (
 // (its query), the list and frames it is sent, and how a slow or displaced
 // page is dropped.
 
+// maxPerPage bounds the agents one page shows side by side.
 const maxPerPage = 8
 
 // streamQuery is what a page's stream asks for.
@@ -166,6 +167,8 @@ func (s *shared) stream(w http.ResponseWriter, r *http.Request) {
 	s.subs[wake] = struct{}{}
 	for _, id := range q.agents {
 		s.wants[id]++
+		s.pickSeq++
+		s.pickedAt[id] = s.pickSeq
 	}
 	s.wantsChanged = true
 	s.mu.Unlock()
@@ -266,7 +269,7 @@ func (s *shared) collect(st *streamState, buf *bytes.Buffer) {
 	var frames []pending
 	for _, id := range st.q.agents {
 		r := s.hist[id]
-		if r == nil || len(r.frames) == 0 {
+		if r == nil || r.len() == 0 {
 			continue
 		}
 		last := r.last()
@@ -320,6 +323,3 @@ func writeRaw(buf *bytes.Buffer, name string, data []byte) {
 	buf.Write(data)
 	buf.WriteString("\n\n")
 }
-
-// history answers an agent's frame at a tick, and the one before it (for
-// what changed): GET api/history?agent=ID&tick=N.

@@ -63,6 +63,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	fs.Var(&inspectFlag{&cfg.inspect}, "inspect", "")
 	fs.StringVar(&cfg.inspectToken, "inspect-token", "", "")
 	fs.IntVar(&cfg.inspectHistory, "inspect-history", inspector.DefaultHistory, "")
+	inspectBytesFlag(fs, &cfg.inspectHistoryBytes)
 	fs.StringVar(&cfg.record, "record", "", "")
 	fs.BoolVar(&cfg.profile, "profile", false, "")
 
@@ -154,6 +155,26 @@ func budgetFlag(fs *flag.FlagSet, d *time.Duration) {
 // "65536"), or "off".
 func memoryFlag(fs *flag.FlagSet, n *int64) {
 	fs.Func("memory", "", func(s string) error {
+		if s == "off" {
+			*n = -1
+			return nil
+		}
+		v, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		if v < 1<<20 {
+			return fmt.Errorf("must be at least 1MiB (or off), got %s", s)
+		}
+		*n = v
+		return nil
+	})
+}
+
+// inspectBytesFlag is --inspect-history-bytes: a size of at least 1MiB, or
+// off (-1).
+func inspectBytesFlag(fs *flag.FlagSet, n *int64) {
+	fs.Func("inspect-history-bytes", "", func(s string) error {
 		if s == "off" {
 			*n = -1
 			return nil
@@ -424,6 +445,8 @@ func checkInspect(cfg *runConfig, given map[string]bool) string {
 			return "--inspect-token goes with --inspect"
 		case given["inspect-history"]:
 			return "--inspect-history goes with --inspect"
+		case given["inspect-history-bytes"]:
+			return "--inspect-history-bytes goes with --inspect"
 		}
 		return ""
 	}

@@ -206,6 +206,9 @@ func TestInspectFlags(t *testing.T) {
 		{[]string{"--inspect=nonsense"}, `--inspect "nonsense": want an address`},
 		{[]string{"--inspect=127.0.0.1:99999"}, `is not a port number`},
 		{[]string{"--inspect", "--inspect-history", "0"}, "--inspect-history must be from 1"},
+		{[]string{"--inspect-history-bytes", "64MiB"}, "--inspect-history-bytes goes with --inspect"},
+		{[]string{"--inspect", "--inspect-history-bytes", "1KiB"}, "must be at least 1MiB (or off), got 1KiB"},
+		{[]string{"--inspect", "--inspect-history-bytes", "lots"}, "inspect-history-bytes"},
 		{[]string{"--record", ""}, "--record needs a file name"},
 	} {
 		code, _, stderr := cli(append([]string{"run", "../../scripts/guard.lua"}, c.args...)...)

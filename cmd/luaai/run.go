@@ -92,6 +92,10 @@ Flags (before or after SCRIPT):
                 machine
   --inspect-history N
                 ticks of history the slider keeps per agent (default 600)
+  --inspect-history-bytes SIZE
+                the most the histories of every followed agent hold
+                together (default 32MiB; off: no bound but N ticks each); past
+                it the oldest frames of the agents picked least recently go
   --record FILE write the seed, the script's content hash, every input and
                 every agent's state and context changes to FILE (gzip when it
                 ends in .gz), for luaai replay
@@ -153,6 +157,8 @@ type runConfig struct {
 	inspectHistory int
 	pauseAt        int    // with --inspect and --ticks: pause after this tick
 	record         string // --record FILE
+
+	inspectHistoryBytes int64 // --inspect-history-bytes: 0 the inspector's default, < 0 off
 }
 
 // runCmd runs "luaai run": args are the arguments after "run". SIGINT and
@@ -445,7 +451,7 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 		}
 	}
 	if cfg.inspect != "" {
-		closeIt, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, Token: cfg.inspectToken})
+		closeIt, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, HistoryBytes: cfg.inspectHistoryBytes, Token: cfg.inspectToken})
 		if err != nil {
 			return stop, fmt.Errorf("--inspect %s: %v", cfg.inspect, err)
 		}
