@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -98,6 +99,9 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	// Events no transition consumed are dropped, those a stopped decide
 	// phase did not reach too (Options.AgentTickBudget).
 	path, dropped := "", a.h.opts.OnEventDropped != nil
+	if dropped {
+		a.w.records = slices.Grow(a.w.records, p.left)
+	}
 	for i := range a.visible {
 		if dropped && !a.visible[i].consumed {
 			if path == "" {
