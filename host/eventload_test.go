@@ -117,8 +117,10 @@ func TestEventsLeftByACutTickAreDropped(t *testing.T) {
 	var errs []*host.ScriptError
 	var dropped []string
 	h, err := host.New(host.Options{Budget: 40 * time.Millisecond, AgentTickBudget: 60 * time.Millisecond, ReportAllErrors: true,
-		OnError:        func(e *host.ScriptError) { errs = append(errs, e) },
-		OnEventDropped: func(e host.DroppedEvent) { dropped = append(dropped, fmt.Sprintf("%d %s %s", e.Tick, e.Event, e.State)) },
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) },
+		OnEventDropped: func(e host.DroppedEvent) {
+			dropped = append(dropped, fmt.Sprintf("%d %s %s", e.Tick, e.Event, e.State))
+		},
 	})
 	require.NoError(t, err)
 	defer h.Close()

@@ -14,10 +14,16 @@ package host
 
 import "github.com/luaai/luaai/luabind"
 
-// indexFrom is the number of pending events from which the decide phase
-// indexes them by name; below it, a transition scans them all (no map to
-// build for the few events an ordinary agent gets).
-const indexFrom = 16
+// The decide phase scans the pending events for each transition's name
+// until it has looked at indexAfter events per pending event (plus
+// indexSlack); then it indexes them by name. An ordinary agent (a few
+// transitions, a few dozen events) never builds the index; a flood builds
+// it after a few transitions, so the scans cost at most a few times the
+// events.
+const (
+	indexAfter = 8
+	indexSlack = 256
+)
 
 // pollEvery is how many events a loop skips between looks at the tick
 // budget.
@@ -28,9 +34,12 @@ const pollEvery = 256
 type pending struct {
 	ev   []event
 	left int // events not consumed
-	// taken lists every consumption of this phase, in order: a region's
-	// are undone before the next region decides (regions.go).
-	taken []int32
+	// taken lists the consumptions made in regions, in order: a region's
+	// are undone before the next region decides (regions.go); regions is
+	// how many regions the phase is in.
+	taken   []int32
+	regions int
+	scanned int // events the scans looked at
 	// The index by name, built when a transition first needs it: first is
 	// the position of the first event of each name, next that of the
 	// following event of the same name (-1: none).
@@ -49,7 +58,9 @@ func newPending(ev []event) pending {
 func (p *pending) consume(j int) {
 	p.ev[j].consumed = true
 	p.left--
-	p.taken = append(p.taken, int32(j))
+	if p.regions > 0 {
+		p.taken = append(p.taken, int32(j))
+	}
 }
 
 // index builds first and next.
@@ -67,19 +78,20 @@ func (p *pending) index() {
 	}
 }
 
-// named returns the position of the first event named name from position
-// from on (from < 0: from the start), or -1.
+// named returns the position of the first event named name after
+// position from (from < 0: from the start), or -1.
 func (p *pending) named(name string, from int) int {
-	if len(p.ev) < indexFrom {
+	if p.first == nil {
 		for j := from + 1; j < len(p.ev); j++ {
 			if p.ev[j].name == name {
+				p.scanned += j - from
 				return j
 			}
 		}
+		if p.scanned += len(p.ev) - from; p.scanned > indexAfter*len(p.ev)+indexSlack {
+			p.index() // for the next transitions
+		}
 		return -1
-	}
-	if p.first == nil {
-		p.index()
 	}
 	if from < 0 {
 		if j, ok := p.first[name]; ok {

@@ -20,6 +20,7 @@ import (
 // cost is in the events consumed, not the events pending.
 func (a *Agent) decideRegions(n *place, p *pending) {
 	start := len(p.taken)
+	p.regions++
 	for _, i := range a.ms[n.mid].stack {
 		if p.tickOver(a.w.vm, n) {
 			break
@@ -34,6 +35,7 @@ func (a *Agent) decideRegions(n *place, p *pending) {
 			}
 		}
 	}
+	p.regions--
 	for _, j := range p.taken[start:] {
 		if !p.ev[j].consumed {
 			p.ev[j].consumed = true

@@ -94,7 +94,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	a.decide(a.t.root, &p)
 	if p.cut != nil && !a.tickStopped {
 		// Stopped between callbacks: no callback carried the report.
-		a.report(p.cut, CallbackWhen, &luabind.BudgetError{Budget: tickBudget(a.h.opts), Tick: true})
+		a.report(p.cut, CallbackWhen, luabind.NewTickBudgetError(tickBudget(a.h.opts)))
 	}
 	// Events no transition consumed are dropped, those a stopped decide
 	// phase did not reach too (Options.AgentTickBudget).
