@@ -19,8 +19,8 @@ import "github.com/luaai/luaai/luabind"
 // indexSlack); then it indexes them by name. An ordinary agent (a few
 // transitions, a few dozen events) never builds the index; a flood builds
 // it after a few transitions, so the scans cost at most a few times the
-// events.
-const (
+// events. (Variables for the tests, which try every way.)
+var (
 	indexAfter = 8
 	indexSlack = 256
 )
@@ -81,6 +81,9 @@ func (p *pending) index() {
 // named returns the position of the first event named name after
 // position from (from < 0: from the start), or -1.
 func (p *pending) named(name string, from int) int {
+	if p.first == nil && p.scanned > indexAfter*len(p.ev)+indexSlack {
+		p.index()
+	}
 	if p.first == nil {
 		for j := from + 1; j < len(p.ev); j++ {
 			if p.ev[j].name == name {
@@ -88,9 +91,7 @@ func (p *pending) named(name string, from int) int {
 				return j
 			}
 		}
-		if p.scanned += len(p.ev) - from; p.scanned > indexAfter*len(p.ev)+indexSlack {
-			p.index() // for the next transitions
-		}
+		p.scanned += len(p.ev) - from
 		return -1
 	}
 	if from < 0 {

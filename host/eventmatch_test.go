@@ -87,33 +87,45 @@ return ai.regions { context = { log = {} }, states = {
 		{"regions in a region", deep, []ev{{"e", 1}},
 			[]string{"a1 1", "a2 1", "late 1"}, "{a{a1.s1,a2.s1},b.s1}", nil, 0},
 	}
+	ways := []struct {
+		name         string
+		after, slack int
+	}{
+		{"scans", 8, 256},          // the default: these few events are never indexed
+		{"index", 0, -1},           // indexed before the first transition
+		{"index on the way", 0, 1}, // indexed after the first event found
+		{"index a little later", 1, 2},
+	}
 	for _, c := range cases {
 		for _, pad := range []int{0, 40} {
-			t.Run(fmt.Sprintf("%s/%d padding events", c.name, pad), func(t *testing.T) {
-				var dropped []string
-				h, err := host.New(host.Options{OnEventDropped: func(e host.DroppedEvent) {
-					if e.Event != "pad" {
-						dropped = append(dropped, e.Event)
+			for _, way := range ways {
+				t.Run(fmt.Sprintf("%s/%d padding events/%s", c.name, pad, way.name), func(t *testing.T) {
+					defer host.SetEventIndex(way.after, way.slack)()
+					var dropped []string
+					h, err := host.New(host.Options{OnEventDropped: func(e host.DroppedEvent) {
+						if e.Event != "pad" {
+							dropped = append(dropped, e.Event)
+						}
+					}})
+					require.NoError(t, err)
+					defer h.Close()
+					b, err := h.LoadString("match.lua", c.src)
+					require.NoError(t, err)
+					a, err := h.Spawn(b, nil)
+					require.NoError(t, err)
+					for i, e := range c.events {
+						for range pad / len(c.events) {
+							require.NoError(t, a.Send("pad", i))
+						}
+						require.NoError(t, a.Send(e.name, e.p))
 					}
-				}})
-				require.NoError(t, err)
-				defer h.Close()
-				b, err := h.LoadString("match.lua", c.src)
-				require.NoError(t, err)
-				a, err := h.Spawn(b, nil)
-				require.NoError(t, err)
-				for i, e := range c.events {
-					for range pad / len(c.events) {
-						require.NoError(t, a.Send("pad", i))
-					}
-					require.NoError(t, a.Send(e.name, e.p))
-				}
-				require.NoError(t, h.Tick(0.1))
-				require.Equal(t, c.log, takeLog(a))
-				require.Equal(t, c.path, a.Path())
-				require.Equal(t, c.dropped, dropped)
-				require.Len(t, a.Errors(), c.errors)
-			})
+					require.NoError(t, h.Tick(0.1))
+					require.Equal(t, c.log, takeLog(a))
+					require.Equal(t, c.path, a.Path())
+					require.Equal(t, c.dropped, dropped)
+					require.Len(t, a.Errors(), c.errors)
+				})
+			}
 		}
 	}
 }
