@@ -19,10 +19,16 @@ func threadCPU(t *testing.T, fn func()) time.Duration {
 	return rusageThread(t) - before
 }
 
-func rusageThread(t *testing.T) time.Duration {
+func rusageThread(t testing.TB) time.Duration { return rusage(t, syscall.RUSAGE_THREAD) }
+
+// processCPU is the CPU time the whole process has used: for benchmarks,
+// their work without the time they waited on a busy machine.
+func processCPU(t testing.TB) time.Duration { return rusage(t, syscall.RUSAGE_SELF) }
+
+func rusage(t testing.TB, who int) time.Duration {
 	t.Helper()
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+	if err := syscall.Getrusage(who, &ru); err != nil {
 		t.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
