@@ -114,7 +114,7 @@ func TestEventFloodWithinTickBudget(t *testing.T) {
 func TestEventsLeftByACutTickAreDropped(t *testing.T) {
 	var errs []*host.ScriptError
 	var dropped []string
-	h, err := host.New(host.Options{Budget: 40 * time.Millisecond, AgentTickBudget: 60 * time.Millisecond, ReportAllErrors: true,
+	h, err := host.New(host.Options{Budget: time.Second, AgentTickBudget: 60 * time.Millisecond, ReportAllErrors: true,
 		OnError: func(e *host.ScriptError) { errs = append(errs, e) },
 		OnEventDropped: func(e host.DroppedEvent) {
 			dropped = append(dropped, fmt.Sprintf("%d %s %s", e.Tick, e.Event, e.State))
