@@ -61,14 +61,20 @@ type Options struct {
 	// budget off.
 	Budget time.Duration
 	// AgentTickBudget bounds one agent's tick as a whole: all of its
-	// callbacks (a parallel of a hundred slow actions) and the engine's
-	// own work for it (events against transitions), charged as for Budget
-	// (the CPU time of the worker's thread). Past it, the running callback is
-	// stopped, the rest of the agent's tick is skipped (callbacks count as
-	// failed, without a report each), and one error is reported that wraps
-	// ErrBudget and counts as an overrun (MaxOverruns). The default (zero)
-	// value is four times Budget (DefaultAgentTickBudget with the default
-	// Budget; off when Budget is off); a negative value turns it off.
+	// callbacks (a parallel of a hundred slow actions) and the engine's own
+	// work for it (events against transitions: the decide phase indexes
+	// pending events by name, so it costs in proportion to the events plus
+	// the transitions it tries, and its loops stop once the tick is over),
+	// charged as for Budget (the CPU time of the worker's thread). Past it,
+	// the running callback is stopped, the rest of the agent's tick is
+	// skipped (callbacks count as failed, without a report each), and one
+	// error is reported that wraps ErrBudget and counts as an overrun
+	// (MaxOverruns). Events the cut decide phase did not consume are
+	// dropped like every event no transition consumed (OnEventDropped
+	// receives them), not kept for the next tick: the next tick sees only
+	// what was sent since. The default (zero) value is four times Budget
+	// (DefaultAgentTickBudget with the default Budget; off when Budget is
+	// off); a negative value turns it off.
 	AgentTickBudget time.Duration
 	// BudgetSteps, if set, is a budget of Lua instructions per callback,
 	// checked besides Budget: a callback that runs more is stopped and

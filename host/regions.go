@@ -16,35 +16,31 @@ import (
 
 // decideRegions lets every region of n decide, in name order. Each is
 // offered every pending event: one consumed in a region stays visible to
-// the others, and is consumed for the tick if any region consumed it.
-func (a *Agent) decideRegions(n *place) {
-	st := a.ms[n.mid].stack
-	if len(a.visible) == 0 {
-		for _, i := range st {
-			a.decide(n.children[i])
+// the others, and is consumed for the tick if any region consumed it. The
+// cost is in the events consumed, not the events pending.
+func (a *Agent) decideRegions(n *place, p *pending) {
+	start := len(p.taken)
+	p.regions++
+	for _, i := range a.ms[n.mid].stack {
+		if p.tickOver(a.w.vm, n) {
+			break
 		}
-		return
-	}
-	var buf [32]bool
-	before, used := buf[:0:16], buf[16:16]
-	if len(a.visible) > 16 {
-		before, used = make([]bool, 0, len(a.visible)), make([]bool, 0, len(a.visible))
-	}
-	for i := range a.visible {
-		before = append(before, a.visible[i].consumed)
-		used = append(used, a.visible[i].consumed)
-	}
-	for _, i := range st {
-		for j := range a.visible {
-			a.visible[j].consumed = before[j]
-		}
-		a.decide(n.children[i])
-		for j := range a.visible {
-			used[j] = used[j] || a.visible[j].consumed
+		from := len(p.taken)
+		a.decide(n.children[i], p)
+		// Every event this region consumed was pending when it began.
+		for _, j := range p.taken[from:] {
+			if p.ev[j].consumed {
+				p.ev[j].consumed = false
+				p.left++
+			}
 		}
 	}
-	for j := range a.visible {
-		a.visible[j].consumed = used[j]
+	p.regions--
+	for _, j := range p.taken[start:] {
+		if !p.ev[j].consumed {
+			p.ev[j].consumed = true
+			p.left--
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -89,10 +90,24 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	}
 
 	a.applyRequests()
-	a.decide(a.t.root)
+	p := newPending(a.visible)
+	a.decide(a.t.root, &p)
+	if p.cut != nil && !a.tickStopped {
+		// Stopped between callbacks: no callback carried the report.
+		a.report(p.cut, CallbackWhen, luabind.NewTickBudgetError(tickBudget(a.h.opts)))
+	}
+	// Events no transition consumed are dropped, those a stopped decide
+	// phase did not reach too (Options.AgentTickBudget).
+	path, dropped := "", a.h.opts.OnEventDropped != nil
+	if dropped {
+		a.w.records = slices.Grow(a.w.records, p.left)
+	}
 	for i := range a.visible {
-		if !a.visible[i].consumed && a.h.opts.OnEventDropped != nil {
-			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: a.Path()}})
+		if dropped && !a.visible[i].consumed {
+			if path == "" {
+				path = a.Path()
+			}
+			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: path}})
 		}
 		a.visible[i] = event{}
 	}
@@ -211,29 +226,34 @@ func (a *Agent) exit(n *place) {
 	a.hook(n, n.def.Exit, cbExit)
 }
 
-// decide is step 2, root first down the active path.
-func (a *Agent) decide(n *place) {
+// decide is step 2, root first down the active path, offering the
+// pending events p to the transitions (eventmatch.go). It stops when the
+// agent's tick budget runs out.
+func (a *Agent) decide(n *place, p *pending) {
 	for n.isMachine() {
+		if p.tickOver(a.w.vm, n) {
+			return
+		}
 		m := &a.ms[n.mid]
 		if m.blocked == a.ticks {
 			return
 		}
 		if n.def.DecideEvery > 0 {
-			if m.decideAcc+eps < n.def.DecideEvery && !a.eventsPending() {
+			if m.decideAcc+eps < n.def.DecideEvery && p.left == 0 {
 				return
 			}
 			m.decideAcc = 0
 		}
 		if n.isFSM() {
 			top := a.top(n)
-			if !a.locked(top) && a.tryTransitions(n, top) {
+			if !a.locked(top) && a.tryTransitions(n, top, p) {
 				return
 			}
 			n = top
 			continue
 		}
 		if n.isRegions() {
-			a.decideRegions(n)
+			a.decideRegions(n, p)
 			return
 		}
 		a.decideUtility(n)
@@ -244,15 +264,6 @@ func (a *Agent) decide(n *place) {
 	}
 }
 
-func (a *Agent) eventsPending() bool {
-	for i := range a.visible {
-		if !a.visible[i].consumed {
-			return true
-		}
-	}
-	return false
-}
-
 func (a *Agent) locked(s *place) bool {
 	if s.def.Lock == nil {
 		return false
@@ -261,9 +272,16 @@ func (a *Agent) locked(s *place) bool {
 }
 
 // tryTransitions tries the transitions of s, the top state of fsm n, in
-// order, and reports whether one fired.
-func (a *Agent) tryTransitions(n, s *place) bool {
+// order, and reports whether one fired. A transition on an event is
+// offered the unconsumed events of that name in the order they came, until
+// one passes its when: it fires with that event, which is consumed (when
+// the stack rules refuse it, the next transition is tried).
+func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
+	vm := a.w.vm
 	for i := range s.trans {
+		if p.tickOver(vm, s) {
+			return false // the agent's tick budget: see Options.AgentTickBudget
+		}
 		t := &s.trans[i]
 		if t.After > 0 && a.nodes[s.id].time+eps < t.After {
 			continue
@@ -277,19 +295,23 @@ func (a *Agent) tryTransitions(n, s *place) bool {
 			}
 			continue
 		}
-		for j := range a.visible {
-			ev := &a.visible[j]
-			if ev.consumed || ev.name != t.On {
-				if j&1023 == 1023 && a.w.vm.TickOver() {
-					return false // the agent's tick budget: see Options.AgentTickBudget
+		skipped := 0
+		for j := p.named(t.On, -1); j >= 0; j = p.named(t.On, j) {
+			ev := &p.ev[j]
+			if ev.consumed {
+				if skipped++; skipped%pollEvery == 0 && p.tickOver(vm, s) {
+					return false
 				}
 				continue
 			}
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
+				if p.tickOver(vm, s) {
+					return false
+				}
 				continue
 			}
 			if a.fire(n, s, t, ev.payload) {
-				ev.consumed = true
+				p.consume(j)
 				return true
 			}
 			break

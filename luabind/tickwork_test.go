@@ -1,0 +1,33 @@
+package luabind
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// The engine's own tick-budget error reads like a stopped callback's:
+// its message, ErrBudget, a *BudgetError with Tick set, and no position.
+func TestNewTickBudgetError(t *testing.T) {
+	err := error(NewTickBudgetError(200 * time.Millisecond))
+	const msg = "the agent's tick ran past its 200ms budget"
+	if got := ErrorMessage(err); got != msg {
+		t.Fatalf("ErrorMessage = %q, want %q", got, msg)
+	}
+	if got := err.Error(); got != msg {
+		t.Fatalf("Error = %q, want %q", got, msg)
+	}
+	if !errors.Is(err, ErrBudget) || errors.Is(err, ErrMemoryLimit) {
+		t.Fatalf("%v: want ErrBudget only", err)
+	}
+	var be *BudgetError
+	if !errors.As(err, &be) || !be.Tick || be.Budget != 200*time.Millisecond || be.Pos != (Pos{}) {
+		t.Fatalf("%#v", be)
+	}
+	if tb := Traceback(err); tb != "" {
+		t.Fatalf("traceback %q, want none", tb)
+	}
+	if d := Detach(err); ErrorMessage(d) != msg {
+		t.Fatalf("Detach: %v", d)
+	}
+}
