@@ -207,7 +207,10 @@ func (s *search) loop() error {
 		for i, batch := range s.round() {
 			for _, res := range batch {
 				if res.cut {
+					// What it reached and met before the stop is so; it
+					// is not a sequence to build on.
 					s.reach(res.out.hits)
+					s.met(res.seq, res.out.failures)
 					continue
 				}
 				if res.err != nil {
@@ -353,7 +356,13 @@ func (s *search) learn(seq []Step, out outcome) bool {
 			isNew = true
 		}
 	}
-	for _, f := range out.failures {
+	return s.met(seq, out.failures) || isNew
+}
+
+// met records the failures a run met; true when one was new.
+func (s *search) met(seq []Step, failures []failure) bool {
+	isNew := false
+	for _, f := range failures {
 		if s.byKey[f.key] != nil {
 			continue
 		}

@@ -132,6 +132,9 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 				if se.Suspends && !errors.Is(se, host.ErrMemoryLimit) {
 					continue // the overruns before it are the finding
 				}
+				if stopped(se) {
+					continue // the search's end, not the script's fault
+				}
 				f := failureOf(se, i, step)
 				f.tick = tick
 				out.failures = append(out.failures, f)
@@ -172,6 +175,13 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 	}
 	out.hits = r.covered()
 	return out, nil
+}
+
+// stopped tells a call that the search's end (its time limit, an
+// interrupt) stopped: stopOn's context is the only one its hosts have.
+func stopped(se *host.ScriptError) bool {
+	var be *host.BudgetError
+	return errors.As(se, &be) && be.Cause != nil
 }
 
 func failureOf(se *host.ScriptError, agent, step int) failure {

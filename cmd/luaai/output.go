@@ -386,6 +386,23 @@ func oneLine(s string) string {
 	return b.String()
 }
 
+// oneLineWriter writes what each Write gives through oneLine, a final
+// line break kept: for code that prints one line a Write (fmt.Fprintf) and
+// may print names a recording or a script chose.
+type oneLineWriter struct{ w io.Writer }
+
+func (o oneLineWriter) Write(p []byte) (int, error) {
+	s, nl := strings.CutSuffix(string(p), "\n")
+	s = oneLine(s)
+	if nl {
+		s += "\n"
+	}
+	if _, err := io.WriteString(o.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // needsEscape: a control character other than a tab (C0, DEL and C1), or
 // a line or paragraph separator.
 func needsEscape(r rune) bool {
