@@ -80,7 +80,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, oneLine(e))
 		}
 		for _, w := range warns {
-			fmt.Fprintln(stdout, oneLine(formatWarning(w)))
+			fmt.Fprintln(stdout, formatWarning(w))
 		}
 		if len(errs) > 0 {
 			code = exitFail
@@ -197,10 +197,11 @@ func loadErrors(script string, err error) []string {
 	return []string{fmt.Sprintf("%s: %v", script, err)}
 }
 
-// formatWarning is "file:line: warning: message".
+// formatWarning is "file:line: warning: message", through oneLine (the
+// message may quote a name the script chose).
 func formatWarning(w *host.Problem) string {
 	if w.Pos.File == "" {
-		return "warning: " + w.Msg
+		return oneLine("warning: " + w.Msg)
 	}
-	return w.Pos.String() + ": warning: " + w.Msg
+	return oneLine(w.Pos.String() + ": warning: " + w.Msg)
 }

@@ -21,13 +21,14 @@ const forgedLine = "FORGED: 0 failures, all clear"
 
 // controls are the characters a name carries to forge output, as Lua
 // escapes (a line break, a carriage return, ESC starting "clear the
-// screen", and the 8-bit CSI some terminals act on) and as the bytes a
-// terminal would get.
-var controls = []struct{ name, lua, raw string }{
-	{"newline", `\n`, "\n"},
-	{"carriage return", `\r`, "\r"},
-	{"ESC", `\27[2J`, "\x1b"},
-	{"8-bit CSI", `\194\155`, "\u009b"},
+// screen", and the 8-bit CSI some terminals act on), as the bytes a
+// terminal would get,
+// and as the CLI shows the Lua string escaped.
+var controls = []struct{ name, lua, raw, shown string }{
+	{"newline", `\n`, "\n", `\n`},
+	{"carriage return", `\r`, "\r", `\r`},
+	{"ESC", `\27[2J`, "\x1b", `\x1b[2J`},
+	{"8-bit CSI", `\194\155`, "\u009b", `\u009b`},
 }
 
 // requireNoForgery checks that out has no raw control character (but line
@@ -272,7 +273,7 @@ func TestReplayEscapesRecordedNames(t *testing.T) {
 				code, stdout, stderr := cli(args...)
 				assert.Equal(t, k.code, code, stdout+stderr)
 				out := map[string]string{"stdout": stdout, "stderr": stderr}
-				assert.Contains(t, out[k.stream], "x"+oneLine(c.raw)+"identical for 3 ticks", "the name shows, escaped")
+				assert.Contains(t, out[k.stream], "x"+strings.TrimSuffix(c.shown, "[2J")+"identical for 3 ticks", "the name shows, escaped")
 				if k.code == exitOK {
 					// The replay itself is identical: its one line is the
 					// true one.
@@ -290,4 +291,41 @@ func TestReplayEscapesRecordedNames(t *testing.T) {
 func jsonString(s string) string {
 	data, _ := json.Marshal(s)
 	return string(data)
+}
+
+// A message a script raises while it loads, and a warning quoting a name
+// it chose, are escaped where run and check print them.
+func TestLoadErrorsAndWarningsEscaped(t *testing.T) {
+	for _, c := range controls {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			broken := filepath.Join(dir, "broken.lua")
+			require.NoError(t, os.WriteFile(broken, []byte(`error("x`+c.lua+forgedLine+`")`), 0o644))
+			warned := filepath.Join(dir, "warned.lua")
+			require.NoError(t, os.WriteFile(warned, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "a",
+  states = {
+    a = { transitions = { { to = "b", when = ai.gt("hp`+c.lua+forgedLine+`", 1) } } },
+    b = {},
+  },
+}
+`), 0o644))
+			code, stdout, stderr := cli("run", broken, "--ticks", "1")
+			assert.Equal(t, exitFail, code)
+			assert.Contains(t, stderr, "x"+c.shown+forgedLine)
+			requireNoForgery(t, stdout, c.raw)
+			requireNoForgery(t, stderr, c.raw)
+
+			code, stdout, _ = cli("check", broken, warned)
+			assert.Equal(t, exitFail, code)
+			assert.Contains(t, stdout, "x"+c.shown+forgedLine)
+			assert.Contains(t, stdout, "warning:")
+			requireNoForgery(t, stdout, c.raw)
+
+			_, _, stderr = cli("run", warned, "--ticks", "1")
+			assert.Contains(t, stderr, "warning:")
+			requireNoForgery(t, stderr, c.raw)
+		})
+	}
 }
