@@ -51,18 +51,20 @@ func TestStopsAtTheTimeLimit(t *testing.T) {
 		name    string
 		body    string
 		steps   int64  // BudgetSteps
+		workers int
 		finding string // the one failure met, "" for none
 	}{
 		{"long string compares", `local s = string.rep("a", 16777216)
-        for i = 1, 1e9 do local _ = s < s .. "" end`, 0, ""},
-		{"while true under a huge instruction budget", `while true do end`, 1 << 62, ""},
+        for i = 1, 1e9 do local _ = s < s .. "" end`, 0, 1, ""},
+		{"while true under a huge instruction budget", `while true do end`, 1 << 62, 1, ""},
+		{"four workers in while true", `while true do end`, 1 << 62, 4, ""},
 		{"a failure, then a runaway", `if calls == 1 then error("first call") end
-        while true do end`, 1 << 62, "first call"},
+        while true do end`, 1 << 62, 1, "first call"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			script := writeScript(t, "costly.lua", updateDoing(c.body))
 			rep, err := explore.Run(context.Background(), script, explore.Options{
-				Duration: time.Second, Stale: -1, BudgetSteps: c.steps,
+				Duration: time.Second, Stale: -1, BudgetSteps: c.steps, Workers: c.workers,
 			})
 			require.NoError(t, err)
 			require.Equal(t, "time", rep.Stopped)

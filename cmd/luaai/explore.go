@@ -35,10 +35,13 @@ inputs found that cause it; the dead ends it reached (states nothing leads
 out of: no transition, after, ai.pop or ai.replace, and not final = true);
 and the parts it never reached. Each failure becomes a test in
 DIR/<script>_explore_test.lua that luaai test runs, and that fails until
-the script is fixed.
+the script is fixed. It is never written through a symbolic link or into
+anything but a regular file.
 
 Flags:
-  --seconds N     stop after N seconds (default 30)
+  --seconds N     stop after N seconds (default 30), however costly one input
+                  is; shortening the failures and checking their tests take
+                  at most a second more
   --runs N        stop after N input sequences (the same on every machine)
   --agents K      agents per sequence; they may message each other (default 1)
   --seed S        the search's seed: the same seed (and workers) tries the same inputs (default 0)
