@@ -50,7 +50,7 @@ func TestStopsAtTheTimeLimit(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		body    string
-		steps   int64  // BudgetSteps
+		steps   int64 // BudgetSteps
 		workers int
 		finding string // the one failure met, "" for none
 	}{
