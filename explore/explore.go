@@ -107,8 +107,9 @@ const FinishGrace = time.Second
 // (shortened to the fewest inputs that still cause it), the dead ends it
 // reached and the parts it never reached. ctx stops the search early (the
 // report covers what was found), as the end of opts.Duration does: either
-// stops the call running at once, whatever it is doing, and the sequence
-// it cut short is left out of the report.
+// stops the call running at once, whatever it is doing. The sequence it
+// cuts short counts for the parts it reached and the failures it met
+// before the stop (the stop itself is none); it is not built on.
 func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 	s := &search{
 		opts: &opts, script: script,
@@ -256,7 +257,7 @@ type result struct {
 	seq []Step
 	out outcome
 	err error
-	cut bool // the time limit or an interrupt stopped it: only what it reached counts
+	cut bool // the time limit or an interrupt stopped it: only what it reached and met before counts
 }
 
 // roundSize is how many sequences each of several workers runs between
@@ -267,7 +268,7 @@ const roundSize = 256
 // each worker's results in order; the corpus does not change meanwhile,
 // so what a worker tries depends only on its seed and the rounds before.
 // Once the search's time is up (or it is interrupted), a worker stops: the
-// sequence it was running, cut short, is left out.
+// sequence it was running, cut short, is marked cut.
 func (s *search) round() [][]result {
 	n := 1
 	if len(s.runners) > 1 {

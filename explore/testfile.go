@@ -79,6 +79,13 @@ func (r *Report) WriteTestContext(ctx context.Context, dir string) (string, erro
 // folder or a regular file (a named pipe, a device...).
 var ErrNotRegular = errors.New("not a regular file or folder")
 
+// notRegular is ErrNotRegular saying what is there and what was wanted:
+// "a symbolic link, not a regular file".
+type notRegular struct{ is, want string }
+
+func (e *notRegular) Error() string        { return e.is + ", not " + e.want }
+func (e *notRegular) Is(target error) bool { return target == ErrNotRegular }
+
 // checkFolder refuses a dir that is a symbolic link or not a folder.
 func checkFolder(dir string) error {
 	st, err := os.Lstat(filepath.Clean(dir))
@@ -86,7 +93,7 @@ func checkFolder(dir string) error {
 		return err
 	}
 	if !st.IsDir() {
-		return &fs.PathError{Op: "write", Path: dir, Err: fmt.Errorf("%w: %s, not a folder", ErrNotRegular, kindOf(st.Mode()))}
+		return &fs.PathError{Op: "write", Path: dir, Err: &notRegular{kindOf(st.Mode()), "a folder"}}
 	}
 	return nil
 }
@@ -97,7 +104,7 @@ func checkFolder(dir string) error {
 // link, a folder, a named pipe — is refused.
 func writeRegular(path string, data []byte) error {
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w: %s", ErrNotRegular, kindOf(st.Mode()))}
+		return &fs.PathError{Op: "write", Path: path, Err: &notRegular{kindOf(st.Mode()), "a regular file"}}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
