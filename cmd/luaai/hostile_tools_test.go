@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -326,6 +327,27 @@ return ai.fsm {
 			_, _, stderr = cli("run", warned, "--ticks", "1")
 			assert.Contains(t, stderr, "warning:")
 			requireNoForgery(t, stderr, c.raw)
+		})
+	}
+}
+
+// A reload that fails with a message the script chose prints one escaped
+// "reload failed:" line per problem.
+func TestReloadFailedEscaped(t *testing.T) {
+	for _, c := range controls {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			o := newRunOutput(&stdout, &stderr, false)
+			err := host.ErrorList{
+				{Pos: host.Pos{File: "a.lua", Line: 1}, Msg: "x" + c.raw + forgedLine},
+				{Pos: host.Pos{File: "a.lua", Line: 2}, Msg: "second"},
+			}
+			require.Error(t, o.reload(1, "a"+c.raw+".lua", func() error { return err }))
+			requireNoForgery(t, stderr.String(), c.raw)
+			got := lines(stderr.String())
+			require.Len(t, got, 2, stderr.String())
+			require.Equal(t, "reload failed: a.lua:1: x"+strings.TrimSuffix(c.shown, "[2J")+forgedLine, got[0])
+			require.Equal(t, "reload failed: a.lua:2: second", got[1])
 		})
 	}
 }

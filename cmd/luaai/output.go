@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -123,16 +124,16 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 				o.moved, plural(o.moved), strings.Join(o.vanished, ", "), q[0]))
 		}
 		if len(notes) > 0 {
-			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", script, strings.Join(notes, "; "))
+			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", oneLine(script), oneLine(strings.Join(notes, "; ")))
 		} else {
-			fmt.Fprintf(stderr, "reload ok: %s\n", script)
+			fmt.Fprintf(stderr, "reload ok: %s\n", oneLine(script))
 		}
 		if o.json {
 			o.line(reloadLine{tick, "ok"})
 		}
 	} else {
 		msg := err.Error()
-		for _, l := range strings.Split(msg, "\n") {
+		for _, l := range errorLines(err) {
 			fmt.Fprintf(stderr, "reload failed: %s\n", l)
 		}
 		if o.json {
@@ -143,6 +144,25 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 	o.w.Write(held.Bytes())
 	o.flush()
 	return err
+}
+
+// errorLines are the lines of an error as the text output shows them: one
+// a problem of a host.ErrorList (else one a line of its text), each
+// through oneLine, so that a message the script raised cannot forge one.
+func errorLines(err error) []string {
+	var list host.ErrorList
+	var ls []string
+	if errors.As(err, &list) && len(list) > 0 {
+		for _, e := range list {
+			ls = append(ls, e.Error())
+		}
+	} else {
+		ls = strings.Split(err.Error(), "\n")
+	}
+	for i, l := range ls {
+		ls[i] = oneLine(l)
+	}
+	return ls
 }
 
 // watchError reports a problem of the file watcher; the run goes on.

@@ -536,7 +536,7 @@ func waitForLoad(ctx context.Context, h *host.Host, cfg *runConfig, roots []stri
 				fmt.Fprintf(stderr, "reload ok: %s\n", cfg.script)
 				return b, nil
 			}
-			for _, l := range strings.Split(err.Error(), "\n") {
+			for _, l := range errorLines(err) {
 				fmt.Fprintf(stderr, "reload failed: %s\n", l)
 			}
 			if err := w.set(append([]string{cfg.script}, errorFiles(err)...), true); err != nil {
