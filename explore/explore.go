@@ -14,7 +14,11 @@ import (
 // Options are Run's choices. The zero value explores one agent for 30
 // seconds with seed 0.
 type Options struct {
-	// Duration bounds the search. The default (zero) value is 30 seconds.
+	// Duration bounds the search: when it has passed, the call running
+	// is stopped (however costly one input is) and the search ends with
+	// what it found. Shortening the findings (and WriteTest checking their
+	// tests) may take up to FinishGrace more. The default (zero) value is
+	// 30 seconds.
 	Duration time.Duration
 	// Runs, when set, stops the search after that many input sequences:
 	// with it (and a large Duration) a search is the same on every
@@ -88,26 +92,49 @@ type Progress struct {
 // ErrNoScript: the script did not load (the error wraps the load error).
 var ErrNoScript = errors.New("script did not load")
 
+// ErrTimeLimit is the cause of the stops at the end of Options.Duration
+// (and of FinishGrace after it).
+var ErrTimeLimit = errors.New("the time limit of the search")
+
+// FinishGrace is how long after Options.Duration shortening the findings
+// and checking their tests (WriteTest) may go on: what is not done by then
+// is left as it is (Finding.CutShort, Finding.Unchecked).
+const FinishGrace = time.Second
+
 // Run explores the behaviour in script: it runs input sequences on fresh
 // agents, keeps the sequences that reach a part of the behaviour not
 // reached before and mutates those, and reports every distinct failure
 // (shortened to the fewest inputs that still cause it), the dead ends it
 // reached and the parts it never reached. ctx stops the search early (the
-// report covers what was found).
+// report covers what was found), as the end of opts.Duration does: either
+// stops the call running at once, whatever it is doing. The sequence it
+// cuts short counts for the parts it reached and the failures it met
+// before the stop (the stop itself is none); it is not built on.
 func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 	s := &search{
 		opts: &opts, script: script,
-		seen:     map[feature]bool{},
-		byKey:    map[string]*Finding{},
-		totals:   map[partKey]*host.CoverageItem{},
-		start:    time.Now(),
-		duration: opts.Duration,
+		seen:   map[feature]bool{},
+		byKey:  map[string]*Finding{},
+		totals: map[partKey]*host.CoverageItem{},
+		start:  time.Now(),
+		ctx:    ctx,
 	}
-	if s.duration <= 0 {
-		s.duration = 30 * time.Second
+	duration := opts.Duration
+	if duration <= 0 {
+		duration = 30 * time.Second
 	}
+	deadline := s.start.Add(duration)
+	var cancel context.CancelFunc
+	s.timed, cancel = context.WithDeadlineCause(ctx, deadline, ErrTimeLimit)
+	defer cancel()
 	for i := range opts.workers() {
-		r, err := newRunner(script, &opts)
+		r, err := newRunner(s.timed, script, &opts)
+		if err != nil && s.timed.Err() != nil {
+			// The time limit (or an interrupt) came while the script
+			// loaded: nothing was tried.
+			s.stopped = s.why()
+			return s.report(), nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNoScript, err)
 		}
@@ -117,12 +144,15 @@ func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 		s.gens = append(s.gens, &gen{v: v, rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921+uint64(i)))})
 	}
 	r := s.runners[0]
-	if err := s.loop(ctx); err != nil {
+	if err := s.loop(); err != nil {
 		return nil, err
 	}
 	rep := s.report()
+	rep.finishBy = deadline.Add(FinishGrace)
+	finish, cancelFinish := context.WithDeadlineCause(ctx, rep.finishBy, ErrTimeLimit)
+	defer cancelFinish()
 	for _, f := range rep.Findings {
-		if err := shrink(ctx, script, &opts, f); err != nil {
+		if err := shrink(finish, script, &opts, f); err != nil {
 			return nil, err
 		}
 	}
@@ -146,7 +176,8 @@ type search struct {
 	stale    int
 	stopped  string
 	start    time.Time
-	duration time.Duration
+	ctx      context.Context // Run's: its end is an interrupt
+	timed    context.Context // ctx bounded by Options.Duration
 	tried    tried
 }
 
@@ -159,15 +190,13 @@ type tried struct {
 	ticks  int
 }
 
-func (s *search) loop(ctx context.Context) error {
+func (s *search) loop() error {
 	s.tried = tried{events: map[string]bool{}, fields: map[string]bool{}}
 	lastProgress := time.Now()
 	for {
 		switch {
-		case ctx.Err() != nil:
-			s.stopped = "interrupted"
-		case time.Since(s.start) >= s.duration:
-			s.stopped = "time"
+		case s.timed.Err() != nil:
+			s.stopped = s.why()
 		case s.opts.Runs > 0 && s.runs >= s.opts.Runs:
 			s.stopped = "runs"
 		case s.stale >= s.opts.stale():
@@ -178,6 +207,13 @@ func (s *search) loop(ctx context.Context) error {
 		}
 		for i, batch := range s.round() {
 			for _, res := range batch {
+				if res.cut {
+					// What it reached and met before the stop is so; it
+					// is not a sequence to build on.
+					s.reach(res.out.hits)
+					s.met(res.seq, res.out.failures)
+					continue
+				}
 				if res.err != nil {
 					return fmt.Errorf("worker %d: %w", i+1, res.err)
 				}
@@ -198,6 +234,15 @@ func (s *search) loop(ctx context.Context) error {
 	}
 }
 
+// why is why the search's context ended: "interrupted" (Run's ctx) or
+// "time".
+func (s *search) why() string {
+	if s.ctx.Err() != nil {
+		return "interrupted"
+	}
+	return "time"
+}
+
 func (s *search) progress() Progress {
 	if s.parts == 0 {
 		for _, bc := range s.runners[0].h.Coverage() {
@@ -212,6 +257,7 @@ type result struct {
 	seq []Step
 	out outcome
 	err error
+	cut bool // the time limit or an interrupt stopped it: only what it reached and met before counts
 }
 
 // roundSize is how many sequences each of several workers runs between
@@ -221,6 +267,8 @@ const roundSize = 256
 // round runs the next sequences, on every worker at once, and returns
 // each worker's results in order; the corpus does not change meanwhile,
 // so what a worker tries depends only on its seed and the rounds before.
+// Once the search's time is up (or it is interrupted), a worker stops: the
+// sequence it was running, cut short, is marked cut.
 func (s *search) round() [][]result {
 	n := 1
 	if len(s.runners) > 1 {
@@ -243,9 +291,17 @@ func (s *search) round() [][]result {
 	out := make([][]result, len(s.runners))
 	work := func(i int) {
 		for range share[i] {
+			if s.timed.Err() != nil {
+				return
+			}
 			seq := s.next(s.gens[i])
 			o, err := s.runners[i].run(seq, "")
-			out[i] = append(out[i], result{seq, o, err})
+			if s.timed.Err() != nil {
+				// Cut short: what it met may be the stop itself.
+				out[i] = append(out[i], result{seq: seq, out: o, err: err, cut: true})
+				return
+			}
+			out[i] = append(out[i], result{seq: seq, out: o, err: err})
 			if err != nil {
 				return
 			}
@@ -295,21 +351,19 @@ func (s *search) count(seq []Step) {
 func (s *search) learn(seq []Step, out outcome) bool {
 	isNew := false
 	for _, it := range out.hits {
-		key := partKey{it.File, it.Kind, it.Name}
-		tot := s.totals[key]
-		if tot == nil {
-			c := it
-			c.Hits = 0
-			tot = &c
-			s.totals[key] = tot
-		}
-		tot.Hits += it.Hits
+		key := s.reach1(it)
 		if f := (feature{key, bucket(it.Hits)}); !s.seen[f] {
 			s.seen[f] = true
 			isNew = true
 		}
 	}
-	for _, f := range out.failures {
+	return s.met(seq, out.failures) || isNew
+}
+
+// met records the failures a run met; true when one was new.
+func (s *search) met(seq []Step, failures []failure) bool {
+	isNew := false
+	for _, f := range failures {
 		if s.byKey[f.key] != nil {
 			continue
 		}
@@ -324,6 +378,27 @@ func (s *search) learn(seq []Step, out outcome) bool {
 		isNew = true
 	}
 	return isNew
+}
+
+// reach adds the hits of a run cut short to the parts reached.
+func (s *search) reach(hits []host.CoverageItem) {
+	for _, it := range hits {
+		s.reach1(it)
+	}
+}
+
+// reach1 adds a part's hits to the search's totals, and returns its key.
+func (s *search) reach1(it host.CoverageItem) partKey {
+	key := partKey{it.File, it.Kind, it.Name}
+	tot := s.totals[key]
+	if tot == nil {
+		c := it
+		c.Hits = 0
+		tot = &c
+		s.totals[key] = tot
+	}
+	tot.Hits += it.Hits
+	return key
 }
 
 // partKey is a part of a behaviour; a feature is a part reached a number

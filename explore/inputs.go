@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/luaai/luaai/luabind"
 )
@@ -125,7 +127,7 @@ func (v Value) words() string {
 		}
 		parts := make([]string, len(v.fields))
 		for i, f := range v.fields {
-			parts[i] = f.key + " = " + f.val.words()
+			parts[i] = Name(f.key) + " = " + f.val.words()
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
@@ -178,13 +180,26 @@ func (s Step) words(agents int) string {
 		if s.Payload != nil {
 			p = " " + s.Payload.words()
 		}
-		return "send " + s.Event + p + on
+		return "send " + Name(s.Event) + p + on
 	default:
 		if agents > 1 {
 			on = fmt.Sprintf(" on agent %d", s.Agent+1)
 		}
-		return "set " + s.Key + " = " + s.Value.words() + on
+		return "set " + Name(s.Key) + " = " + s.Value.words() + on
 	}
+}
+
+// Name writes an event name or a key as it is when it reads as one
+// word, else quoted as a Lua string: a name the script chose (with a line
+// break, a quote, a separator of Words) cannot make the inputs read as
+// other inputs, nor forge lines where they are printed.
+func Name(name string) string {
+	if name == "" || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || !unicode.IsPrint(r) || strings.ContainsRune(`;,={}"'\`, r)
+	}) {
+		return luabind.Quote(name)
+	}
+	return name
 }
 
 // ticks is how many ticks a sequence runs.

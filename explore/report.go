@@ -24,7 +24,8 @@ type Report struct {
 	Parts []host.CoverageItem
 	Tried Tried
 
-	game host.Options // Options.Host: the written tests are checked in such a host
+	game     host.Options // Options.Host: the written tests are checked in such a host
+	finishBy time.Time    // Options.Duration and FinishGrace after the start: WriteTest's deadline
 }
 
 // Tried is what the search did, for telling what an unreached part was
@@ -59,10 +60,17 @@ type Finding struct {
 	// fresh host (false: it needs what earlier sequences left behind,
 	// such as state a module keeps).
 	Fresh bool
+	// CutShort is true when the time limit (or the search's context) ended
+	// the shortening: Inputs is the shortest sequence found by then, and
+	// Fresh is false when not even the first run on a fresh host ended.
+	CutShort bool
 	// Test is the name of the test written for it (WriteTest), and
 	// Verified whether that test, run by itself, failed as it should.
-	Test     string
-	Verified bool
+	// Unchecked is true when the time limit (or WriteTestContext's
+	// context) came before the test could be run: Verified is then false.
+	Test      string
+	Verified  bool
+	Unchecked bool
 
 	key string
 }
@@ -99,6 +107,9 @@ func (s *search) report() *Report {
 			Events: sortedKeys(s.tried.events), Fields: sortedKeys(s.tried.fields),
 			Sends: s.tried.sends, Sets: s.tried.sets, Ticks: s.tried.ticks,
 		},
+	}
+	if len(s.runners) == 0 {
+		return rep // the script had not loaded when the search was stopped
 	}
 	// Every part, in the order Coverage lists them, with the search's hits.
 	for _, bc := range s.runners[0].h.Coverage() {

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,13 +9,15 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/luabind"
 )
 
 // runner runs input sequences on agents of one behaviour in one host.
 type runner struct {
-	h      *host.Host
-	b      *host.Behaviour
-	agents int
+	h       *host.Host
+	b       *host.Behaviour
+	agents  int
+	release func() // ends stopOn
 }
 
 // Failure kinds.
@@ -71,20 +74,38 @@ func hostOptions(script string, o *Options) host.Options {
 // runaway is the instruction budget, the same on every machine.
 const safetyBudget = 10 * time.Second
 
-func newRunner(script string, o *Options) (*runner, error) {
+// newRunner loads script in a host of its own whose calls ctx's end stops
+// (the load included), whatever they are doing.
+func newRunner(ctx context.Context, script string, o *Options) (*runner, error) {
 	h, err := host.New(hostOptions(script, o))
 	if err != nil {
 		return nil, err
 	}
-	b, err := h.LoadFile(script)
+	b, err := h.LoadFileContext(ctx, script)
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
-	return &runner{h: h, b: b, agents: o.agents()}, nil
+	return &runner{h: h, b: b, agents: o.agents(), release: stopOn(h, ctx)}, nil
 }
 
-func (r *runner) close() { r.h.Close() }
+func (r *runner) close() {
+	r.release()
+	r.h.Close()
+}
+
+// stopOn makes ctx's end stop every call of h's Lua machine — the one
+// running then at its next instruction, every later one at once — until
+// the returned function is called. h has one worker, used from the
+// goroutine that calls the returned function.
+func stopOn(h *host.Host, ctx context.Context) (release func()) {
+	release = func() {}
+	_ = h.RunLua(func(vm *luabind.VM) error {
+		release = vm.StopOn(ctx)
+		return nil
+	})
+	return release
+}
 
 // run runs seq on freshly spawned agents and removes them afterwards.
 // With stopAt, it stops at the first failure whose key is stopAt.
@@ -110,6 +131,9 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 			for _, se := range a.Errors() {
 				if se.Suspends && !errors.Is(se, host.ErrMemoryLimit) {
 					continue // the overruns before it are the finding
+				}
+				if stopped(se) {
+					continue // the search's end, not the script's fault
 				}
 				f := failureOf(se, i, step)
 				f.tick = tick
@@ -151,6 +175,13 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 	}
 	out.hits = r.covered()
 	return out, nil
+}
+
+// stopped tells a call that the search's end (its time limit, an
+// interrupt) stopped: stopOn's context is the only one its hosts have.
+func stopped(se *host.ScriptError) bool {
+	var be *host.BudgetError
+	return errors.As(se, &be) && be.Cause != nil
 }
 
 func failureOf(se *host.ScriptError, agent, step int) failure {

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 )
@@ -20,49 +21,73 @@ type shrinker struct {
 	last   failure // the failure as the latest such sequence shows it
 }
 
+// errCut: ctx ended during a run, which then proves nothing.
+var errCut = errors.New("cut short")
+
 // shrink shortens f.Inputs to fewer and simpler inputs that still cause
 // f's failure on a fresh host (as Hypothesis shrinks: drop inputs, then
 // simplify the ones left), and sets f.Words, f.Fresh and, from the
-// shortest sequence's run, f.Message and f.Agent.
+// shortest sequence's run, f.Message and f.Agent. When ctx ends first, it
+// keeps the shortest sequence found by then and sets f.CutShort.
 func shrink(ctx context.Context, script string, o *Options, f *Finding) error {
 	s := &shrinker{ctx: ctx, script: script, o: o, key: f.key}
+	f.Words = Words(f.Inputs, o.agents())
 	cut, ok, err := s.causes(merge(f.Inputs))
 	if err != nil || !ok {
-		f.Words = Words(f.Inputs, o.agents())
-		return err
+		return s.cut(f, err)
 	}
 	f.Fresh, s.seq = true, cut
+	defer func() {
+		f.Inputs = s.seq
+		f.Words = Words(s.seq, o.agents())
+	}()
 	for pass := 0; pass < 3; pass++ {
 		before := len(s.seq)
 		for _, step := range []func() error{s.drop, s.fewerTicks, s.simplify, s.smallerNumbers} {
 			if err := step(); err != nil {
-				return err
+				return s.cut(f, err)
 			}
 		}
 		if len(s.seq) == before {
 			break
 		}
 	}
-	f.Inputs = s.seq
-	f.Words = Words(s.seq, o.agents())
 	if _, ok, err := s.causes(s.seq); err != nil || !ok {
-		return err
+		return s.cut(f, err)
 	}
 	f.Message, f.Agent = s.last.message, s.last.agent+1
 	return nil
 }
 
+// cut turns the error of a run ctx cut short into f.CutShort.
+func (s *shrinker) cut(f *Finding, err error) error {
+	if errors.Is(err, errCut) {
+		f.CutShort = true
+		return nil
+	}
+	return err
+}
+
 // causes runs seq on a fresh host, so that the test written from it sees
 // what the shortening saw; it returns the sequence cut after the tick
-// where the failure appeared.
+// where the failure appeared. A run that ctx's end cut short is errCut.
 func (s *shrinker) causes(seq []Step) ([]Step, bool, error) {
+	if s.ctx.Err() != nil {
+		return nil, false, errCut
+	}
 	s.runs++
-	r, err := newRunner(s.script, s.o)
+	r, err := newRunner(s.ctx, s.script, s.o)
 	if err != nil {
+		if s.ctx.Err() != nil {
+			return nil, false, errCut
+		}
 		return nil, false, err
 	}
 	defer r.close()
 	out, err := r.run(seq, s.key)
+	if s.ctx.Err() != nil {
+		return nil, false, errCut
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -77,7 +102,7 @@ func (s *shrinker) causes(seq []Step) ([]Step, bool, error) {
 
 // try keeps cand when it still causes the failure.
 func (s *shrinker) try(cand []Step) (bool, error) {
-	if s.runs >= maxShrinkRuns || s.ctx.Err() != nil {
+	if s.runs >= maxShrinkRuns {
 		return false, nil
 	}
 	cut, ok, err := s.causes(merge(cand))

@@ -1,8 +1,11 @@
 package explore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,26 +25,125 @@ func TestPath(script, dir string) string {
 
 // WriteTest writes a busted-style test file with one test per finding —
 // its inputs replayed on fresh agents, failing while the failure is there
-// — to TestPath(r.Script, dir), replacing any earlier one, then runs each
-// test by itself and records whether it failed as it should (Verified).
-// It returns the file's path; with no findings it writes nothing.
+// — to TestPath(r.Script, dir), replacing an earlier regular file there,
+// then runs each test by itself and records whether it failed as it
+// should (Verified). It returns the file's path; with no findings it
+// writes nothing.
+//
+// It writes nothing through a symbolic link or into something other than
+// a regular file: when dir or the test file is a link, a folder, a named
+// pipe or a device, the error (wrapping ErrNotRegular) names it. A mod
+// folder may ship such a link to make the test file replace a file
+// elsewhere.
+//
+// The tests are run until Options.Duration and FinishGrace after the
+// search began (Run's report): those left are Unchecked.
 func (r *Report) WriteTest(dir string) (string, error) {
+	return r.WriteTestContext(context.Background(), dir)
+}
+
+// WriteTestContext is WriteTest whose checking of the tests ctx also ends:
+// the test running is stopped, and it and those left are Unchecked.
+func (r *Report) WriteTestContext(ctx context.Context, dir string) (string, error) {
 	if len(r.Findings) == 0 {
 		return "", nil
 	}
-	path := TestPath(r.Script, dir)
-	src := r.testSource(spawnPath(r.Script, dir))
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+	if err := checkFolder(dir); err != nil {
 		return "", err
 	}
+	path := TestPath(r.Script, dir)
+	src := r.testSource(spawnPath(r.Script, dir))
+	if err := writeRegular(path, []byte(src)); err != nil {
+		return "", err
+	}
+	if !r.finishBy.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, r.finishBy, ErrTimeLimit)
+		defer cancel()
+	}
 	for _, f := range r.Findings {
-		ok, err := failsAlone(path, f.Test, r.game)
+		ok, err := failsAlone(ctx, path, f.Test, r.game)
+		if errors.Is(err, errCut) {
+			f.Verified, f.Unchecked = false, true
+			continue
+		}
 		if err != nil {
 			return path, err
 		}
-		f.Verified = ok
+		f.Verified, f.Unchecked = ok, false
 	}
 	return path, nil
+}
+
+// ErrNotRegular: WriteTest's folder or file is a symbolic link, or not a
+// folder or a regular file (a named pipe, a device...).
+var ErrNotRegular = errors.New("not a regular file or folder")
+
+// notRegular is ErrNotRegular saying what is there and what was wanted:
+// "a symbolic link, not a regular file".
+type notRegular struct{ is, want string }
+
+func (e *notRegular) Error() string        { return e.is + ", not " + e.want }
+func (e *notRegular) Is(target error) bool { return target == ErrNotRegular }
+
+// checkFolder refuses a dir that is a symbolic link or not a folder.
+func checkFolder(dir string) error {
+	st, err := os.Lstat(filepath.Clean(dir))
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return &fs.PathError{Op: "write", Path: dir, Err: &notRegular{kindOf(st.Mode()), "a folder"}}
+	}
+	return nil
+}
+
+// writeRegular writes data to path as a new file renamed over the old
+// one: a regular file there is replaced, never written through (a hard
+// link elsewhere keeps its content), and anything else there — a symbolic
+// link, a folder, a named pipe — is refused.
+func writeRegular(path string, data []byte) error {
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return &fs.PathError{Op: "write", Path: path, Err: &notRegular{kindOf(st.Mode()), "a regular file"}}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a rename: nothing there
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// kindOf names what a path that is not a regular file is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "mode " + m.String()
 }
 
 // spawnPath is how the test names the script: relative to the test's
@@ -177,17 +279,26 @@ var verifyBudget = 2 * time.Second
 
 // failsAlone runs the one test named name of the file at path, by itself
 // in a fresh host as luaai test --filter would (with the game's modules
-// and functions), and tells whether it failed.
-func failsAlone(path, name string, game host.Options) (bool, error) {
+// and functions), and tells whether it failed. When ctx ends first, the
+// test is stopped and the error is errCut.
+func failsAlone(ctx context.Context, path, name string, game host.Options) (bool, error) {
+	if ctx.Err() != nil {
+		return false, errCut
+	}
 	h, err := host.New(host.Options{
 		Roots: []string{filepath.Dir(path), "."}, Budget: verifyBudget, Stdout: io.Discard,
-		Modules: game.Modules, Funcs: game.Funcs,
+		Modules: game.Modules, Funcs: game.Funcs, Workers: 1,
 	})
 	if err != nil {
 		return false, err
 	}
 	defer h.Close()
+	release := stopOn(h, ctx)
+	defer release()
 	res := luatest.RunFile(h, path, io.Discard, luatest.Options{Filter: literalPattern(name) + "$"})
+	if ctx.Err() != nil {
+		return false, errCut
+	}
 	return res.Failed == 1 && res.Passed == 0, nil
 }
 

@@ -28,6 +28,10 @@ never fire because an earlier one always fires, or whose when is false; a
 native condition or scorer (ai.field, ai.gt, ...) reading a context field
 that is in no context defaults. Lua functions are not looked into.
 
+A .lua file that is a symbolic link leading out of its DIR (or, for a
+SCRIPT, out of its folder), or that is not a regular file, is refused, as
+require refuses it.
+
 A DIR is every .lua file below it in name order (folders named testdata,
 or starting with "." or "_", are skipped, as luaai test skips them). A *_test.lua or *_spec.lua file is only compiled (it runs under
 luaai test), and so is a file found in a DIR that returns something
@@ -53,20 +57,27 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	for _, arg := range scripts {
 		found, err := expandCheckArg(arg)
 		if err != nil {
-			fmt.Fprintf(stdout, "%v\n", err)
+			fmt.Fprintln(stdout, oneLine(err.Error()))
 			code = exitFail
 			continue
 		}
 		files = append(files, found...)
 	}
+	// Each line names a file or a state the script chose: printed through
+	// oneLine, no name can forge a line.
 	for _, f := range files {
+		if err := inspect.CheckFile(f.root, f.path); err != nil {
+			fmt.Fprintln(stdout, oneLine(f.path+": "+err.Error()))
+			code = exitFail
+			continue
+		}
 		errs, warns := checkScript(f.path)
 		if f.inDir && isNotAMachine(errs) {
 			// A module in a folder: compiling it is what can be checked.
 			errs, warns = compileOnly(f.path), nil
 		}
 		for _, e := range errs {
-			fmt.Fprintln(stdout, e)
+			fmt.Fprintln(stdout, oneLine(e))
 		}
 		for _, w := range warns {
 			fmt.Fprintln(stdout, formatWarning(w))
@@ -78,10 +89,13 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// checkFile is a file to check, and whether a folder argument found it.
+// checkFile is a file to check, whether a folder argument found it, and
+// the folder its links must not lead out of: that folder argument, or
+// the script's own folder.
 type checkFile struct {
 	path  string
 	inDir bool
+	root  string
 }
 
 // expandCheckArg is a SCRIPT as given, or the .lua files below a DIR in
@@ -89,7 +103,7 @@ type checkFile struct {
 func expandCheckArg(arg string) ([]checkFile, error) {
 	st, err := os.Stat(arg)
 	if err != nil || !st.IsDir() {
-		return []checkFile{{path: arg}}, nil // a file, or an error checkScript reports
+		return []checkFile{{path: arg, root: filepath.Dir(arg)}}, nil // a file, or an error checkScript reports
 	}
 	var out []checkFile
 	err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
@@ -100,7 +114,7 @@ func expandCheckArg(arg string) ([]checkFile, error) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".lua") {
-			out = append(out, checkFile{path: p, inDir: true})
+			out = append(out, checkFile{path: p, inDir: true, root: arg})
 		}
 		return nil
 	})
@@ -183,10 +197,11 @@ func loadErrors(script string, err error) []string {
 	return []string{fmt.Sprintf("%s: %v", script, err)}
 }
 
-// formatWarning is "file:line: warning: message".
+// formatWarning is "file:line: warning: message", through oneLine (the
+// message may quote a name the script chose).
 func formatWarning(w *host.Problem) string {
 	if w.Pos.File == "" {
-		return "warning: " + w.Msg
+		return oneLine("warning: " + w.Msg)
 	}
-	return w.Pos.String() + ": warning: " + w.Msg
+	return oneLine(w.Pos.String() + ": warning: " + w.Msg)
 }

@@ -100,10 +100,10 @@ var coverKinds = []struct{ kind, plural string }{
 func (c *coverageSum) print(w io.Writer) {
 	fmt.Fprintln(w, "coverage:")
 	for _, bc := range c.sorted() {
-		fmt.Fprintf(w, "  %s: %s\n", bc.File, coverSummary(bc))
+		fmt.Fprintf(w, "  %s: %s\n", oneLine(bc.File), coverSummary(bc))
 		for _, it := range bc.Items {
 			if it.Hits == 0 {
-				fmt.Fprintf(w, "    never: %s %s (%s:%d)\n", it.Kind, oneLine(it.Name), it.File, it.Line)
+				fmt.Fprintf(w, "    never: %s %s (%s:%d)\n", it.Kind, oneLine(it.Name), oneLine(it.File), it.Line)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,10 +35,13 @@ inputs found that cause it; the dead ends it reached (states nothing leads
 out of: no transition, after, ai.pop or ai.replace, and not final = true);
 and the parts it never reached. Each failure becomes a test in
 DIR/<script>_explore_test.lua that luaai test runs, and that fails until
-the script is fixed.
+the script is fixed. It is never written through a symbolic link or into
+anything but a regular file.
 
 Flags:
-  --seconds N     stop after N seconds (default 30)
+  --seconds N     stop after N seconds (default 30), however costly one input
+                  is; shortening the failures and checking their tests take
+                  at most a second more
   --runs N        stop after N input sequences (the same on every machine)
   --agents K      agents per sequence; they may message each other (default 1)
   --seed S        the search's seed: the same seed (and workers) tries the same inputs (default 0)
@@ -95,8 +99,14 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	a := &exploreArgs{script: pos[0], dir: *out, covFile: *covFile, asJSON: *asJSON}
 	if a.dir == "" {
 		a.dir = filepath.Dir(a.script)
-	} else if fi, err := os.Stat(a.dir); err != nil || !fi.IsDir() {
-		return bad("--out %s: not a folder", a.dir)
+	} else if fi, err := os.Lstat(filepath.Clean(a.dir)); err != nil || !fi.IsDir() {
+		// A link is refused as explore.WriteTest refuses it: the test
+		// file would land wherever it leads.
+		what := "not a folder"
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			what = "a symbolic link: give the folder itself"
+		}
+		return bad("--out %s: %s", oneLine(a.dir), what)
 	}
 	a.opts = explore.Options{
 		Duration: time.Duration(*seconds * float64(time.Second)),
@@ -125,26 +135,26 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		for _, e := range loadErrors(script, err) {
-			fmt.Fprintln(stderr, e)
+			fmt.Fprintln(stderr, oneLine(e))
 		}
 		return exitFail
 	}
-	testFile, err := rep.WriteTest(a.dir)
+	testFile, err := rep.WriteTestContext(ctx, a.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "luaai explore: --out %s: %v\n", a.dir, err)
+		fmt.Fprintf(stderr, "luaai explore: %s\n", oneLine(writeTestError(a.dir, err)))
 		return exitFail
 	}
 	if a.covFile != "" {
 		cs := &coverageSum{}
 		cs.add([]host.BehaviourCoverage{{File: script, Items: rep.Parts}})
 		if err := cs.write(a.covFile); err != nil {
-			fmt.Fprintf(stderr, "luaai explore: --coverage %s: %v\n", a.covFile, err)
+			fmt.Fprintf(stderr, "luaai explore: --coverage %s\n", oneLine(fmt.Sprintf("%s: %v", a.covFile, err)))
 			return exitFail
 		}
 	}
 	if a.asJSON {
 		if err := writeExploreJSON(stdout, rep, testFile); err != nil {
-			fmt.Fprintf(stderr, "luaai explore: %v\n", err)
+			fmt.Fprintf(stderr, "luaai explore: %s\n", oneLine(err.Error()))
 			return exitFail
 		}
 	} else {
@@ -156,9 +166,25 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// writeTestError says why the test file could not be written: "--out DIR:
+// …" when the folder was given, else the error (which names the path).
+func writeTestError(dir string, err error) string {
+	if errors.Is(err, explore.ErrNotRegular) {
+		return fmt.Sprintf("%v: the test file is not written through it (give another --out DIR)", err)
+	}
+	return fmt.Sprintf("--out %s: %v", dir, err)
+}
+
+// printExplore prints the report as text. Every name in it came from the
+// script (states, events, fields, messages) or its folder (file names):
+// each is printed through oneLine, so none can forge a line.
 func printExplore(w io.Writer, rep *explore.Report, testFile string) {
+	stopped := rep.Stopped
+	if stopped == "time" {
+		stopped = "time limit"
+	}
 	fmt.Fprintf(w, "explored %s: %d input sequences in %.1fs with %d agent%s, seed %d (stopped: %s)\n",
-		rep.Script, rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, rep.Stopped)
+		oneLine(rep.Script), rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, stopped)
 	cs := &coverageSum{}
 	cs.add([]host.BehaviourCoverage{{File: rep.Script, Items: rep.Parts}})
 	for _, bc := range cs.sorted() {
@@ -170,24 +196,30 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		fmt.Fprintf(w, "\n%d failure%s:\n", len(rep.Findings), plural(len(rep.Findings)))
 	}
 	for i, f := range rep.Findings {
-		fmt.Fprintf(w, "%d. %s (state %s, %s; agent %d)\n", i+1, oneLine(f.Message), f.State, f.Callback, f.Agent)
-		fmt.Fprintf(w, "   inputs: %s\n", f.Words)
+		fmt.Fprintf(w, "%d. %s (state %s, %s; agent %d)\n", i+1, oneLine(f.Message), oneLine(f.State), oneLine(f.Callback), f.Agent)
+		fmt.Fprintf(w, "   inputs: %s\n", oneLine(f.Words))
 		fmt.Fprintf(w, "   found after %d sequences (%.2fs)", f.FoundAfter+1, f.FoundIn.Seconds())
 		switch {
+		case f.CutShort && !f.Fresh:
+			fmt.Fprint(w, "; the time limit came before these inputs could be shortened or replayed on a fresh agent")
+		case f.CutShort:
+			fmt.Fprint(w, "; the time limit came before these inputs were fully shortened")
 		case !f.Fresh:
 			fmt.Fprint(w, "; it needs what earlier sequences left behind (state a module keeps?), so its test may pass")
+		case f.Unchecked:
+			fmt.Fprint(w, "; the time limit came before its test was run")
 		case !f.Verified:
 			fmt.Fprint(w, "; its test does not fail by itself (the failure depends on the explorer's instruction budget)")
 		}
 		fmt.Fprintln(w)
 	}
 	if testFile != "" {
-		fmt.Fprintf(w, "tests: %s (luaai test %s)\n", testFile, testFile)
+		fmt.Fprintf(w, "tests: %s (luaai test %s)\n", oneLine(testFile), oneLine(testFile))
 	}
 	if len(rep.DeadEnds) > 0 {
 		fmt.Fprintln(w, "\ndead ends (reached, and nothing leads out; mark a state final = true if it is meant to be an end):")
 		for _, d := range rep.DeadEnds {
-			fmt.Fprintf(w, "  %s:%d: %s\n", d.File, d.Line, d.Path)
+			fmt.Fprintf(w, "  %s:%d: %s\n", oneLine(d.File), d.Line, oneLine(d.Path))
 		}
 	}
 	if un := rep.Unreached(); len(un) > 0 {
@@ -201,7 +233,7 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		}
 		fmt.Fprintf(w, "\nnever reached (after %s):\n", strings.Join(tried, ", "))
 		for _, it := range un {
-			fmt.Fprintf(w, "  %s:%d: %s %s\n", it.File, it.Line, it.Kind, oneLine(it.Name))
+			fmt.Fprintf(w, "  %s:%d: %s %s\n", oneLine(it.File), it.Line, oneLine(it.Kind), oneLine(it.Name))
 		}
 	}
 }
@@ -225,14 +257,21 @@ func coverSummary(bc host.BehaviourCoverage) string {
 	return strings.Join(parts, ", ")
 }
 
+// listOrNone lists names the script chose (events, fields), each escaped
+// and quoted as explore.Words writes them when it is not one word.
 func listOrNone(xs []string) string {
 	if len(xs) == 0 {
 		return "nothing"
 	}
+	more := ""
 	if len(xs) > 8 {
-		return strings.Join(xs[:8], ", ") + fmt.Sprintf(" and %d more", len(xs)-8)
+		xs, more = xs[:8], fmt.Sprintf(" and %d more", len(xs)-8)
 	}
-	return strings.Join(xs, ", ")
+	shown := make([]string, len(xs))
+	for i, x := range xs {
+		shown[i] = oneLine(explore.Name(x))
+	}
+	return strings.Join(shown, ", ") + more
 }
 
 type exploreJSON struct {
@@ -262,6 +301,8 @@ type findingJSON struct {
 	Seconds    float64          `json:"found_in_seconds"`
 	Test       string           `json:"test,omitempty"`
 	Verified   bool             `json:"verified"`
+	CutShort   bool             `json:"cut_short,omitempty"`
+	Unchecked  bool             `json:"unchecked,omitempty"`
 }
 
 func plainSteps(seq []explore.Step) []map[string]any {
@@ -286,6 +327,7 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 			Kind: f.Kind, Message: f.Message, File: f.File, Line: f.Line, State: f.State,
 			Callback: f.Callback, Agent: f.Agent, Inputs: f.Words, Steps: plainSteps(f.Inputs),
 			FoundAfter: f.FoundAfter + 1, Seconds: f.FoundIn.Seconds(), Test: f.Test, Verified: f.Verified,
+			CutShort: f.CutShort, Unchecked: f.Unchecked,
 		})
 	}
 	for _, it := range rep.Unreached() {

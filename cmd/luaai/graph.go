@@ -68,7 +68,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		for _, e := range loadErrors(script, err) {
-			fmt.Fprintln(stderr, e)
+			fmt.Fprintln(stderr, oneLine(e))
 		}
 		return exitFail
 	}

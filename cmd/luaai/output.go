@@ -6,11 +6,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/luaai/luaai/internal/plainjson"
 
@@ -122,16 +124,16 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 				o.moved, plural(o.moved), strings.Join(o.vanished, ", "), q[0]))
 		}
 		if len(notes) > 0 {
-			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", script, strings.Join(notes, "; "))
+			fmt.Fprintf(stderr, "reload ok: %s (%s)\n", oneLine(script), oneLine(strings.Join(notes, "; ")))
 		} else {
-			fmt.Fprintf(stderr, "reload ok: %s\n", script)
+			fmt.Fprintf(stderr, "reload ok: %s\n", oneLine(script))
 		}
 		if o.json {
 			o.line(reloadLine{tick, "ok"})
 		}
 	} else {
 		msg := err.Error()
-		for _, l := range strings.Split(msg, "\n") {
+		for _, l := range errorLines(err) {
 			fmt.Fprintf(stderr, "reload failed: %s\n", l)
 		}
 		if o.json {
@@ -142,6 +144,25 @@ func (o *runOutput) reload(tick int, script string, reload func() error) error {
 	o.w.Write(held.Bytes())
 	o.flush()
 	return err
+}
+
+// errorLines are the lines of an error as the text output shows them: one
+// a problem of a host.ErrorList (else one a line of its text), each
+// through oneLine, so that a message the script raised cannot forge one.
+func errorLines(err error) []string {
+	var list host.ErrorList
+	var ls []string
+	if errors.As(err, &list) && len(list) > 0 {
+		for _, e := range list {
+			ls = append(ls, e.Error())
+		}
+	} else {
+		ls = strings.Split(err.Error(), "\n")
+	}
+	for i, l := range ls {
+		ls[i] = oneLine(l)
+	}
+	return ls
 }
 
 // watchError reports a problem of the file watcher; the run goes on.
@@ -357,10 +378,14 @@ func isPowerOf10(n int) bool {
 }
 
 // oneLine escapes line breaks (and other control characters) in text a
-// script chose, so that one record stays one line: a script cannot forge
-// "tick 3 agent 1 …" lines in the output. JSON mode needs none of this.
+// script, a snapshot or a recording chose, so that one record stays one
+// line and the terminal shows what is there: a script cannot forge
+// "tick 3 agent 1 …" lines in the output, nor send the terminal escape
+// sequences (ESC, and the 8-bit controls U+0080–U+009F some terminals act
+// on, become \x1b, \u009b). Bytes that are not UTF-8 show as U+FFFD. JSON
+// mode needs none of this.
 func oneLine(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -370,13 +395,38 @@ func oneLine(s string) string {
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 && r != '\t' || r == 0x7f:
+		case r < 0x80 && needsEscape(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// oneLineWriter writes what each Write gives through oneLine, a final
+// line break kept: for code that prints one line a Write (fmt.Fprintf) and
+// may print names a recording or a script chose.
+type oneLineWriter struct{ w io.Writer }
+
+func (o oneLineWriter) Write(p []byte) (int, error) {
+	s, nl := strings.CutSuffix(string(p), "\n")
+	s = oneLine(s)
+	if nl {
+		s += "\n"
+	}
+	if _, err := io.WriteString(o.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// needsEscape: a control character other than a tab (C0, DEL and C1), or
+// a line or paragraph separator.
+func needsEscape(r rune) bool {
+	return r < 0x20 && r != '\t' || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029'
 }
 
 type droppedLine struct {

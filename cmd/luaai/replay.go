@@ -238,8 +238,10 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if msg := checkInspect(icfg, given); msg != "" {
 		return usageError(stderr, "replay", replayUsage, "%s", msg)
 	}
+	// A recording's file names, script, states and keys are anyone's:
+	// every line printed from it goes through oneLine.
 	fail := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "luaai replay: "+format+"\n", args...)
+		fmt.Fprintf(stderr, "luaai replay: %s\n", oneLine(fmt.Sprintf(format, args...)))
 		return exitFail
 	}
 	rec, readErr := readRecording(pos[0])
@@ -267,7 +269,9 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	defer h.Close()
 	b, err := h.LoadFile(script)
 	if err != nil {
-		printLoadError(stderr, err)
+		for _, e := range loadErrors(script, err) {
+			fmt.Fprintln(stderr, oneLine(e))
+		}
 		return exitFail
 	}
 	if sum, err := scriptHash(b.Files()); err == nil && sum != hd.SHA256 {
@@ -275,7 +279,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if changed := changedFiles(hd.Files, filesOf(script, b.Files())); len(hd.Files) > 0 && len(changed) > 0 {
 			what = strings.Join(changed, ", ")
 		}
-		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", what)
+		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", oneLine(what))
 	}
 	var viewer *runLoop
 	var stopInspect func()
@@ -313,7 +317,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for i, raw := range rec.inputs[tick] {
 			in := decodeLine(raw).Input
 			l := in.line(fmt.Sprintf("%s: input %d of tick %d", rec.file, i+1, tick))
-			l.applyTo(h, stderr)
+			l.applyTo(h, oneLineWriter{stderr})
 		}
 		if err := h.TickContext(ctx, hd.Dt); err != nil {
 			return fail("tick %d: %v", tick, err)
@@ -324,7 +328,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	code := exitOK
 	switch {
 	case diff != "":
-		fmt.Fprintf(stdout, "differs at %s\n", diff)
+		fmt.Fprintf(stdout, "differs at %s\n", oneLine(diff))
 		code = exitFail
 	default:
 		fmt.Fprintf(stdout, "identical for %d ticks\n", compared)
@@ -333,7 +337,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if readErr != nil {
-		fmt.Fprintf(stderr, "luaai replay: %v\n", readErr)
+		fmt.Fprintf(stderr, "luaai replay: %s\n", oneLine(readErr.Error()))
 		code = exitFail
 	}
 	if viewer != nil {

@@ -487,14 +487,22 @@ func errorFiles(err error) []string {
 var luaPosInText = regexp.MustCompile(`([^\s"'():]+\.lua):\d+:`)
 
 // printLoadError prints why a script did not load, one "file:line: message"
-// a line.
+// a line, each through oneLine: a message the script raised cannot forge
+// lines.
 func printLoadError(w io.Writer, err error) {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		fmt.Fprintf(w, "%s: %v\n", pe.Path, pe.Err)
+	var list host.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		for _, e := range list {
+			fmt.Fprintln(w, oneLine(e.Error()))
+		}
 		return
 	}
-	fmt.Fprintln(w, err.Error())
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		fmt.Fprintln(w, oneLine(fmt.Sprintf("%s: %v", pe.Path, pe.Err)))
+		return
+	}
+	fmt.Fprintln(w, oneLine(err.Error()))
 }
 
 // softMemoryLimit asks the Go runtime to collect garbage harder as the
@@ -534,7 +542,7 @@ func waitForLoad(ctx context.Context, h *host.Host, cfg *runConfig, roots []stri
 				fmt.Fprintf(stderr, "reload ok: %s\n", cfg.script)
 				return b, nil
 			}
-			for _, l := range strings.Split(err.Error(), "\n") {
+			for _, l := range errorLines(err) {
 				fmt.Fprintf(stderr, "reload failed: %s\n", l)
 			}
 			if err := w.set(append([]string{cfg.script}, errorFiles(err)...), true); err != nil {
