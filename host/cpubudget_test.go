@@ -2,21 +2,12 @@ package host_test
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/require"
 )
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // cpuMod is a mod whose agents each loop on one attack in their update: an
 // instruction or library call that costs milliseconds (its inputs are
