@@ -48,6 +48,11 @@ package luabind
 //     first look comes up to a period after the call began, its next
 //     look up to a period after the budget is used up) plus whatever delay
 //     the watchdog has in being scheduled.
+//   - The watchdog may wait to be scheduled while the call's thread runs
+//     (more busy threads than cores, every P busy): the VM goroutine then
+//     checks its own thread's clock against the watchdog's first reading
+//     (selfCheck), every 4,096 instructions and at every poll of the
+//     sandbox's Go loops, and stops itself.
 //   - Work the call makes another thread do is charged too: a large chunk
 //     compiled beside it (compile.go) adds its thread's CPU time to extra.
 //   - Options.LoadBudget charges a script load the same way, and
@@ -162,6 +167,11 @@ type budget struct {
 	pins   int   // VM goroutine: Pin depth
 	pinTid int32 // VM goroutine: the thread Pin found
 	lastID int32 // VM goroutine: the last tid stored
+	// The watchdog's first reading of the running call's clock (plus
+	// extra), and the state word it was taken for (stored after it), for
+	// selfCheck.
+	cpuBase atomic.Int64
+	cpuSeen atomic.Uint64
 
 	// The agent's tick: its number is in the state word of each call made
 	// in it (no store of its own per tick); firedTick is the number of the
@@ -206,6 +216,7 @@ func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *
 	}
 	b := &budget{call: call, load: load, tick: tick, steps: steps, period: p, stop: make(chan struct{})}
 	b.cpu = threadClocks && (call > 0 || load > 0 || tick > 0)
+	b.ctx.b = b
 	b.ctx.closed = make(chan struct{})
 	close(b.ctx.closed)
 	b.mem.Store(mem)
@@ -305,6 +316,32 @@ func (vm *VM) EndTick() {
 		return
 	}
 	b.tickDepth--
+}
+
+// selfCheckMask: the VM goroutine reads its own thread's clock every 4,096
+// instructions and at each poll of the sandbox's Go loops (a system call,
+// about a microsecond), so that a call is stopped on time even when the
+// watchdog waits to be scheduled (more busy threads than cores).
+const selfCheckMask = 1<<12 - 1
+
+// selfCheck stops the running call if its thread has used up its budget
+// since the watchdog first saw it. VM goroutine.
+func (b *budget) selfCheck() {
+	if !b.cpu || !b.active {
+		return
+	}
+	s := b.state.Load()
+	if s&budgetFired != 0 || b.cpuSeen.Load() != s {
+		return // stopped already, or not seen by the watchdog yet
+	}
+	limit := b.call
+	if s&budgetLoad != 0 {
+		limit = b.load
+	}
+	c, ok := threadCPU(b.lastID)
+	if ok && limit > 0 && c+time.Duration(b.extra.Load())-time.Duration(b.cpuBase.Load()) >= limit {
+		b.fire(s, 0)
+	}
 }
 
 // unlockThread undoes the LockOSThread of begin: pcall defers it, so it
@@ -455,152 +492,6 @@ func (b *budget) stopMessage() string {
 		return budgetMessage(true, b.load)
 	}
 	return budgetMessage(false, b.call)
-}
-
-func (b *budget) watch() {
-	defer b.wg.Done()
-	t := time.NewTicker(b.period)
-	defer t.Stop()
-	var seen uint64
-	var since time.Time
-	var heap0 int64  // the heap when the running call was first seen
-	var work0 uint64 // the work counted then
-	var call cpuCharge
-	var tickSeen uint64
-	var tickSince time.Time
-	var tickWork0 uint64
-	var tick cpuCharge
-	idle := 0
-	for {
-		select {
-		case <-b.stop:
-			b.running.Store(false)
-			return
-		case <-t.C:
-		}
-		// The time of this look, not the tick's: a tick read late would make
-		// a call seem older than it is.
-		now := time.Now()
-		s := b.state.Load()
-		// One reading of the thread's CPU clock serves the call and the tick.
-		var clk cpuReading
-		if b.cpu && s != 0 {
-			clk.tid = b.tid.Load()
-			clk.cpu, clk.ok = threadCPU(clk.tid)
-			clk.cpu += time.Duration(b.extra.Load())
-		}
-		// The agent's tick: the one of the running call, or of the last
-		// call while the engine works between calls.
-		if ts := s >> budgetTickShift & budgetTickMask; ts == 0 || b.tick <= 0 {
-			tickSeen = 0
-		} else if ts != tickSeen {
-			tickSeen, tickSince, tickWork0 = ts, now, b.ctx.published.Load()
-			tick.start(clk)
-		} else if b.firedTick.Load() != ts && b.over(&tick, clk, b.tick, now.Sub(tickSince), tickWork0) {
-			b.firedTick.Store(ts)
-			if s&budgetFired == 0 {
-				b.fire(s, budgetTick)
-			}
-			s = b.state.Load()
-		}
-		if s == 0 {
-			seen = 0
-			if idle++; idle < budgetIdleTicks {
-				continue
-			}
-			// Exit, unless a call started meanwhile: begin stores the state
-			// before it looks at running, this clears running before it looks
-			// at the state, so one of the two sees the other.
-			b.running.Store(false)
-			if b.state.Load() == 0 || !b.running.CompareAndSwap(false, true) {
-				return
-			}
-			idle = 0
-			continue
-		}
-		idle = 0
-		if s == 0 || s&budgetFired != 0 {
-			continue // between calls of a tick, or stopped, unwinding
-		}
-		mem := b.mem.Load()
-		if s != seen {
-			seen, since, work0 = s, now, b.ctx.published.Load()
-			call.start(clk)
-			if mem > 0 {
-				heap0 = b.heap.read()
-			}
-			continue
-		}
-		if mem > 0 && b.heap.read()-heap0 > mem {
-			b.fire(s, budgetMem)
-			continue
-		}
-		limit := b.call
-		if s&budgetLoad != 0 {
-			limit = b.load
-		}
-		if limit > 0 && b.over(&call, clk, limit, now.Sub(since), work0) {
-			b.fire(s, 0)
-		}
-	}
-}
-
-// cpuReading is one look at the CPU clock of the thread running the VM's
-// calls (plus the CPU time they made other threads spend); ok is false
-// when there was none (wall-time rule).
-type cpuReading struct {
-	tid int32
-	cpu time.Duration
-	ok  bool
-}
-
-// cpuCharge is the CPU time a call or an agent's tick has been charged
-// since the watchdog first saw it. The thread changes only between the
-// calls of a tick (each outermost call not under Pin locks the goroutine
-// to whichever thread it is on): the time used on earlier threads is
-// kept in done, from the last reading of each.
-type cpuCharge struct {
-	tid        int32
-	base, last time.Duration // the first and the last reading on tid
-	done       time.Duration
-	ok         bool // the clock could be read when it started
-}
-
-func (c *cpuCharge) start(r cpuReading) {
-	*c = cpuCharge{tid: r.tid, base: r.cpu, last: r.cpu, ok: r.ok}
-}
-
-// add takes a new reading into the charge and returns the total; false
-// when it cannot be charged by CPU time (wall-time rule).
-func (c *cpuCharge) add(r cpuReading) (time.Duration, bool) {
-	if !c.ok || !r.ok {
-		return 0, false
-	}
-	if r.tid != c.tid {
-		c.done += c.last - c.base
-		c.tid, c.base = r.tid, r.cpu
-	}
-	c.last = r.cpu
-	return c.done + c.last - c.base, true
-}
-
-// over reports whether a call or tick with the given limit has run past
-// it: by CPU time where its thread's clock can be read, and otherwise by
-// wall time (elapsed) with minWork done since the watchdog first saw it
-// (its work count stood at work0 then).
-func (b *budget) over(c *cpuCharge, r cpuReading, limit, elapsed time.Duration, work0 uint64) bool {
-	if used, ok := c.add(r); ok {
-		return used >= limit
-	}
-	return elapsed >= limit && b.worked(work0)
-}
-
-// worked reports whether the VM has done minWork since its published
-// work count stood at work0 (when the watchdog first saw the call or
-// tick: work has to go on while the budget runs out, and a runaway's
-// does).
-func (b *budget) worked(work0 uint64) bool {
-	return b.ctx.published.Load() >= work0+minWork
 }
 
 // fire stops call s if it is still the running one; why is 0 (its time

@@ -37,6 +37,7 @@ type budgetCtx struct {
 	// its value as of the last 256, for the watchdog.
 	work      uint64
 	published atomic.Uint64
+	b         *budget // for selfCheck
 }
 
 // addWork counts n units of Go work done for the running call (VM
@@ -52,6 +53,9 @@ func (c *budgetCtx) Value(any) any               { return nil }
 func (c *budgetCtx) Done() <-chan struct{} {
 	if c.work++; c.work&workPublish == 0 {
 		c.published.Store(c.work)
+		if c.work&selfCheckMask == 0 && c.b != nil {
+			c.b.selfCheck()
+		}
 	}
 	if c.stepLimit > 0 {
 		if c.steps++; c.steps > c.stepLimit {

@@ -213,6 +213,7 @@ func (vm *VM) checkBudget(L *lua.LState) {
 	b := vm.guard.bud
 	if b != nil {
 		b.ctx.addWork(checkWork)
+		b.selfCheck()
 	}
 	if b.expired() {
 		L.RaiseError("%s", b.stopMessage())

@@ -30,6 +30,8 @@ func (vm *VM) strRep(L *lua.LState) int {
 	}
 	if size := float64(len(s)) * n; size > float64(vm.guard.maxString) {
 		vm.tooLong(L, "string.rep", size)
+	} else if size > stepBytes {
+		vm.checkBudget(L) // a loop of large reps has few instructions between them
 	}
 	L.Push(lua.LString(strings.Repeat(s, int(n))))
 	return 1

@@ -37,6 +37,7 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 	}
 	max := vm.guard.maxString
 	var b strings.Builder
+	polled := 0 // the length at the last poll of the budget
 	for k := i; k <= j; k++ {
 		var s string
 		switch v := t.RawGetInt(k).(type) {
@@ -58,7 +59,8 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 		if k != j {
 			b.WriteString(sep)
 		}
-		if k&4095 == 0 {
+		if k&4095 == 0 || b.Len()-polled > stepBytes {
+			polled = b.Len()
 			vm.checkBudget(L)
 		}
 	}
@@ -111,7 +113,7 @@ func (vm *VM) tableSort(L *lua.LState) int {
 }
 
 const (
-	sortPoll       = 256
+	sortPoll       = 2048
 	sortStringUnit = 4096
 )
 
