@@ -72,22 +72,8 @@ func (h *Host) checkMemory() {
 			m.sizes = append(m.sizes, agentSize{a: a, size: n})
 		}
 	}
-	// What the scripts hold outside contexts, after them (a table a context
-	// holds is the agent's), shared among each script's ticking agents.
-	m.sizer.funcs = true
-	mods := map[*Behaviour]int64{}
-	for _, a := range h.agents {
-		if _, ok := mods[a.b]; ok {
-			continue
-		}
-		var n int64
-		for _, t := range a.b.layouts {
-			if env := t.def.Env(); env != nil {
-				n += m.sizer.size(env, 0)
-			}
-			luabind.EachFunction(t.def, func(fn *lua.LFunction) { n += m.sizer.size(fn, 0) })
-		}
-		mods[a.b] = n
+	mods := m.measureScripts(h)
+	for _, n := range mods {
 		used += n
 	}
 	share := map[*Behaviour]int64{}
@@ -126,6 +112,29 @@ func (h *Host) checkMemory() {
 	m.low, m.step = luabind.HeapBytes(), left/2
 	clear(m.sizes)
 	m.sizer = sizer{}
+}
+
+// measureScripts is what each script holds outside contexts (its globals,
+// the upvalues of its functions, its modules), measured after the contexts
+// (a table a context holds is the agent's), to be shared among the
+// script's ticking agents.
+func (m *memoryAccount) measureScripts(h *Host) map[*Behaviour]int64 {
+	m.sizer.funcs = true
+	mods := map[*Behaviour]int64{}
+	for _, a := range h.agents {
+		if _, ok := mods[a.b]; ok {
+			continue
+		}
+		var n int64
+		for _, t := range a.b.layouts {
+			if env := t.def.Env(); env != nil {
+				n += m.sizer.size(env, 0)
+			}
+			luabind.EachFunction(t.def, func(fn *lua.LFunction) { n += m.sizer.size(fn, 0) })
+		}
+		mods[a.b] = n
+	}
+	return mods
 }
 
 // suspendHoarders runs when the agents hold more than the limit in all,

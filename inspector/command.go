@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/host"
 )
 
 // The page's commands: parsed and bounded on the HTTP side, queued for the
@@ -152,7 +152,7 @@ func commandValue(raw json.RawMessage) (any, error) {
 	if depthOf(v, 0) > maxCommandDepth {
 		return nil, fmt.Errorf("nested more than %d deep", maxCommandDepth)
 	}
-	return v, luabind.CheckLists(v) // as every value written from outside
+	return v, host.CheckLists(v) // as every value written from outside
 }
 
 func depthOf(v any, d int) int {

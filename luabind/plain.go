@@ -35,103 +35,119 @@ var ErrNotPlain = errors.New("not plain data")
 // numbers or booleans, and values deeper or larger than the limits are an
 // error naming where they are (".a.b").
 func CopyPlain(v lua.LValue) (any, error) {
-	entries := 0
-	open := map[*lua.LTable]bool{}
-	// keys is the path to the value being copied; it is spelled out only
-	// for an error (a path string per value would cost depth × key length
-	// bytes each: gigabytes for a deep payload with long keys).
-	var keys []lua.LValue
-	var cp func(v lua.LValue, depth int) (any, error)
-	cp = func(v lua.LValue, depth int) (any, error) {
-		where := func() string {
-			if len(keys) == 0 {
-				return "the value"
-			}
-			return plainPath(keys)
+	c := plainCopier{open: map[*lua.LTable]bool{}}
+	return c.copy(v, 0)
+}
+
+// plainCopier is one CopyPlain: the entries copied so far, the tables on
+// the path, and the path's keys, spelled out only for an error (a path
+// string per value would cost depth × key length bytes each: gigabytes for
+// a deep payload with long keys).
+type plainCopier struct {
+	entries int
+	open    map[*lua.LTable]bool
+	keys    []lua.LValue
+}
+
+func (c *plainCopier) where() string {
+	if len(c.keys) == 0 {
+		return "the value"
+	}
+	return plainPath(c.keys)
+}
+
+func (c *plainCopier) copy(v lua.LValue, depth int) (any, error) {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LNumber:
+		return float64(x), nil
+	case lua.LString:
+		return string(x), nil
+	case *lua.LTable:
+		switch {
+		case x.Metatable != lua.LNil:
+			return nil, fmt.Errorf("%w: %s has a metatable", ErrNotPlain, c.where())
+		case c.open[x]:
+			return nil, fmt.Errorf("%w: %s contains itself", ErrNotPlain, c.where())
+		case depth >= MaxPlainDepth:
+			return nil, fmt.Errorf("%w: %s nests more than %d tables deep", ErrNotPlain, c.where(), MaxPlainDepth)
 		}
-		switch x := v.(type) {
-		case *lua.LNilType:
-			return nil, nil
-		case lua.LBool:
-			return bool(x), nil
-		case lua.LNumber:
-			return float64(x), nil
-		case lua.LString:
-			return string(x), nil
-		case *lua.LTable:
-			switch {
-			case x.Metatable != lua.LNil:
-				return nil, fmt.Errorf("%w: %s has a metatable", ErrNotPlain, where())
-			case open[x]:
-				return nil, fmt.Errorf("%w: %s contains itself", ErrNotPlain, where())
-			case depth >= MaxPlainDepth:
-				return nil, fmt.Errorf("%w: %s nests more than %d tables deep", ErrNotPlain, where(), MaxPlainDepth)
-			}
-			open[x] = true
-			defer delete(open, x)
-			t := &PlainTable{}
-			n := x.MaxN() // the array part, up to its last non-nil slot
-			if entries += n; entries > MaxPlainEntries {
-				return nil, fmt.Errorf("%w: more than %d entries (array slots that hold nil count)", ErrNotPlain, MaxPlainEntries)
-			}
-			if n > 0 {
-				t.Array = make([]any, n)
-			}
-			for i := 1; i <= n; i++ {
-				val := x.RawGetInt(i)
-				if val == lua.LNil {
-					continue
-				}
-				keys = append(keys, lua.LNumber(i))
-				vv, err := cp(val, depth+1)
-				keys = keys[:len(keys)-1]
-				if err != nil {
-					return nil, err
-				}
-				t.Array[i-1] = vv
-			}
-			var err error
-			x.ForEach(func(k, val lua.LValue) {
-				if err != nil {
-					return
-				}
-				if i, ok := k.(lua.LNumber); ok && i >= 1 && int(i) <= n && float64(i) == float64(int(i)) {
-					return // copied with the array part
-				}
-				if entries++; entries > MaxPlainEntries {
-					err = fmt.Errorf("%w: more than %d entries (array slots that hold nil count)", ErrNotPlain, MaxPlainEntries)
-					return
-				}
-				switch k.(type) {
-				case lua.LString, lua.LNumber, lua.LBool:
-				default:
-					err = fmt.Errorf("%w: %s has a %s key", ErrNotPlain, where(), k.Type())
-					return
-				}
-				var kv, vv any
-				switch k := k.(type) {
-				case lua.LString:
-					kv = string(k)
-				case lua.LNumber:
-					kv = float64(k)
-				case lua.LBool:
-					kv = bool(k)
-				}
-				keys = append(keys, k)
-				vv, err = cp(val, depth+1)
-				keys = keys[:len(keys)-1]
-				if err == nil {
-					t.Keys, t.Vals = append(t.Keys, kv), append(t.Vals, vv)
-				}
-			})
+		c.open[x] = true
+		defer delete(c.open, x)
+		return c.table(x, depth)
+	}
+	return nil, fmt.Errorf("%w: %s is a %s", ErrNotPlain, c.where(), v.Type())
+}
+
+// at copies val, the value at key k of the table being copied.
+func (c *plainCopier) at(k, val lua.LValue, depth int) (any, error) {
+	c.keys = append(c.keys, k)
+	defer func() { c.keys = c.keys[:len(c.keys)-1] }()
+	return c.copy(val, depth+1)
+}
+
+func (c *plainCopier) count(n int) error {
+	if c.entries += n; c.entries > MaxPlainEntries {
+		return fmt.Errorf("%w: more than %d entries (array slots that hold nil count)", ErrNotPlain, MaxPlainEntries)
+	}
+	return nil
+}
+
+// table copies x's array part (up to its last non-nil slot, nil slots
+// included), then its other keys.
+func (c *plainCopier) table(x *lua.LTable, depth int) (*PlainTable, error) {
+	t := &PlainTable{}
+	n := x.MaxN()
+	if err := c.count(n); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		t.Array = make([]any, n)
+	}
+	for i := 1; i <= n; i++ {
+		if val := x.RawGetInt(i); val != lua.LNil {
+			vv, err := c.at(lua.LNumber(i), val, depth)
 			if err != nil {
 				return nil, err
 			}
-			return t, nil
+			t.Array[i-1] = vv
 		}
-		return nil, fmt.Errorf("%w: %s is a %s", ErrNotPlain, where(), v.Type())
 	}
-	return cp(v, 0)
+	var err error
+	x.ForEach(func(k, val lua.LValue) {
+		if err != nil {
+			return
+		}
+		if i, ok := k.(lua.LNumber); ok && i >= 1 && int(i) <= n && float64(i) == float64(int(i)) {
+			return // copied with the array part
+		}
+		if err = c.count(1); err != nil {
+			return
+		}
+		var kv any
+		switch k := k.(type) {
+		case lua.LString:
+			kv = string(k)
+		case lua.LNumber:
+			kv = float64(k)
+		case lua.LBool:
+			kv = bool(k)
+		default:
+			err = fmt.Errorf("%w: %s has a %s key", ErrNotPlain, c.where(), k.Type())
+			return
+		}
+		var vv any
+		if vv, err = c.at(k, val, depth); err == nil {
+			t.Keys, t.Vals = append(t.Keys, kv), append(t.Vals, vv)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // plainPath spells a path of keys as "[a][1]", each key clipped to 40

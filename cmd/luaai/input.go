@@ -17,7 +17,6 @@ import (
 	"github.com/luaai/luaai/internal/plainjson"
 	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 )
 
 // An input line (README: The CLI) drives a run from
@@ -102,7 +101,7 @@ func parseCommand(where, text string) (inputLine, error) {
 			if err := dec.Decode(&l.payload); err != nil || dec.More() {
 				return usage("the payload is not one JSON value: %s", payload)
 			}
-			if err := luabind.CheckLists(l.payload); err != nil {
+			if err := host.CheckLists(l.payload); err != nil {
 				return usage("the payload: %v", err)
 			}
 		}
@@ -240,7 +239,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		name string
 		v    any
 	}{{"payload", raw.Payload}, {"set", raw.Set}} {
-		if err := luabind.CheckLists(f.v); err != nil {
+		if err := host.CheckLists(f.v); err != nil {
 			return l, fmt.Errorf("%s: %q: %v", where, f.name, err)
 		}
 	}
@@ -467,7 +466,7 @@ func (as assignment) applyTo(a *host.Agent) error {
 	b := a.Behaviour()
 	def, _ := b.Default(as.path)
 	v := decodeValue(as.raw, def)
-	if err := luabind.CheckLists(v); err != nil {
+	if err := host.CheckLists(v); err != nil {
 		return fmt.Errorf("set %s: %v", key, err)
 	}
 	if err := b.CheckWrite(as.path, v); err != nil {
