@@ -67,17 +67,20 @@ type Options struct {
 
 // The defaults and limits of the inspector.
 const (
-	DefaultHistory = 600
-	// DefaultHistoryBytes is Options.HistoryBytes's default: 32 MiB.
-	DefaultHistoryBytes = 32 << 20
-	defaultAutoWatch    = 16
-	maxPicked           = 64               // agents followed at once, whatever asks
-	lingerFor           = 30 * time.Second // how long an agent no page picks any more stays followed
-	maxStreams          = 32               // pages open at once
-	maxFrameBytes       = 256 << 10        // an agent's frame; a bigger context is summarised
-	maxRecentErrors     = 10               // kept per agent
-	maxCommandBytes     = 64 << 10
+	DefaultHistory   = 600
+	defaultAutoWatch = 16
+	maxPicked        = 64               // agents followed at once, whatever asks
+	lingerFor        = 30 * time.Second // how long an agent no page picks any more stays followed
+	maxStreams       = 32               // pages open at once
+	maxFrameBytes    = 256 << 10        // an agent's frame; a bigger context is summarised
+	maxRecentErrors  = 10               // kept per agent
+	maxCommandBytes  = 64 << 10
 )
+
+// DefaultHistoryBytes is Options.HistoryBytes's default: 32 MiB, what 128
+// frames of the largest size hold (a frame is at most 256 KiB), or 600
+// ticks of 8 agents whose frames are 7 KB.
+const DefaultHistoryBytes = 32 << 20
 
 // Command is what the page asks of the game: send an event, set a context
 // value, pause, step, resume or change the tick rate. Agents lists the
