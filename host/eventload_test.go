@@ -33,6 +33,27 @@ return ai.fsm { initial = "s", context = { updates = 0 }, states = {
 } }`, transitions, on, extra, events/16)
 }
 
+// regionsFloodSrc is floodSrc's flood with its transitions spread over
+// 3,000 parallel regions, 13 each (39,000), none of which listens.
+func regionsFloodSrc(events int) string {
+	return fmt.Sprintf(`local ai = require("luaai")
+local regions = {}
+for r = 1, 3000 do
+  local tr = {}
+  for i = 1, 13 do tr[i] = { on = "t" .. i, to = "b" } end
+  regions["r" .. r] = ai.fsm { initial = "a", states = { a = { transitions = tr }, b = {} } }
+end
+local function flood(ctx)
+  for i = 1, %d do ai.send("noise", i) end
+end
+local steps = {}
+for i = 1, 16 do steps[i] = flood end
+return ai.fsm { initial = "s", context = { updates = 0 }, states = {
+  s = ai.regions { states = regions, steps = steps, steps_loop = true,
+                   update = function(ctx) ctx.updates = ctx.updates + 1 end },
+} }`, events/16)
+}
+
 // 40,000 transitions waiting on events while the agent is sent 65,536
 // events a tick: matching them costs each tick a few milliseconds, not
 // seconds (before, each transition scanned every event: 31 s of CPU for
@@ -47,12 +68,14 @@ func TestEventFloodWithinTickBudget(t *testing.T) {
 		t.Skip("65,536 sends a tick under the race detector run past the callback budget")
 	}
 	cases := []struct {
-		name, on, extra string
-		cut             []bool // per tick: the decide phase is cut by the tick budget
+		name, src string
+		cut       []bool // per tick: the decide phase is cut by the tick budget
 	}{
-		{name: "no transition listens", on: `"t" .. i`,
+		{name: "no transition listens", src: floodSrc(40000, host.MaxPendingEvents, `"t" .. i`, ""),
 			cut: []bool{false, false, false, false}},
-		{name: "every transition tries every event", on: `"noise"`, extra: `, when = function(ctx, p) return false end`,
+		{name: "in 3,000 regions", src: regionsFloodSrc(host.MaxPendingEvents),
+			cut: []bool{false, false, false}},
+		{name: "every transition tries every event", src: floodSrc(40000, host.MaxPendingEvents, `"noise"`, `, when = function(ctx, p) return false end`),
 			// The cut tick's steps are stopped too: the next tick has no
 			// events, and sends them again.
 			cut: []bool{false, true, false, true}},
@@ -65,7 +88,7 @@ func TestEventFloodWithinTickBudget(t *testing.T) {
 			})
 			require.NoError(t, err)
 			defer h.Close()
-			b, err := h.LoadString("flood.lua", floodSrc(40000, host.MaxPendingEvents, c.on, c.extra))
+			b, err := h.LoadString("flood.lua", c.src)
 			require.NoError(t, err)
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
