@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // The thread clock counts what a thread runs and nothing else: a busy
@@ -150,5 +149,3 @@ func TestSingleStepCost(t *testing.T) {
 	}
 	t.Logf("worst single step: %s, %.2f ms of CPU", worstName, worst.Seconds()*1000)
 }
-
-var _ = lua.LNil
