@@ -64,10 +64,12 @@ func (a *Agent) readableNow(method string) bool {
 
 // refusals remembers which behaviours' refused reads were reported: the
 // first of each behaviour, whatever the method (one report says the rule;
-// a report for each read would flood OnError).
+// a report for each read would flood OnError). Behaviours are known by
+// name (their script), so that the definitions a script builds and spawns
+// by the thousand are one behaviour here, and the map stays small.
 type refusals struct {
 	mu   sync.Mutex
-	seen map[*Behaviour]bool
+	seen map[string]bool
 }
 
 // report records for OnError (and the observers) that caller's callback,
@@ -78,12 +80,12 @@ func (rs *refusals) report(on *worker, caller, a *Agent, method string) {
 	if h.opts.OnError == nil && len(h.observers) == 0 {
 		return
 	}
-	k := caller.b
+	k := caller.b.name
 	rs.mu.Lock()
 	seen := rs.seen[k]
 	if !seen {
 		if rs.seen == nil {
-			rs.seen = map[*Behaviour]bool{}
+			rs.seen = map[string]bool{}
 		}
 		rs.seen[k] = true
 	}
