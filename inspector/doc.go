@@ -9,8 +9,11 @@
 // (host.Host.Observe): it builds frames on the game goroutine at the end
 // of each Tick, from host.Agent.View and host.Behaviour.Structure, and
 // applies the page's commands at the start of the next. Its HTTP side
-// reads only what was published, on any goroutines. It imports host and
-// internal/plainjson; the engine knows nothing of it.
+// reads only what was published, on any goroutines. What it keeps is
+// bounded: each followed agent's history by Options.History ticks, and all
+// of them together by Options.HistoryBytes (32 MiB by default), past which
+// the oldest frames of the agents picked least recently go first. It
+// imports host and internal/plainjson; the engine knows nothing of it.
 //
 //	ih := inspector.New(h, inspector.Options{Token: os.Getenv("AI_TOKEN")})
 //	mux.Handle("/ai/", http.StripPrefix("/ai", ih))
