@@ -96,6 +96,7 @@ Flags (before or after SCRIPT):
                 the most the histories of every followed agent hold
                 together (default 32MiB; off: no bound but N ticks each); past
                 it the oldest frames of the agents picked least recently go
+                first
   --record FILE write the seed, the script's content hash, every input and
                 every agent's state and context changes to FILE (gzip when it
                 ends in .gz), for luaai replay
