@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 )
@@ -93,7 +94,7 @@ func checkFolder(dir string) error {
 		return err
 	}
 	if !st.IsDir() {
-		return &fs.PathError{Op: "write", Path: dir, Err: &notRegular{kindOf(st.Mode()), "a folder"}}
+		return &fs.PathError{Op: "write", Path: dir, Err: &notRegular{safefile.Kind(st.Mode()), "a folder"}}
 	}
 	return nil
 }
@@ -104,7 +105,7 @@ func checkFolder(dir string) error {
 // link, a folder, a named pipe — is refused.
 func writeRegular(path string, data []byte) error {
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "write", Path: path, Err: &notRegular{kindOf(st.Mode()), "a regular file"}}
+		return &fs.PathError{Op: "write", Path: path, Err: &notRegular{safefile.Kind(st.Mode()), "a regular file"}}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -125,25 +126,6 @@ func writeRegular(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// kindOf names what a path that is not a regular file is.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "mode " + m.String()
 }
 
 // spawnPath is how the test names the script: relative to the test's

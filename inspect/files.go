@@ -2,11 +2,11 @@ package inspect
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/luabind"
 )
 
@@ -27,7 +27,7 @@ func CheckFile(dir, path string) error {
 		return fmt.Errorf("a symbolic link leads out of %s: %w", dir, luabind.ErrOutsideRoots)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", luabind.ErrNotRegular, kind(st.Mode()))
+		return fmt.Errorf("%w (%s)", luabind.ErrNotRegular, safefile.Kind(st.Mode()))
 	}
 	return nil
 }
@@ -42,19 +42,4 @@ func within(dir, path string) bool {
 	}
 	rel, err := filepath.Rel(realDir, realPath)
 	return err == nil && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// kind names what a file that is not regular is.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
 }

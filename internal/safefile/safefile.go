@@ -95,10 +95,14 @@ func (e *tooLarge) Size() int64 { return e.size }
 
 func sizeError(limit, size int64) error { return &tooLarge{limit, size} }
 
-// Kind names what a file that is not regular is: "a folder", "a named
-// pipe", …
+// Kind names what kind of file m is: "a symbolic link" (from Lstat), "a
+// folder", "a named pipe", "a regular file", …
 func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
