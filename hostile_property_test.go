@@ -90,13 +90,7 @@ func TestHostileScriptsProperty(t *testing.T) {
 		require.NoError(t, err, "LUAAI_PROPERTY_SEED")
 		seed = n
 	}
-	if os.Getenv("LUAAI_RSS_CHILD") == "" {
-		// Measured from a fresh test process, as TestHostileMemoryPeak.
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestHostileScriptsProperty$", "-test.v")
-		cmd.Env = append(os.Environ(), "LUAAI_RSS_CHILD=1", "LUAAI_PROPERTY_SEED="+strconv.FormatUint(seed, 10))
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		require.NoError(t, err, "the measuring process failed")
+	if runInFreshProcess(t, "LUAAI_PROPERTY_SEED="+strconv.FormatUint(seed, 10)) {
 		return
 	}
 	root, err := os.Getwd()

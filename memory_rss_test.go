@@ -38,16 +38,7 @@ func TestHostileMemoryPeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	if os.Getenv("LUAAI_RSS_CHILD") == "" {
-		// Measured from a fresh test process: Linux starts an exec'd child's
-		// peak RSS at its parent's (Go starts commands with vfork, which
-		// shares the parent's memory until the exec), and this package's
-		// other tests grow this process.
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestHostileMemoryPeak$", "-test.v")
-		cmd.Env = append(os.Environ(), "LUAAI_RSS_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		require.NoError(t, err, "the measuring process failed")
+	if runInFreshProcess(t) {
 		return
 	}
 	root, err := os.Getwd()
@@ -75,6 +66,25 @@ func TestHostileMemoryPeak(t *testing.T) {
 			require.NotEqual(t, 2, cmd.ProcessState.ExitCode(), "%s", lastBytes(out, 2000))
 		})
 	}
+}
+
+// runInFreshProcess runs the calling test again in a fresh test process
+// and reports true, unless this is that process (then false: measure).
+// Peaks are measured from there: Linux starts an exec'd child's peak RSS at
+// its parent's (Go starts commands with vfork, which shares the parent's
+// memory until the exec), and this package's other tests grow this process.
+// env is given to the fresh process.
+func runInFreshProcess(t *testing.T, env ...string) bool {
+	t.Helper()
+	if os.Getenv("LUAAI_RSS_CHILD") != "" {
+		return false
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(append(os.Environ(), "LUAAI_RSS_CHILD=1"), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	require.NoError(t, err, "the measuring process failed")
+	return true
 }
 
 func lastBytes(b []byte, n int) string {

@@ -38,13 +38,7 @@ func TestHostileMemoryWholePeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	if os.Getenv("LUAAI_RSS_CHILD") == "" {
-		// Measured from a fresh test process, as TestHostileMemoryPeak.
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestHostileMemoryWholePeak$", "-test.v")
-		cmd.Env = append(os.Environ(), "LUAAI_RSS_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		require.NoError(t, err, "the measuring process failed")
+	if runInFreshProcess(t) {
 		return
 	}
 	root, err := os.Getwd()
