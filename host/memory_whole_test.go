@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The measure counts what a value holds whole: a table's nil slots, a
-// coroutine's stacks and the locals of its suspended calls, the thread
+// The measure counts what a value holds whole: a table's nil slots, the
+// keys its hash part keeps after they were set to nil, a coroutine's stacks and the locals of its suspended calls, the thread
 // behind a coroutine.wrap function.
 func TestSizeCountsWhatIsHeld(t *testing.T) {
 	const mib = 1 << 20
@@ -29,6 +29,8 @@ coroutine.resume(co) return co`, mib},
 		{"coroutine.wrap", `local f = coroutine.wrap(function()
   local big = {} for i = 1, 1000 do big[i] = ("x"):rep(1000) .. i end coroutine.yield() end)
 f() return f`, mib},
+		{"keys set and removed", `local t = {} for i = 1, 20000 do local k = i + 0.5 t[k] = true t[k] = nil end return t`, 20000 * 64},
+		{"long string keys removed", `local t = {} for i = 1, 100 do local k = ("k"):rep(10000) .. i t[k] = true t[k] = nil end return t`, 100 * 10000},
 		{"a hundred coroutines", `local t = {} for i = 1, 100 do t[i] = coroutine.create(function() end) end return t`, 100 * (64 << 10)},
 		{"a coroutine inside a coroutine", `local co = coroutine.create(function()
   local inner = coroutine.wrap(function() local big = {} for i = 1, 1000 do big[i] = ("y"):rep(1000) .. i end coroutine.yield() end)

@@ -156,13 +156,26 @@ func (s *sizer) table(t *lua.LTable) int64 {
 		arr = t.MaxN()
 	}
 	total := sizeTable + int64(luabind.ArrayCap(t))*sizeSlot
+	live := 0
 	t.ForEach(func(k, val lua.LValue) {
 		if n, ok := k.(lua.LNumber); !ok || float64(n) < 1 || float64(n) > float64(arr) || float64(n) != float64(int(n)) {
 			total += sizeEntry // a hash entry (array slots are counted above)
+			live++
 			s.push(k)
 		}
 		s.push(val)
 	})
+	if keys, ok := luabind.HashKeys(t); ok && len(keys) > live {
+		// Keys set to nil stay in gopher-lua's key list and key index,
+		// the key itself held: a script that sets and clears new keys
+		// grows them without bound.
+		for _, k := range keys {
+			if t.RawGetH(k) == lua.LNil {
+				total += sizeEntry
+				s.push(k)
+			}
+		}
+	}
 	if mt, ok := t.Metatable.(*lua.LTable); ok {
 		s.stack = append(s.stack, mt)
 	}
