@@ -40,15 +40,19 @@ const longString = 256
 // the allocator's size classes): a table struct, a slot of an array part
 // or of a value stack, a hash entry (its map entry, its place in the key
 // index and in the key list: 114 bytes each in a 100,000-key table), a
-// string header, a function or userdata, and what a coroutine holds
-// besides its two stacks (its state, number allocator and budget hook).
+// string header, a function or userdata, a closure's upvalue, and what a
+// coroutine holds besides its two stacks (its state, number allocator and
+// budget hook).
 const (
 	sizeTable    = 96
 	sizeSlot     = int64(unsafe.Sizeof(lua.LValue(nil)))
 	sizeEntry    = 96
 	sizeString   = 16
 	sizeFunction = 64
-	sizeThread   = 1024
+	// sizeUpvalue is a closure's upvalue: its pointer in the closure and
+	// the upvalue it points to (shared ones are counted for each closure).
+	sizeUpvalue = 8 + int64(unsafe.Sizeof(lua.Upvalue{}))
+	sizeThread  = 1024
 	// sizeThreadStacks stands for a coroutine's stacks where gopher-lua's
 	// fields cannot be read: the sandbox's 4,096-slot value stack and 512
 	// call frames of 80 bytes.
@@ -114,7 +118,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 				s.stack = append(s.stack, v.Env)
 			}
 			for _, uv := range v.Upvalues {
-				total += sizeSlot
+				total += sizeUpvalue
 				if uv != nil {
 					s.push(uv.Value())
 				}
