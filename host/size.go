@@ -29,6 +29,7 @@ type sizer struct {
 	funcs     bool
 	sharedFns map[*lua.LFunction]struct{}
 	fseen     map[*lua.LFunction]struct{}
+	pseen     map[*lua.FunctionProto]struct{}
 	tseen     map[*lua.LState]struct{}
 }
 
@@ -59,6 +60,29 @@ const (
 	sizeThreadStacks = 4096*sizeSlot + 512*80
 )
 
+// proto is the bytes of p's code, constants and debug tables and of the
+// functions it nests, each counted once: what load() makes of a chunk
+// (about 24 bytes an instruction) is held as long as a function of it is.
+func (s *sizer) proto(p *lua.FunctionProto) int64 {
+	if p == nil {
+		return 0
+	}
+	if _, ok := s.pseen[p]; ok {
+		return 0
+	}
+	s.pseen[p] = struct{}{}
+	total := int64(len(p.Code))*4 + int64(len(p.DbgSourcePositions))*8 +
+		int64(len(p.Constants))*(sizeSlot+sizeString) + int64(len(p.DbgLocals))*48 +
+		int64(len(p.DbgCalls)+len(p.DbgUpvalues))*24
+	for _, c := range p.Constants {
+		s.push(c)
+	}
+	for _, f := range p.FunctionPrototypes {
+		total += s.proto(f)
+	}
+	return total
+}
+
 // push queues v for the walk when it can hold memory of its own.
 func (s *sizer) push(v lua.LValue) {
 	switch v.(type) {
@@ -77,6 +101,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 		s.seen = map[*lua.LTable]struct{}{}
 		s.strs = map[*byte]struct{}{}
 		s.fseen = map[*lua.LFunction]struct{}{}
+		s.pseen = map[*lua.FunctionProto]struct{}{}
 		s.tseen = map[*lua.LState]struct{}{}
 	}
 	var total int64
@@ -113,7 +138,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 				continue
 			}
 			s.fseen[v] = struct{}{}
-			total += sizeFunction
+			total += sizeFunction + s.proto(v.Proto)
 			if s.funcs && v.Env != nil {
 				s.stack = append(s.stack, v.Env)
 			}
