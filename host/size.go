@@ -29,6 +29,7 @@ type sizer struct {
 	funcs     bool
 	sharedFns map[*lua.LFunction]struct{}
 	fseen     map[*lua.LFunction]struct{}
+	pseen     map[*lua.FunctionProto]struct{}
 	tseen     map[*lua.LState]struct{}
 }
 
@@ -40,20 +41,47 @@ const longString = 256
 // the allocator's size classes): a table struct, a slot of an array part
 // or of a value stack, a hash entry (its map entry, its place in the key
 // index and in the key list: 114 bytes each in a 100,000-key table), a
-// string header, a function or userdata, and what a coroutine holds
-// besides its two stacks (its state, number allocator and budget hook).
+// string header, a function or userdata, a closure's upvalue, and what a
+// coroutine holds besides its two stacks (its state, number allocator and
+// budget hook).
 const (
 	sizeTable    = 96
 	sizeSlot     = int64(unsafe.Sizeof(lua.LValue(nil)))
 	sizeEntry    = 96
 	sizeString   = 16
 	sizeFunction = 64
-	sizeThread   = 1024
+	// sizeUpvalue is a closure's upvalue: its pointer in the closure and
+	// the upvalue it points to (shared ones are counted for each closure).
+	sizeUpvalue = 8 + int64(unsafe.Sizeof(lua.Upvalue{}))
+	sizeThread  = 1024
 	// sizeThreadStacks stands for a coroutine's stacks where gopher-lua's
 	// fields cannot be read: the sandbox's 4,096-slot value stack and 512
 	// call frames of 80 bytes.
 	sizeThreadStacks = 4096*sizeSlot + 512*80
 )
+
+// proto is the bytes of p's code, constants and debug tables and of the
+// functions it nests, each counted once: what load() makes of a chunk
+// (about 24 bytes an instruction) is held as long as a function of it is.
+func (s *sizer) proto(p *lua.FunctionProto) int64 {
+	if p == nil {
+		return 0
+	}
+	if _, ok := s.pseen[p]; ok {
+		return 0
+	}
+	s.pseen[p] = struct{}{}
+	total := int64(len(p.Code))*4 + int64(len(p.DbgSourcePositions))*8 +
+		int64(len(p.Constants))*(sizeSlot+sizeString) + int64(len(p.DbgLocals))*48 +
+		int64(len(p.DbgCalls)+len(p.DbgUpvalues))*24
+	for _, c := range p.Constants {
+		s.push(c)
+	}
+	for _, f := range p.FunctionPrototypes {
+		total += s.proto(f)
+	}
+	return total
+}
 
 // push queues v for the walk when it can hold memory of its own.
 func (s *sizer) push(v lua.LValue) {
@@ -73,6 +101,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 		s.seen = map[*lua.LTable]struct{}{}
 		s.strs = map[*byte]struct{}{}
 		s.fseen = map[*lua.LFunction]struct{}{}
+		s.pseen = map[*lua.FunctionProto]struct{}{}
 		s.tseen = map[*lua.LState]struct{}{}
 	}
 	var total int64
@@ -109,12 +138,12 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 				continue
 			}
 			s.fseen[v] = struct{}{}
-			total += sizeFunction
+			total += sizeFunction + s.proto(v.Proto)
 			if s.funcs && v.Env != nil {
 				s.stack = append(s.stack, v.Env)
 			}
 			for _, uv := range v.Upvalues {
-				total += sizeSlot
+				total += sizeUpvalue
 				if uv != nil {
 					s.push(uv.Value())
 				}
@@ -156,13 +185,26 @@ func (s *sizer) table(t *lua.LTable) int64 {
 		arr = t.MaxN()
 	}
 	total := sizeTable + int64(luabind.ArrayCap(t))*sizeSlot
+	live := 0
 	t.ForEach(func(k, val lua.LValue) {
 		if n, ok := k.(lua.LNumber); !ok || float64(n) < 1 || float64(n) > float64(arr) || float64(n) != float64(int(n)) {
 			total += sizeEntry // a hash entry (array slots are counted above)
+			live++
 			s.push(k)
 		}
 		s.push(val)
 	})
+	if keys, ok := luabind.HashKeys(t); ok && len(keys) > live {
+		// Keys set to nil stay in gopher-lua's key list and key index,
+		// the key itself held: a script that sets and clears new keys
+		// grows them without bound.
+		for _, k := range keys {
+			if t.RawGetH(k) == lua.LNil {
+				total += sizeEntry
+				s.push(k)
+			}
+		}
+	}
 	if mt, ok := t.Metatable.(*lua.LTable); ok {
 		s.stack = append(s.stack, mt)
 	}

@@ -96,6 +96,9 @@ var tableFields struct {
 	array uintptr // LTable.array
 	ok    bool
 
+	keys   uintptr // LTable.keys, the hash part's key list
+	keysOK bool
+
 	reg              uintptr // LState.reg, a *registry
 	regArray, regTop uintptr // registry.array, registry.top
 	frameSize        uintptr // callFrame's size
@@ -108,6 +111,9 @@ func findTableFields() {
 	f := &tableFields
 	if sf, ok := reflect.TypeOf(lua.LTable{}).FieldByName("array"); ok && sf.Type == luaValues {
 		f.array, f.ok = sf.Offset, true
+	}
+	if sf, ok := reflect.TypeOf(lua.LTable{}).FieldByName("keys"); ok && sf.Type == luaValues {
+		f.keys, f.keysOK = sf.Offset, true
 	}
 	st := reflect.TypeOf(lua.LState{})
 	reg, ok1 := st.FieldByName("reg")
@@ -132,6 +138,19 @@ func arrayPart(t *lua.LTable) ([]lua.LValue, bool) {
 		return nil, false
 	}
 	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), f.array)), true
+}
+
+// HashKeys is gopher-lua's list of the keys ever set in t's hash part, in
+// the order next visits them: a key set to nil stays in it (and in its
+// index of the list) for as long as t lives, and next steps over it. ok is
+// false when this gopher-lua keeps no such list where luabind looks.
+func HashKeys(t *lua.LTable) (keys []lua.LValue, ok bool) {
+	f := &tableFields
+	f.once.Do(findTableFields)
+	if !f.keysOK {
+		return nil, false
+	}
+	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), f.keys)), true
 }
 
 // ArrayLen is the length of t's array part, nil slots included (false:

@@ -17,6 +17,8 @@ var cpuAttacks = []struct{ name, setup, body string }{
 	{"s1 < s2 on 16 MiB strings", `A = string.rep("x", 16777216) B = string.rep("x", 16777216)`, `while true do local _ = A < B end`},
 	{"#t over 1<<20 nils", nilArray, `while true do local _ = #T end`},
 	{"next over 1<<20 nils", nilArray + ` T.x = 1`, `while true do local _ = next(T) end`},
+	{"next over 600,000 cleared keys", clearedKeys, `while true do local _ = next(T) end`},
+	{"pairs over 600,000 cleared keys", clearedKeys + ` T[0.5] = 0`, `while true do for _ in pairs(T) do end end`},
 	{"string.rep of 16 MiB", ``, `while true do local _ = string.rep("x", 16777216) end`},
 	{"table.concat of 64 x 64 KiB", `T = {} for i = 1, 64 do T[i] = string.rep("x", 65536) end`, `while true do local _ = table.concat(T) end`},
 	{"table.sort of 400,000 numbers", `T = {} for i = 1, 400000 do T[i] = math.random() end`, `while true do table.sort(T) end`},
@@ -24,6 +26,10 @@ var cpuAttacks = []struct{ name, setup, body string }{
 	{"string.format %q of 4 MiB of zero bytes", `S = string.rep("\0", 4194000)`, `while true do local _ = string.format("%q", S) end`},
 	{"table.sort of 400,000 numbers, reversed", `T = {} for i = 1, 400000 do T[i] = -i end`, `while true do table.sort(T, function(a, b) return a > b end) end`},
 }
+
+// clearedKeys leaves one key in a table's hash part after 599,999 keys
+// set and cleared before it (gopher-lua's key list keeps them).
+const clearedKeys = `T = {} for i = 1, 600000 do T[i + 0.5] = i end for i = 1, 599999 do T[i + 0.5] = nil end`
 
 const nilArray = `T = {} for i = 1, 1048576 do T[i] = true end for i = 1, 1048576 do T[i] = nil end`
 

@@ -108,6 +108,9 @@ func (vm *VM) harden() {
 	vm.refuseUnavailable(G)
 	G.RawSetString("setmetatable", L.NewFunction(sbSetMetatable(G.RawGetString("setmetatable"))))
 	G.RawSetString("unpack", L.NewFunction(vm.unpack))
+	next := L.NewFunction(vm.luaNext) // next.go
+	G.RawSetString("next", next)
+	G.RawSetString("pairs", L.NewClosure(luaPairs, next))
 	// error() with no value raises nil, as Lua 5.1 does (gopher-lua asks
 	// for a value): pcall(error) is false, nil.
 	G.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
