@@ -172,6 +172,10 @@ type budget struct {
 	// selfCheck.
 	cpuBase atomic.Int64
 	cpuSeen atomic.Uint64
+	// selfCheck's own first reading in the running call, and its word.
+	// VM goroutine.
+	selfSeq  uint64
+	selfBase time.Duration
 
 	// The agent's tick: its number is in the state word of each call made
 	// in it (no store of its own per tick); firedTick is the number of the
@@ -331,15 +335,31 @@ func (b *budget) selfCheck() {
 		return
 	}
 	s := b.state.Load()
-	if s&budgetFired != 0 || b.cpuSeen.Load() != s {
-		return // stopped already, or not seen by the watchdog yet
+	if s&budgetFired != 0 {
+		return // stopped already
+	}
+	c, ok := threadCPU(b.lastID)
+	if !ok {
+		return
+	}
+	c += time.Duration(b.extra.Load())
+	// The charge runs from the earlier of two readings: the watchdog's
+	// first look at the call, and this goroutine's own first check in it
+	// (a watchdog kept off the CPU by a loaded machine may not have looked
+	// yet; the work before the first check, under 4,096 instructions or one
+	// poll of a Go loop, is not charged).
+	if b.selfSeq != s {
+		b.selfSeq, b.selfBase = s, c
+	}
+	base := b.selfBase
+	if b.cpuSeen.Load() == s {
+		base = min(base, time.Duration(b.cpuBase.Load()))
 	}
 	limit := b.call
 	if s&budgetLoad != 0 {
 		limit = b.load
 	}
-	c, ok := threadCPU(b.lastID)
-	if ok && limit > 0 && c+time.Duration(b.extra.Load())-time.Duration(b.cpuBase.Load()) >= limit {
+	if limit > 0 && c-base >= limit {
 		b.fire(s, 0)
 	}
 }
