@@ -153,28 +153,16 @@ func budgetFlag(fs *flag.FlagSet, d *time.Duration) {
 
 // memoryFlag defines --memory: a size ("256MiB", "1GiB", "500MB",
 // "65536"), or "off".
-func memoryFlag(fs *flag.FlagSet, n *int64) {
-	fs.Func("memory", "", func(s string) error {
-		if s == "off" {
-			*n = -1
-			return nil
-		}
-		v, err := parseSize(s)
-		if err != nil {
-			return err
-		}
-		if v < 1<<20 {
-			return fmt.Errorf("must be at least 1MiB (or off), got %s", s)
-		}
-		*n = v
-		return nil
-	})
-}
+func memoryFlag(fs *flag.FlagSet, n *int64) { sizeOrOffFlag(fs, "memory", n) }
 
 // inspectBytesFlag is --inspect-history-bytes: a size of at least 1MiB, or
 // off (-1).
-func inspectBytesFlag(fs *flag.FlagSet, n *int64) {
-	fs.Func("inspect-history-bytes", "", func(s string) error {
+func inspectBytesFlag(fs *flag.FlagSet, n *int64) { sizeOrOffFlag(fs, "inspect-history-bytes", n) }
+
+// sizeOrOffFlag defines a flag that is a size of at least 1MiB, or "off"
+// (stored as -1).
+func sizeOrOffFlag(fs *flag.FlagSet, name string, n *int64) {
+	fs.Func(name, "", func(s string) error {
 		if s == "off" {
 			*n = -1
 			return nil
