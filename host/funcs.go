@@ -73,9 +73,15 @@ var (
 )
 
 func makeFunc(name string, fn any) (lua.LGFunction, error) {
-	if f := numericFunc(name, fn); f != nil {
+	if f := fastFunc(name, fn); f != nil {
 		return f, nil
 	}
+	return reflectFunc(name, fn)
+}
+
+// reflectFunc is makeFunc for any shape, through reflect.Value.Call: each
+// call allocates its arguments and results (about 2 + 2 per result).
+func reflectFunc(name string, fn any) (lua.LGFunction, error) {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return nil, fmt.Errorf("%s: %T: %w", name, fn, ErrBadFunc)
@@ -261,29 +267,3 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 	return out, nil
 }
 
-// numericFunc calls the commonest shapes of a game's functions (numbers in,
-// a number or a bool out) without reflection, which would allocate on
-// every call; the arguments are checked as for any other function. nil
-// for other shapes.
-func numericFunc(name string, fn any) lua.LGFunction {
-	num := func(L *lua.LState, n int) float64 { return float64(check(L, n, name, lua.LTNumber).(lua.LNumber)) }
-	switch f := fn.(type) {
-	case func() float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f())); return 1 }
-	case func(float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1)))); return 1 }
-	case func(float64, float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1), num(L, 2)))); return 1 }
-	case func(float64, float64, float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1), num(L, 2), num(L, 3)))); return 1 }
-	case func(float64) bool:
-		return func(L *lua.LState) int { L.Push(lua.LBool(f(num(L, 1)))); return 1 }
-	case func(float64, float64) bool:
-		return func(L *lua.LState) int { L.Push(lua.LBool(f(num(L, 1), num(L, 2)))); return 1 }
-	case func(float64):
-		return func(L *lua.LState) int { f(num(L, 1)); return 0 }
-	case func(float64, float64):
-		return func(L *lua.LState) int { f(num(L, 1), num(L, 2)); return 0 }
-	}
-	return nil
-}
