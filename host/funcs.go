@@ -266,4 +266,3 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 	}
 	return out, nil
 }
-
