@@ -11,44 +11,38 @@ import (
 // like the reflective path (argConverter, toLua) with the same checks and
 // messages, for one concrete type, without allocating.
 
-// fastIn is a parameter type the generated adapters read.
-type fastIn interface{ float64 | int | bool | string }
-
-// fastOut is a result type the generated adapters push.
-type fastOut interface{ float64 | int | bool | string }
-
-// fastArg reads argument n of a call to name as a T, raising as
-// argConverter does for a value of another type.
-func fastArg[T fastIn](L *lua.LState, n int, name string) (v T) {
-	switch p := any(&v).(type) {
-	case *float64:
-		*p = float64(check(L, n, name, lua.LTNumber).(lua.LNumber))
-	case *int:
-		f := float64(check(L, n, name, lua.LTNumber).(lua.LNumber))
-		if f != math.Trunc(f) || math.IsInf(f, 0) {
-			argError(L, n, name, fmt.Sprintf("number %v is not an integer that fits int", f))
-		}
-		*p = int(int64(f))
-	case *bool:
-		*p = bool(check(L, n, name, lua.LTBool).(lua.LBool))
-	case *string:
-		*p = string(check(L, n, name, lua.LTString).(lua.LString))
+// fastFloat reads argument n of a call to name as a float64.
+func fastFloat(L *lua.LState, n int, name string) float64 {
+	if v, ok := L.Get(n).(lua.LNumber); ok {
+		return float64(v)
 	}
-	return v
+	return float64(check(L, n, name, lua.LTNumber).(lua.LNumber))
 }
 
-// fastPush pushes v as toLua converts it.
-func fastPush[T fastOut](L *lua.LState, v T) {
-	switch p := any(&v).(type) {
-	case *float64:
-		L.Push(lua.LNumber(*p))
-	case *int:
-		L.Push(lua.LNumber(*p))
-	case *bool:
-		L.Push(lua.LBool(*p))
-	case *string:
-		L.Push(lua.LString(*p))
+// fastInt reads argument n of a call to name as an int: a number without
+// a fraction, as argConverter reads one.
+func fastInt(L *lua.LState, n int, name string) int {
+	f := fastFloat(L, n, name)
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		argError(L, n, name, fmt.Sprintf("number %v is not an integer that fits int", f))
 	}
+	return int(int64(f))
+}
+
+// fastBool reads argument n of a call to name as a bool.
+func fastBool(L *lua.LState, n int, name string) bool {
+	if v, ok := L.Get(n).(lua.LBool); ok {
+		return bool(v)
+	}
+	return bool(check(L, n, name, lua.LTBool).(lua.LBool))
+}
+
+// fastString reads argument n of a call to name as a string.
+func fastString(L *lua.LState, n int, name string) string {
+	if v, ok := L.Get(n).(lua.LString); ok {
+		return string(v)
+	}
+	return string(check(L, n, name, lua.LTString).(lua.LString))
 }
 
 // fastAgent is Caller's agent, raising outside an agent's callback.

@@ -9,3431 +9,10047 @@ import lua "github.com/yuin/gopher-lua"
 func fastFunc(name string, fn any) lua.LGFunction {
 	switch f := fn.(type) {
 	case func():
-		return fastP0R0(name, f)
+		return func(L *lua.LState) int {
+			f()
+			return 0
+		}
 	case func() error:
-		return fastP0R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent):
-		return fastAP0R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name))
+			return 0
+		}
 	case func(*Agent) error:
-		return fastAP0R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func() float64:
-		return fastP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f()
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func() (float64, error):
-		return fastP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent) float64:
-		return fastAP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent) (float64, error):
-		return fastAP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func() int:
-		return fastP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f()
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func() (int, error):
-		return fastP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent) int:
-		return fastAP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent) (int, error):
-		return fastAP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func() (float64, float64):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (float64, float64, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (float64, float64):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (float64, float64, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (float64, int):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (float64, int, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (float64, int):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (float64, int, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (int, float64):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (int, float64, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (int, float64):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (int, float64, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (int, int):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (int, int, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (int, int):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (int, int, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (float64, float64, float64):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, float64, float64, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, float64, float64):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, float64, float64, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, float64, int):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, float64, int, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, float64, int):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, float64, int, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, int, float64):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, int, float64, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, int, float64):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, int, float64, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, int, int):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, int, int, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, int, int):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (float64, int, int, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, float64, float64):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, float64, float64, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, float64, float64):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, float64, float64, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, float64, int):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, float64, int, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, float64, int):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, float64, int, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, int, float64):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, int, float64, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, int, float64):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, int, float64, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, int, int):
-		return fastP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (int, int, int, error):
-		return fastP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, int, int):
-		return fastAP0R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent) (int, int, int, error):
-		return fastAP0R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func() (float64, float64, float64, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, float64, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, float64, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, float64, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, float64, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, float64, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, float64, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, float64, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, int, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, int, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, int, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, int, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, int, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, float64, int, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, int, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, float64, int, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, float64, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, float64, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, float64, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, float64, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, float64, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, float64, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, float64, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, float64, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, int, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, int, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, int, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, int, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, int, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (float64, int, int, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, int, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (float64, int, int, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, float64, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, float64, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, float64, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, float64, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, float64, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, float64, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, float64, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, float64, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, int, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, int, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, int, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, int, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, int, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, float64, int, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, int, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, float64, int, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, float64, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, float64, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, float64, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, float64, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, float64, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, float64, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, float64, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, float64, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, int, float64):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, int, float64, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, int, float64):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, int, float64, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, int, int):
-		return fastP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func() (int, int, int, int, error):
-		return fastP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, int, int):
-		return fastAP0R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent) (int, int, int, int, error):
-		return fastAP0R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64):
-		return fastP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name))
+			return 0
+		}
 	case func(float64) error:
-		return fastP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64):
-		return fastAP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name))
+			return 0
+		}
 	case func(*Agent, float64) error:
-		return fastAP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64) float64:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64) (float64, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64) float64:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64) (float64, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64) int:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64) (int, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64) int:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64) (int, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64) (float64, float64):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (float64, float64, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (float64, float64):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (float64, float64, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (float64, int):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (float64, int, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (float64, int):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (float64, int, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (int, float64):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (int, float64, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (int, float64):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (int, float64, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (int, int):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (int, int, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (int, int):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64) (int, int, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64) (float64, float64, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, float64, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, float64, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, float64, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, float64, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, float64, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, float64, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, float64, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, int, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, int, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, int, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, int, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, int, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, int, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, int, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (float64, int, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, float64, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, float64, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, float64, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, float64, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, float64, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, float64, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, float64, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, float64, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, int, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, int, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, int, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, int, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, int, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (int, int, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, int, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64) (int, int, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64) (float64, float64, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, float64, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, float64, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (float64, int, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (float64, int, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, float64, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, float64, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64) (int, int, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, float64) (int, int, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int):
-		return fastP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name))
+			return 0
+		}
 	case func(int) error:
-		return fastP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int):
-		return fastAP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name))
+			return 0
+		}
 	case func(*Agent, int) error:
-		return fastAP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int) float64:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int) (float64, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int) float64:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int) (float64, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int) int:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int) (int, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int) int:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int) (int, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int) (float64, float64):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (float64, float64, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (float64, float64):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (float64, float64, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (float64, int):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (float64, int, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (float64, int):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (float64, int, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (int, float64):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (int, float64, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (int, float64):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (int, float64, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (int, int):
-		return fastP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (int, int, error):
-		return fastP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (int, int):
-		return fastAP1R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int) (int, int, error):
-		return fastAP1R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int) (float64, float64, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, float64, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, float64, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, float64, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, float64, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, float64, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, float64, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, float64, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, int, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, int, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, int, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, int, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, int, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, int, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, int, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (float64, int, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, float64, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, float64, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, float64, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, float64, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, float64, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, float64, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, float64, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, float64, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, int, float64):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, int, float64, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, int, float64):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, int, float64, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, int, int):
-		return fastP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (int, int, int, error):
-		return fastP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, int, int):
-		return fastAP1R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int) (int, int, int, error):
-		return fastAP1R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int) (float64, float64, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, float64, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, float64, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (float64, int, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (float64, int, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, float64, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, float64, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, float64, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, float64, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, float64, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, float64, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, float64, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, float64, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, float64, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, float64, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, int, float64):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, int, float64, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, int, float64):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, int, float64, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, int, int):
-		return fastP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(int) (int, int, int, int, error):
-		return fastP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, int, int):
-		return fastAP1R4(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(*Agent, int) (int, int, int, int, error):
-		return fastAP1R4E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, r4, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			L.Push(lua.LNumber(r4))
+			return 4
+		}
 	case func(float64, float64):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(float64, float64) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(*Agent, float64, float64) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64) float64:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64) (float64, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64) float64:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64) (float64, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64) int:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64) (int, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64) int:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64) (int, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64) (float64, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (float64, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (float64, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (float64, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (float64, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (float64, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (float64, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (float64, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (int, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (int, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (int, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (int, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (int, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (int, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (int, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64) (int, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64) (float64, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (float64, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (float64, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64) (int, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, float64) (int, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(float64, int) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(*Agent, float64, int) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int) float64:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int) (float64, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int) float64:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int) (float64, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int) int:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int) (int, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int) int:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int) (int, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int) (float64, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (float64, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (float64, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (float64, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (float64, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (float64, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (float64, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (float64, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (int, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (int, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (int, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (int, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (int, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (int, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (int, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int) (int, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int) (float64, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (float64, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (float64, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, int) (int, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, float64, int) (int, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(int, float64) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(*Agent, int, float64) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64) float64:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64) (float64, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64) float64:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64) (float64, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64) int:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64) (int, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64) int:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64) (int, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64) (float64, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (float64, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (float64, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (float64, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (float64, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (float64, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (float64, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (float64, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (int, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (int, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (int, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (int, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (int, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (int, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (int, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64) (int, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64) (float64, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (float64, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (float64, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, float64) (int, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, float64) (int, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(int, int) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(*Agent, int, int) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int) float64:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int) (float64, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int) float64:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int) (float64, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int) int:
-		return fastP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int) (int, error):
-		return fastP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int) int:
-		return fastAP2R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int) (int, error):
-		return fastAP2R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int) (float64, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (float64, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (float64, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (float64, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (float64, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (float64, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (float64, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (float64, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (int, float64):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (int, float64, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (int, float64):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (int, float64, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (int, int):
-		return fastP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (int, int, error):
-		return fastP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (int, int):
-		return fastAP2R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int) (int, int, error):
-		return fastAP2R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int) (float64, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (float64, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (float64, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, float64, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, float64, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, float64, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, float64, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, float64, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, float64, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, float64, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, float64, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, int, float64):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, int, float64, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, int, float64):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, int, float64, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, int, int):
-		return fastP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(int, int) (int, int, int, error):
-		return fastP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, int, int):
-		return fastAP2R3(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(*Agent, int, int) (int, int, int, error):
-		return fastAP2R3E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, r3, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			L.Push(lua.LNumber(r3))
+			return 3
+		}
 	case func(float64, float64, float64):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(float64, float64, float64) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, float64):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, float64) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, float64) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, float64) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(float64, float64, int) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, int):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, int) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, int) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, int) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, float64, int) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(float64, int, float64) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, float64):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(*Agent, float64, int, float64) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, float64) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, float64) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, float64) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(float64, int, int) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, int):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(*Agent, float64, int, int) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, int) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, int, int) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, float64, int, int) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(int, float64, float64) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, float64):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(*Agent, int, float64, float64) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, float64) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, float64) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, float64) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(int, float64, int) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, int):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(*Agent, int, float64, int) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, int) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, float64, int) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, float64, int) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(int, int, float64) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, float64):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			return 0
+		}
 	case func(*Agent, int, int, float64) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, float64) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, float64) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, float64) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int):
-		return fastP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(int, int, int) error:
-		return fastP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, int):
-		return fastAP3R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			return 0
+		}
 	case func(*Agent, int, int, int) error:
-		return fastAP3R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, int) float64:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int) (float64, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int) float64:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int) (float64, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int) int:
-		return fastP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int) (int, error):
-		return fastP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int) int:
-		return fastAP3R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int) (int, error):
-		return fastAP3R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int) (float64, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (float64, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (float64, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (float64, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (float64, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (float64, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (float64, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (float64, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (int, float64):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (int, float64, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (int, float64):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (int, float64, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (int, int):
-		return fastP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(int, int, int) (int, int, error):
-		return fastP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (int, int):
-		return fastAP3R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent, int, int, int) (int, int, error):
-		return fastAP3R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(float64, float64, float64, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(float64, float64, float64, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, float64, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, float64, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, float64, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(float64, float64, float64, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, float64, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, float64, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, float64, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, float64, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, float64, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(float64, float64, int, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, int, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, int, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, int, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(float64, float64, int, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, float64, int, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, float64, int, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, float64, int, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, float64, int, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, float64, int, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(float64, int, float64, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, float64, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, int, float64, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, float64, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(float64, int, float64, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, float64, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, int, float64, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, float64, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, float64, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, float64, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(float64, int, int, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, int, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, int, int, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, int, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(float64, int, int, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, int, int, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, float64, int, int, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, int, int, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(float64, int, int, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, float64, int, int, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(int, float64, float64, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, float64, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, float64, float64, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, float64, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(int, float64, float64, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, float64, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, float64, float64, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, float64, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, float64, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, float64, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(int, float64, int, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, int, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, float64, int, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, int, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(int, float64, int, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, float64, int, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, float64, int, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, float64, int, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, float64, int, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, float64, int, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(int, int, float64, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, float64, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, int, float64, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, float64, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(int, int, float64, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, float64, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, int, float64, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, float64, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, float64, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, float64, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, float64):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(int, int, int, float64) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, int, float64):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, int, int, float64) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, int, float64) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, float64) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, float64) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, float64) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, float64) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, float64) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, float64) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, float64) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, int):
-		return fastP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(int, int, int, int) error:
-		return fastP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, int, int, int):
-		return fastAP4R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			return 0
+		}
 	case func(*Agent, int, int, int, int) error:
-		return fastAP4R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, int, int, int) float64:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, int) (float64, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, int) float64:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, int) (float64, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, int) int:
-		return fastP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(int, int, int, int) (int, error):
-		return fastP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, int) int:
-		return fastAP4R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, int, int, int, int) (int, error):
-		return fastAP4R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func() bool:
-		return fastP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f()
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func() (bool, error):
-		return fastP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent) bool:
-		return fastAP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent) (bool, error):
-		return fastAP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func() string:
-		return fastP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f()
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func() (string, error):
-		return fastP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent) string:
-		return fastAP0R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent) (string, error):
-		return fastAP0R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func() (float64, bool):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (float64, bool, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (float64, bool):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (float64, bool, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (float64, string):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (float64, string, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (float64, string):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (float64, string, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (int, bool):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (int, bool, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (int, bool):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (int, bool, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (int, string):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (int, string, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (int, string):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (int, string, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (bool, float64):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (bool, float64, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (bool, float64):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (bool, float64, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (bool, int):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (bool, int, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (bool, int):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (bool, int, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (bool, bool):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (bool, bool, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (bool, bool):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (bool, bool, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (bool, string):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (bool, string, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (bool, string):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (bool, string, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (string, float64):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (string, float64, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (string, float64):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (string, float64, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (string, int):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (string, int, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (string, int):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func(*Agent) (string, int, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LNumber(r2))
+			return 2
+		}
 	case func() (string, bool):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LString(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (string, bool, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (string, bool):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LString(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func(*Agent) (string, bool, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LBool(r2))
+			return 2
+		}
 	case func() (string, string):
-		return fastP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f()
+			L.Push(lua.LString(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func() (string, string, error):
-		return fastP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f()
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (string, string):
-		return fastAP0R2(name, f)
+		return func(L *lua.LState) int {
+			r1, r2 := f(fastAgent(L, name))
+			L.Push(lua.LString(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(*Agent) (string, string, error):
-		return fastAP0R2E(name, f)
+		return func(L *lua.LState) int {
+			r1, r2, err := f(fastAgent(L, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			L.Push(lua.LString(r2))
+			return 2
+		}
 	case func(float64) bool:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(float64) (bool, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, float64) bool:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, float64) (bool, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(float64) string:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastFloat(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(float64) (string, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, float64) string:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, float64) (string, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastFloat(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(int) bool:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(int) (bool, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, int) bool:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, int) (bool, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(int) string:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastInt(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(int) (string, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, int) string:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, int) (string, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastInt(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(bool):
-		return fastP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastBool(L, 1, name))
+			return 0
+		}
 	case func(bool) error:
-		return fastP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, bool):
-		return fastAP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastBool(L, 1, name))
+			return 0
+		}
 	case func(*Agent, bool) error:
-		return fastAP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(bool) float64:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastBool(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(bool) (float64, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, bool) float64:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, bool) (float64, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(bool) int:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastBool(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(bool) (int, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, bool) int:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, bool) (int, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(bool) bool:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastBool(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(bool) (bool, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, bool) bool:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, bool) (bool, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(bool) string:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastBool(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(bool) (string, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, bool) string:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, bool) (string, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastBool(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(string):
-		return fastP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastString(L, 1, name))
+			return 0
+		}
 	case func(string) error:
-		return fastP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, string):
-		return fastAP1R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastString(L, 1, name))
+			return 0
+		}
 	case func(*Agent, string) error:
-		return fastAP1R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(string) float64:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastString(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(string) (float64, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, string) float64:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastString(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, string) (float64, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(string) int:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastString(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(string) (int, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, string) int:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastString(L, 1, name))
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(*Agent, string) (int, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LNumber(r1))
+			return 1
+		}
 	case func(string) bool:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastString(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(string) (bool, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, string) bool:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastString(L, 1, name))
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(*Agent, string) (bool, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LBool(r1))
+			return 1
+		}
 	case func(string) string:
-		return fastP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastString(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(string) (string, error):
-		return fastP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, string) string:
-		return fastAP1R1(name, f)
+		return func(L *lua.LState) int {
+			r1 := f(fastAgent(L, name), fastString(L, 1, name))
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(*Agent, string) (string, error):
-		return fastAP1R1E(name, f)
+		return func(L *lua.LState) int {
+			r1, err := f(fastAgent(L, name), fastString(L, 1, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			L.Push(lua.LString(r1))
+			return 1
+		}
 	case func(float64, bool):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(float64, bool) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, bool):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(*Agent, float64, bool) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(float64, string):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastFloat(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(float64, string) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastFloat(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, float64, string):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastFloat(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(*Agent, float64, string) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastFloat(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, bool):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(int, bool) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, bool):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(*Agent, int, bool) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(int, string):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastInt(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(int, string) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastInt(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, int, string):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastInt(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(*Agent, int, string) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastInt(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(bool, float64):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastBool(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(bool, float64) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastBool(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, bool, float64):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastBool(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(*Agent, bool, float64) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastBool(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(bool, int):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastBool(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(bool, int) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastBool(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, bool, int):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastBool(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(*Agent, bool, int) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastBool(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(bool, bool):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastBool(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(bool, bool) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastBool(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, bool, bool):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastBool(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(*Agent, bool, bool) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastBool(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(bool, string):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastBool(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(bool, string) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastBool(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, bool, string):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastBool(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(*Agent, bool, string) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastBool(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(string, float64):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastString(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(string, float64) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastString(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, string, float64):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastString(L, 1, name), fastFloat(L, 2, name))
+			return 0
+		}
 	case func(*Agent, string, float64) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastString(L, 1, name), fastFloat(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(string, int):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastString(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(string, int) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastString(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, string, int):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastString(L, 1, name), fastInt(L, 2, name))
+			return 0
+		}
 	case func(*Agent, string, int) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastString(L, 1, name), fastInt(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(string, bool):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastString(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(string, bool) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastString(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, string, bool):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastString(L, 1, name), fastBool(L, 2, name))
+			return 0
+		}
 	case func(*Agent, string, bool) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastString(L, 1, name), fastBool(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(string, string):
-		return fastP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastString(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(string, string) error:
-		return fastP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastString(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	case func(*Agent, string, string):
-		return fastAP2R0(name, f)
+		return func(L *lua.LState) int {
+			f(fastAgent(L, name), fastString(L, 1, name), fastString(L, 2, name))
+			return 0
+		}
 	case func(*Agent, string, string) error:
-		return fastAP2R0E(name, f)
+		return func(L *lua.LState) int {
+			err := f(fastAgent(L, name), fastString(L, 1, name), fastString(L, 2, name))
+			if err != nil {
+				fastRaise(L, err)
+			}
+			return 0
+		}
 	}
 	return nil
-}
-
-func fastP0R0(name string, f func()) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f()
-		return 0
-	}
-}
-
-func fastP0R0E(name string, f func() error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f()
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastP0R1[R1 fastOut](name string, f func() R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f()
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP0R1E[R1 fastOut](name string, f func() (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f()
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP0R2[R1, R2 fastOut](name string, f func() (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f()
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP0R2E[R1, R2 fastOut](name string, f func() (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f()
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP0R3[R1, R2, R3 fastOut](name string, f func() (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f()
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP0R3E[R1, R2, R3 fastOut](name string, f func() (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f()
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP0R4[R1, R2, R3, R4 fastOut](name string, f func() (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f()
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP0R4E[R1, R2, R3, R4 fastOut](name string, f func() (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f()
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP1R0[P1 fastIn](name string, f func(P1)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastArg[P1](L, 1, name))
-		return 0
-	}
-}
-
-func fastP1R0E[P1 fastIn](name string, f func(P1) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastP1R1[P1 fastIn, R1 fastOut](name string, f func(P1) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP1R1E[P1 fastIn, R1 fastOut](name string, f func(P1) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP1R2[P1 fastIn, R1, R2 fastOut](name string, f func(P1) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP1R2E[P1 fastIn, R1, R2 fastOut](name string, f func(P1) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP1R3[P1 fastIn, R1, R2, R3 fastOut](name string, f func(P1) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP1R3E[P1 fastIn, R1, R2, R3 fastOut](name string, f func(P1) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP1R4[P1 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP1R4E[P1 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP2R0[P1, P2 fastIn](name string, f func(P1, P2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		return 0
-	}
-}
-
-func fastP2R0E[P1, P2 fastIn](name string, f func(P1, P2) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastP2R1[P1, P2 fastIn, R1 fastOut](name string, f func(P1, P2) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP2R1E[P1, P2 fastIn, R1 fastOut](name string, f func(P1, P2) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP2R2[P1, P2 fastIn, R1, R2 fastOut](name string, f func(P1, P2) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP2R2E[P1, P2 fastIn, R1, R2 fastOut](name string, f func(P1, P2) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP2R3[P1, P2 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP2R3E[P1, P2 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP2R4[P1, P2 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP2R4E[P1, P2 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP3R0[P1, P2, P3 fastIn](name string, f func(P1, P2, P3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		return 0
-	}
-}
-
-func fastP3R0E[P1, P2, P3 fastIn](name string, f func(P1, P2, P3) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastP3R1[P1, P2, P3 fastIn, R1 fastOut](name string, f func(P1, P2, P3) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP3R1E[P1, P2, P3 fastIn, R1 fastOut](name string, f func(P1, P2, P3) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP3R2[P1, P2, P3 fastIn, R1, R2 fastOut](name string, f func(P1, P2, P3) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP3R2E[P1, P2, P3 fastIn, R1, R2 fastOut](name string, f func(P1, P2, P3) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP3R3[P1, P2, P3 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2, P3) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP3R3E[P1, P2, P3 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2, P3) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP3R4[P1, P2, P3 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2, P3) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP3R4E[P1, P2, P3 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2, P3) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP4R0[P1, P2, P3, P4 fastIn](name string, f func(P1, P2, P3, P4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		return 0
-	}
-}
-
-func fastP4R0E[P1, P2, P3, P4 fastIn](name string, f func(P1, P2, P3, P4) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastP4R1[P1, P2, P3, P4 fastIn, R1 fastOut](name string, f func(P1, P2, P3, P4) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP4R1E[P1, P2, P3, P4 fastIn, R1 fastOut](name string, f func(P1, P2, P3, P4) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastP4R2[P1, P2, P3, P4 fastIn, R1, R2 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP4R2E[P1, P2, P3, P4 fastIn, R1, R2 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastP4R3[P1, P2, P3, P4 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP4R3E[P1, P2, P3, P4 fastIn, R1, R2, R3 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastP4R4[P1, P2, P3, P4 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastP4R4E[P1, P2, P3, P4 fastIn, R1, R2, R3, R4 fastOut](name string, f func(P1, P2, P3, P4) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP0R0(name string, f func(*Agent)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastAgent(L, name))
-		return 0
-	}
-}
-
-func fastAP0R0E(name string, f func(*Agent) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastAgent(L, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastAP0R1[R1 fastOut](name string, f func(*Agent) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastAgent(L, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP0R1E[R1 fastOut](name string, f func(*Agent) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastAgent(L, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP0R2[R1, R2 fastOut](name string, f func(*Agent) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastAgent(L, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP0R2E[R1, R2 fastOut](name string, f func(*Agent) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastAgent(L, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP0R3[R1, R2, R3 fastOut](name string, f func(*Agent) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastAgent(L, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP0R3E[R1, R2, R3 fastOut](name string, f func(*Agent) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastAgent(L, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP0R4[R1, R2, R3, R4 fastOut](name string, f func(*Agent) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastAgent(L, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP0R4E[R1, R2, R3, R4 fastOut](name string, f func(*Agent) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastAgent(L, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP1R0[P1 fastIn](name string, f func(*Agent, P1)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		return 0
-	}
-}
-
-func fastAP1R0E[P1 fastIn](name string, f func(*Agent, P1) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastAP1R1[P1 fastIn, R1 fastOut](name string, f func(*Agent, P1) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP1R1E[P1 fastIn, R1 fastOut](name string, f func(*Agent, P1) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP1R2[P1 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP1R2E[P1 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP1R3[P1 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP1R3E[P1 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP1R4[P1 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP1R4E[P1 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastAgent(L, name), fastArg[P1](L, 1, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP2R0[P1, P2 fastIn](name string, f func(*Agent, P1, P2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		return 0
-	}
-}
-
-func fastAP2R0E[P1, P2 fastIn](name string, f func(*Agent, P1, P2) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastAP2R1[P1, P2 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP2R1E[P1, P2 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP2R2[P1, P2 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP2R2E[P1, P2 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP2R3[P1, P2 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP2R3E[P1, P2 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP2R4[P1, P2 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP2R4E[P1, P2 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP3R0[P1, P2, P3 fastIn](name string, f func(*Agent, P1, P2, P3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		return 0
-	}
-}
-
-func fastAP3R0E[P1, P2, P3 fastIn](name string, f func(*Agent, P1, P2, P3) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastAP3R1[P1, P2, P3 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2, P3) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP3R1E[P1, P2, P3 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP3R2[P1, P2, P3 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP3R2E[P1, P2, P3 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP3R3[P1, P2, P3 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP3R3E[P1, P2, P3 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP3R4[P1, P2, P3 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP3R4E[P1, P2, P3 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2, P3) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP4R0[P1, P2, P3, P4 fastIn](name string, f func(*Agent, P1, P2, P3, P4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		return 0
-	}
-}
-
-func fastAP4R0E[P1, P2, P3, P4 fastIn](name string, f func(*Agent, P1, P2, P3, P4) error) lua.LGFunction {
-	return func(L *lua.LState) int {
-		err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		return 0
-	}
-}
-
-func fastAP4R1[P1, P2, P3, P4 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2, P3, P4) R1) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP4R1E[P1, P2, P3, P4 fastIn, R1 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		return 1
-	}
-}
-
-func fastAP4R2[P1, P2, P3, P4 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP4R2E[P1, P2, P3, P4 fastIn, R1, R2 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		return 2
-	}
-}
-
-func fastAP4R3[P1, P2, P3, P4 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2, R3)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP4R3E[P1, P2, P3, P4 fastIn, R1, R2, R3 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2, R3, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		return 3
-	}
-}
-
-func fastAP4R4[P1, P2, P3, P4 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2, R3, R4)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4 := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
-}
-
-func fastAP4R4E[P1, P2, P3, P4 fastIn, R1, R2, R3, R4 fastOut](name string, f func(*Agent, P1, P2, P3, P4) (R1, R2, R3, R4, error)) lua.LGFunction {
-	return func(L *lua.LState) int {
-		r1, r2, r3, r4, err := f(fastAgent(L, name), fastArg[P1](L, 1, name), fastArg[P2](L, 2, name), fastArg[P3](L, 3, name), fastArg[P4](L, 4, name))
-		if err != nil {
-			fastRaise(L, err)
-		}
-		fastPush(L, r1)
-		fastPush(L, r2)
-		fastPush(L, r3)
-		fastPush(L, r4)
-		return 4
-	}
 }
