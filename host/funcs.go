@@ -65,6 +65,15 @@ var ErrBadFunc = errors.New("not a function luaai can call from Lua")
 // context value; a last result of type error that is not nil becomes a
 // Lua error at the script's line. A wrong argument raises "bad argument #n
 // to 'name' (number expected, got string)". fn is inspected once, here.
+//
+// The common shapes are called without reflection, through an adapter
+// written for their concrete type (funcs_fast.go). They allocate no more
+// than a hand-written lua.LGFunction. These are any mix of float64 and
+// int with up to 4 parameters, up to 4 results and 5 in all, and any mix
+// of float64, int, bool and string with 2 in all, each with or without
+// the *Agent and the error. Every other shape goes through
+// reflect.Value.Call, with the same checks and results, and allocates on
+// every call: about 2, plus 1 per argument and 2 per result.
 func Func(fn any) (lua.LGFunction, error) { return makeFunc("?", fn) }
 
 var (
@@ -72,10 +81,21 @@ var (
 	errorType = reflect.TypeFor[error]()
 )
 
+// makeFunc is Func for Options.Funcs[module][fname], name being
+// "module.fname": the fast adapter of fn's shape if there is one, else the
+// reflective one.
 func makeFunc(name string, fn any) (lua.LGFunction, error) {
-	if f := numericFunc(name, fn); f != nil {
+	if f := fastFunc(name, fn); f != nil {
 		return f, nil
 	}
+	return reflectFunc(name, fn)
+}
+
+// reflectFunc is makeFunc for any shape, through reflect.Value.Call: each
+// call allocates its arguments and results (see Func). It is the fallback
+// for the shapes fastFunc does not cover, and the reference the fast
+// adapters are tested against.
+func reflectFunc(name string, fn any) (lua.LGFunction, error) {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return nil, fmt.Errorf("%s: %T: %w", name, fn, ErrBadFunc)
@@ -259,31 +279,4 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 		out[name] = merged
 	}
 	return out, nil
-}
-
-// numericFunc calls the commonest shapes of a game's functions (numbers in,
-// a number or a bool out) without reflection, which would allocate on
-// every call; the arguments are checked as for any other function. nil
-// for other shapes.
-func numericFunc(name string, fn any) lua.LGFunction {
-	num := func(L *lua.LState, n int) float64 { return float64(check(L, n, name, lua.LTNumber).(lua.LNumber)) }
-	switch f := fn.(type) {
-	case func() float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f())); return 1 }
-	case func(float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1)))); return 1 }
-	case func(float64, float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1), num(L, 2)))); return 1 }
-	case func(float64, float64, float64) float64:
-		return func(L *lua.LState) int { L.Push(lua.LNumber(f(num(L, 1), num(L, 2), num(L, 3)))); return 1 }
-	case func(float64) bool:
-		return func(L *lua.LState) int { L.Push(lua.LBool(f(num(L, 1)))); return 1 }
-	case func(float64, float64) bool:
-		return func(L *lua.LState) int { L.Push(lua.LBool(f(num(L, 1), num(L, 2)))); return 1 }
-	case func(float64):
-		return func(L *lua.LState) int { f(num(L, 1)); return 0 }
-	case func(float64, float64):
-		return func(L *lua.LState) int { f(num(L, 1), num(L, 2)); return 0 }
-	}
-	return nil
 }
