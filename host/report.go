@@ -81,11 +81,10 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 
-func (r runner) State() (string, bool)                       { return r.a.state() }
-func (r runner) Active(name string) bool                     { return r.a.active(name) }
-func (r runner) Rand() *rand.Rand                            { return r.a.rng }
-func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
-func (r runner) ID() int                                     { return r.a.id }
+func (r runner) State() (string, bool)   { return r.a.state() }
+func (r runner) Active(name string) bool { return r.a.active(name) }
+func (r runner) Rand() *rand.Rand        { return r.a.rng }
+func (r runner) ID() int                 { return r.a.id }
 
 // Time is the seconds the running state has been active.
 func (r runner) Time() float64 {

@@ -181,6 +181,7 @@ func (a *Agent) enter(n *place, payload lua.LValue) {
 		a.resetTree(n)
 	}
 	a.hookArg(n, n.def.Enter, cbEnter, payload)
+	a.evFrom = 0 // the states entered below did not handle the event
 	if !n.isMachine() {
 		return
 	}
@@ -304,13 +305,17 @@ func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
 				}
 				continue
 			}
+			a.evFrom = ev.from // for ai.sender in its when, run and enter or resume
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
+				a.evFrom = 0
 				if p.tickOver(vm, s) {
 					return false
 				}
 				continue
 			}
-			if a.fire(n, s, t, ev.payload) {
+			fired := a.fire(n, s, t, ev.payload)
+			a.evFrom = 0
+			if fired {
 				p.consume(j)
 				return true
 			}
