@@ -123,15 +123,15 @@ type pendingMsg struct {
 // DefaultMaxMessagesPerTick is Options.MaxMessagesPerTick's default.
 const DefaultMaxMessagesPerTick = 1024
 
-// ErrMessageQuota: an agent queued more than Options.MaxMessagesPerTick
+// errMessageQuota: an agent queued more than Options.MaxMessagesPerTick
 // messages (ai.send_to and ai.send) in one tick. The call past it is a Lua
 // error in that agent's callback, whose message says so.
-var ErrMessageQuota = errors.New("message quota exceeded")
+var errMessageQuota = errors.New("message quota exceeded")
 
-// ErrPolicyPanic: Options.MessagePolicy panicked on an ai.send_to. The
+// errPolicyPanic: Options.MessagePolicy panicked on an ai.send_to. The
 // call is a Lua error in the sender's callback, with the panic's value;
 // the message is not sent and the host goes on.
-var ErrPolicyPanic = errors.New("the message policy panicked")
+var errPolicyPanic = errors.New("the message policy panicked")
 
 // quotaLeft is an error when the agent has queued its
 // Options.MaxMessagesPerTick messages in its current tick (its
@@ -141,7 +141,7 @@ func (a *Agent) quotaLeft() error {
 		a.sentAt, a.sent = a.ticks, 0
 	}
 	if max := a.h.opts.MaxMessagesPerTick; a.sent >= max {
-		return fmt.Errorf("%w: more than %d messages (ai.send_to and ai.send) in one tick (MaxMessagesPerTick)", ErrMessageQuota, max)
+		return fmt.Errorf("%w: more than %d messages (ai.send_to and ai.send) in one tick (MaxMessagesPerTick)", errMessageQuota, max)
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func (a *Agent) quotaLeft() error {
 func (a *Agent) allowed(allow func(from, to *Agent, event string) bool, to *Agent, event string) (ok bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			ok, err = false, fmt.Errorf("%w on %q to agent %d: %v", ErrPolicyPanic, event, to.id, v)
+			ok, err = false, fmt.Errorf("%w on %q to agent %d: %v", errPolicyPanic, event, to.id, v)
 		}
 	}()
 	return allow(a, to, event), nil

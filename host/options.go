@@ -167,15 +167,16 @@ type Options struct {
 	// freely, but of to only what does not change during a tick (ID,
 	// Behaviour, UserData) or the game's own data, and must be safe to
 	// call from several goroutines when Workers > 1. A policy that panics
-	// refuses the send and fails the sender's callback with an error
-	// wrapping ErrPolicyPanic; the host goes on. ai.send (an agent's event
+	// refuses the send and fails the sender's callback with a Lua error
+	// ("ai.send_to: the message policy panicked on …" and the panic's
+	// value); the host goes on. ai.send (an agent's event
 	// to itself) does not ask it. The default (zero) value lets every
 	// message through.
 	MessagePolicy func(from, to *Agent, event string) bool
 	// MaxMessagesPerTick bounds the messages one agent may queue in one
 	// of its ticks, ai.send_to and ai.send together (its spawn-time enter
-	// counts as tick 0): the call past it is a Lua error (ErrMessageQuota)
-	// in that agent's callback alone, and no other agent's messages are
+	// counts as tick 0): the call past it is a Lua error ("message quota
+	// exceeded") in that agent's callback alone, and no other agent's messages are
 	// ever refused for it. Sends that return false (no agent, refused) do
 	// not count. A tick's messages therefore hold at most agents ×
 	// MaxMessagesPerTick queued messages, each about 100 bytes plus its
