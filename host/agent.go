@@ -75,6 +75,7 @@ type Agent struct {
 	sent      int                 // messages queued in tick sentAt (MaxMessagesPerTick)
 	sentAt    int
 	evFrom    int       // sender of the event being handled (ai.sender), 0 for none
+	evName    string    // the event being handled, "" for none
 	bound     []uintptr // Go values this agent binds (Host.boundBy)
 	overruns  int       // callbacks stopped by the time budget since spawn or Resume
 	// followers: observations following the agent in full (its decisions,

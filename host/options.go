@@ -248,6 +248,11 @@ type Transition struct {
 	Kind  TransitionKind // what changed it
 	From  string         // path of the state left, paused or popped ("" when a utility machine had none)
 	To    string         // path of the state entered or resumed
+	// Event is the event that fired the transition ("" for none), and
+	// Sender the id of the agent that sent it (ai.sender(); 0 for an
+	// event from the game).
+	Event  string
+	Sender int
 }
 
 // Log is one ai.log line.
@@ -292,6 +297,9 @@ type DroppedEvent struct {
 	Tick  int    // the tick whose decide phase saw it
 	Event string // its name
 	State string // the agent's state path when it was dropped
+	// Sender is the id of the agent that sent it (ai.sender()); 0 for an
+	// event from the game.
+	Sender int
 }
 
 // Callback names the kind of script call that failed, in a ScriptError.

@@ -58,7 +58,7 @@ func (a *Agent) emit(kind TransitionKind, from, to *place) {
 	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}
-	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path}
+	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path, Event: a.evName, Sender: a.evFrom}
 	if from != nil {
 		t.From = from.path
 	}

@@ -739,12 +739,12 @@ return ai.fsm { initial = "a", states = {
 	code, stdout, stderr := cli("run", script, "--ticks", "2", "--trace")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, []string{
-		"tick 1 agent 1 event noise dropped: no transition took it (state a)",
+		"tick 1 agent 1 event noise from agent 1 dropped: no transition took it (state a)",
 		"tick 1 agent 1 state a ctx {}",
 		"tick 2 agent 1 state a ctx {}",
 	}, lines(stdout))
 	_, stdout, _ = cli("run", script, "--ticks", "1", "--trace", "--json")
-	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a"}`)
+	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a","sender":1}`)
 	_, stdout, _ = cli("run", script, "--ticks", "1")
 	require.NotContains(t, stdout, "dropped", "only with --trace")
 }
