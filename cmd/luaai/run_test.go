@@ -790,7 +790,7 @@ return ai.fsm { initial = "hold", context = { hp = 3 }, states = {
 		`tick 1 agent 1 state lead ctx {"orders":1}`,
 		`tick 1 agent 2 state hold ctx {"hp":5}`,
 		`tick 1 agent 3 state hold ctx {"hp":5}`,
-		"tick 2 agent 3 hold -> advance",
+		"tick 2 agent 3 hold -> advance on advance from agent 1",
 		`tick 2 agent 1 state lead ctx {"orders":2}`,
 		`tick 2 agent 2 state hold ctx {"hp":5}`,
 		`tick 2 agent 3 state advance ctx {"hp":5}`,
