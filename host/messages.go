@@ -140,8 +140,8 @@ func (a *Agent) quotaLeft() error {
 	if a.sentAt != a.ticks {
 		a.sentAt, a.sent = a.ticks, 0
 	}
-	if max := a.h.opts.MaxMessagesPerTick; a.sent >= max {
-		return fmt.Errorf("%w: more than %d messages (ai.send_to and ai.send) in one tick (MaxMessagesPerTick)", errMessageQuota, max)
+	if limit := a.h.opts.MaxMessagesPerTick; a.sent >= limit {
+		return fmt.Errorf("%w: more than %d messages (ai.send_to and ai.send) in one tick (MaxMessagesPerTick)", errMessageQuota, limit)
 	}
 	return nil
 }
