@@ -72,8 +72,12 @@ type Agent struct {
 	removed   bool                // by Remove or Despawn
 	spawnSeq  int                 // ai.spawn calls queued by this agent's callbacks
 	msgSeq    int                 // ai.send_to calls made by this agent's callbacks
-	bound     []uintptr           // Go values this agent binds (Host.boundBy)
-	overruns  int                 // callbacks stopped by the time budget since spawn or Resume
+	sent      int                 // messages queued in tick sentAt (MaxMessagesPerTick)
+	sentAt    int
+	evFrom    int       // sender of the event being handled (ai.sender), 0 for none
+	evName    string    // the event being handled, "" for none
+	bound     []uintptr // Go values this agent binds (Host.boundBy)
+	overruns  int       // callbacks stopped by the time budget since spawn or Resume
 	// followers: observations following the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	followers int
@@ -100,6 +104,7 @@ type event struct {
 	name     string
 	payload  lua.LValue
 	consumed bool
+	from     int // the sending agent's id (ai.sender); 0: the game
 }
 
 type callback uint8

@@ -83,7 +83,7 @@ func TestEventFloodWithinTickBudget(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var errs []*host.ScriptError
-			h, err := host.New(host.Options{Workers: 1, MaxOverruns: 1000, ReportAllErrors: true,
+			h, err := host.New(host.Options{Workers: 1, MaxOverruns: 1000, ReportAllErrors: true, MaxMessagesPerTick: host.MaxPendingEvents,
 				OnError: func(e *host.ScriptError) { errs = append(errs, e) },
 			})
 			require.NoError(t, err)

@@ -142,6 +142,8 @@ func New(opts Options) (*Host, error) {
 		return nil, fmt.Errorf("host: Options.BudgetSteps %d is negative", opts.BudgetSteps)
 	case opts.Workers < 0:
 		return nil, fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
+	case opts.MaxMessagesPerTick < 0:
+		return nil, fmt.Errorf("host: Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
 	}
 	for name := range opts.Modules {
 		if name == "" || name == "luaai" {
@@ -163,6 +165,9 @@ func New(opts Options) (*Host, error) {
 	}
 	if opts.Workers == 0 {
 		opts.Workers = 1
+	}
+	if opts.MaxMessagesPerTick == 0 {
+		opts.MaxMessagesPerTick = DefaultMaxMessagesPerTick
 	}
 	switch {
 	case opts.MemoryLimit == 0:

@@ -86,7 +86,7 @@ return ai.fsm { initial = "a", context = { to = 0, what = "none" }, states = {
 	f.tick(one, 0.1) // ticked alone: delivered at once
 	snap, err := two.Snapshot()
 	require.NoError(t, err)
-	require.Contains(t, string(snap), `"messages":[{"name":"e","payload":{"list":[1,2],"v":"msg"}}]`)
+	require.Contains(t, string(snap), `"messages":[{"name":"e","payload":{"list":[1,2],"v":"msg"},"from":1}]`)
 	require.NoError(t, two.Send("e", "own"))
 
 	f.tick(two, 0.1)

@@ -5,11 +5,14 @@ package host
 // incoming list for its next decide phase; messages from other agents
 // (ai.send_to) are queued per worker during a tick and delivered at its end,
 // ordered by sender id then send order, into the receiver's inbox, seen
-// after its own events. Here too: how snapshots save both lists, and how
-// AgentView shows them.
+// after its own events. Every event remembers who sent it (ai.sender: 0
+// for the game). Options.MessagePolicy may refuse an ai.send_to, and
+// Options.MaxMessagesPerTick bounds what one agent queues in a tick. Here
+// too: how snapshots save both lists, and how AgentView shows them.
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -38,6 +41,8 @@ const MaxPendingEvents = 1 << 16
 
 var errTooManyEvents = fmt.Errorf("more than %d events are waiting for the agent's next tick", MaxPendingEvents)
 
+// sendLua queues an event sent from Lua by the game's side (agent:send):
+// it has no sender.
 func (a *Agent) sendLua(name string, payload lua.LValue) error {
 	if len(a.incoming) >= MaxPendingEvents {
 		return errTooManyEvents
@@ -46,10 +51,28 @@ func (a *Agent) sendLua(name string, payload lua.LValue) error {
 	return nil
 }
 
-// SendTo is ai.send_to: during Host.Tick the message waits for the end of
-// the tick (Host.deliverMessages orders them the same whatever the
-// workers); otherwise it is delivered at once, for the receiver's next
-// tick.
+// Send is ai.send: an event for the agent itself, its own id as the
+// sender, counted against Options.MaxMessagesPerTick. The message policy
+// does not see it (it crosses no agents).
+func (r runner) Send(name string, payload lua.LValue) error {
+	a := r.a
+	if err := a.quotaLeft(); err != nil {
+		return err
+	}
+	if len(a.incoming) >= MaxPendingEvents {
+		return errTooManyEvents
+	}
+	a.sent++
+	a.incoming = append(a.incoming, event{name: name, payload: payload, from: a.id})
+	return nil
+}
+
+// SendTo is ai.send_to: (false, nil) for an id that names no live agent,
+// luabind.ErrSendRefused when Options.MessagePolicy refuses it, an error
+// past Options.MaxMessagesPerTick or when the policy panics. During
+// Host.Tick the message waits for the end of the tick
+// (Host.deliverMessages orders them the same whatever the workers);
+// otherwise it is delivered at once, for the receiver's next tick.
 func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 	a := r.a
 	to, ok := a.h.target(id)
@@ -60,25 +83,36 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 	if !ok || to.removed {
 		return false, nil
 	}
-	if a.w.busy {
-		if len(a.w.msgQ) >= maxQueuedMessages {
-			return false, errMessageQueueFull
+	if err := a.quotaLeft(); err != nil {
+		return false, err
+	}
+	if allow := a.h.opts.MessagePolicy; allow != nil {
+		ok, err := a.allowed(allow, to, name)
+		if err != nil {
+			return false, err
 		}
+		if !ok {
+			return false, luabind.ErrSendRefused
+		}
+	}
+	a.sent++
+	if a.w.busy {
 		a.msgSeq++
 		a.w.msgQ = append(a.w.msgQ, pendingMsg{from: a.id, seq: a.msgSeq, to: to, name: name, payload: payload})
 		return true, nil
 	}
-	to.deliver(name, payload)
+	to.deliver(a.id, name, payload)
 	return true, nil
 }
 
-// deliver puts a message into the agent's inbox, its payload rebuilt in the
-// agent's own Lua state.
-func (a *Agent) deliver(name string, payload any) {
-	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload)})
+// deliver puts a message from agent from into the agent's inbox, its
+// payload rebuilt in the agent's own Lua state.
+func (a *Agent) deliver(from int, name string, payload any) {
+	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload), from: from})
 }
 
-// pendingMsg is an ai.send_to made while the workers ran.
+// pendingMsg is an ai.send_to made while the workers ran: 56 bytes, and
+// its payload's copy.
 type pendingMsg struct {
 	from, seq int // the sender's id, and its count of sends
 	to        *Agent
@@ -86,13 +120,42 @@ type pendingMsg struct {
 	payload   any // luabind.CopyPlain's copy
 }
 
-// maxQueuedMessages bounds the messages one worker's scripts may send in
-// one tick.
-const maxQueuedMessages = 1 << 16
+// DefaultMaxMessagesPerTick is Options.MaxMessagesPerTick's default.
+const DefaultMaxMessagesPerTick = 1024
 
-// errMessageQueueFull: a worker's scripts sent more than maxQueuedMessages
-// messages in one tick.
-var errMessageQueueFull = fmt.Errorf("more than %d messages sent in one tick", maxQueuedMessages)
+// errMessageQuota: an agent queued more than Options.MaxMessagesPerTick
+// messages (ai.send_to and ai.send) in one tick. The call past it is a Lua
+// error in that agent's callback, whose message says so.
+var errMessageQuota = errors.New("message quota exceeded")
+
+// errPolicyPanic: Options.MessagePolicy panicked on an ai.send_to. The
+// call is a Lua error in the sender's callback, with the panic's value;
+// the message is not sent and the host goes on.
+var errPolicyPanic = errors.New("the message policy panicked")
+
+// quotaLeft is an error when the agent has queued its
+// Options.MaxMessagesPerTick messages in its current tick (its
+// spawn-time enter counts as tick 0).
+func (a *Agent) quotaLeft() error {
+	if a.sentAt != a.ticks {
+		a.sentAt, a.sent = a.ticks, 0
+	}
+	if limit := a.h.opts.MaxMessagesPerTick; a.sent >= limit {
+		return fmt.Errorf("%w: more than %d messages (ai.send_to and ai.send) in one tick (MaxMessagesPerTick)", errMessageQuota, limit)
+	}
+	return nil
+}
+
+// allowed asks the message policy whether the agent may send event to
+// to; a panic in it is an error.
+func (a *Agent) allowed(allow func(from, to *Agent, event string) bool, to *Agent, event string) (ok bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok, err = false, fmt.Errorf("%w on %q to agent %d: %v", errPolicyPanic, event, to.id, v)
+		}
+	}()
+	return allow(a, to, event), nil
+}
 
 // deliverMessages puts the messages sent during a tick into their
 // receivers' inboxes, ordered by sender id, then send order: the same
@@ -117,7 +180,7 @@ func (h *Host) deliverMessages() {
 		if m.to.removed {
 			continue
 		}
-		m.to.deliver(m.name, m.payload)
+		m.to.deliver(m.from, m.name, m.payload)
 	}
 }
 
@@ -125,10 +188,10 @@ func (h *Host) deliverMessages() {
 // MaxViewEvents of each.
 func (a *Agent) eventsView(v *AgentView) {
 	for _, e := range a.incoming[:min(len(a.incoming), MaxViewEvents)] {
-		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload)})
+		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Sender: e.from})
 	}
 	for _, e := range a.inbox[:min(len(a.inbox), MaxViewEvents)] {
-		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Message: true})
+		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Message: true, Sender: e.from})
 	}
 }
 
@@ -145,6 +208,7 @@ func payloadOf(v lua.LValue) any {
 type eventSnapshot struct {
 	Name    string          `json:"name"`
 	Payload json.RawMessage `json:"payload"`
+	From    int             `json:"from,omitempty"` // the sender's id (ai.sender); absent: the game
 }
 
 // encodeEvents writes queued events (what: "event" or "message") for a
@@ -156,7 +220,7 @@ func encodeEvents(enc *encoder, what string, events []event) ([]eventSnapshot, e
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, eventSnapshot{Name: ev.name, Payload: p})
+		out = append(out, eventSnapshot{Name: ev.name, Payload: p, From: ev.from})
 	}
 	return out, nil
 }
@@ -168,7 +232,10 @@ func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event) 
 		if err != nil {
 			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
 		}
-		into = append(into, event{name: ev.Name, payload: p})
+		if ev.From < 0 {
+			return into, fmt.Errorf("%s %q: sender %d is not an agent id", what, ev.Name, ev.From)
+		}
+		into = append(into, event{name: ev.Name, payload: p, from: ev.From})
 	}
 	return into, nil
 }

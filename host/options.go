@@ -159,6 +159,34 @@ type Options struct {
 	// so a callback failing every tick for thousands of agents cannot flood
 	// the log. Agent.Errors is not affected.
 	ReportAllErrors bool
+	// MessagePolicy, if set, decides whether agent from may send event to
+	// agent to with ai.send_to (to an agent that exists; to itself too):
+	// false refuses it, and ai.send_to returns false, "refused" and
+	// nothing reaches to. It runs on from's worker, inside the calling
+	// callback and its budget, while other workers tick: it may read from
+	// freely, but of to only what does not change during a tick (ID,
+	// Behaviour, UserData) or the game's own data, and must be safe to
+	// call from several goroutines when Workers > 1. A policy that panics
+	// refuses the send and fails the sender's callback with a Lua error
+	// ("ai.send_to: the message policy panicked on …" and the panic's
+	// value); the host goes on. ai.send (an agent's event
+	// to itself) does not ask it. The default (zero) value lets every
+	// message through.
+	MessagePolicy func(from, to *Agent, event string) bool
+	// MaxMessagesPerTick bounds the messages one agent may queue in one
+	// of its ticks, ai.send_to and ai.send together (its spawn-time enter
+	// counts as tick 0): the call past it is a Lua error ("message quota
+	// exceeded") in that agent's callback alone, and no other agent's messages are
+	// ever refused for it. Sends that return false (no agent, refused) do
+	// not count. A tick's messages therefore hold at most agents ×
+	// MaxMessagesPerTick queued messages, each about 100 bytes plus its
+	// payload's copy (at most luabind.MaxPlainEntries entries of about 40
+	// bytes; strings are shared with the sender): with the default, a
+	// thousand agents that all send small payloads up to the quota queue
+	// about 100 MiB, and making the copies is charged to the senders'
+	// Budget and AgentTickBudget. The default (zero) value is
+	// DefaultMaxMessagesPerTick (1,024); a negative value is New's error.
+	MaxMessagesPerTick int
 
 	// The hooks below are called on the goroutine that called Tick, Spawn or
 	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
@@ -220,6 +248,11 @@ type Transition struct {
 	Kind  TransitionKind // what changed it
 	From  string         // path of the state left, paused or popped ("" when a utility machine had none)
 	To    string         // path of the state entered or resumed
+	// Event is the event that fired the transition ("" for none), and
+	// Sender the id of the agent that sent it (ai.sender(); 0 for an
+	// event from the game).
+	Event  string
+	Sender int
 }
 
 // Log is one ai.log line.
@@ -264,6 +297,9 @@ type DroppedEvent struct {
 	Tick  int    // the tick whose decide phase saw it
 	Event string // its name
 	State string // the agent's state path when it was dropped
+	// Sender is the id of the agent that sent it (ai.sender()); 0 for an
+	// event from the game.
+	Sender int
 }
 
 // Callback names the kind of script call that failed, in a ScriptError.

@@ -58,7 +58,7 @@ func (a *Agent) emit(kind TransitionKind, from, to *place) {
 	if a.h.opts.OnTransition == nil && a.followers == 0 {
 		return
 	}
-	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path}
+	t := Transition{Agent: a.id, Tick: a.ticks, Kind: kind, To: to.path, Event: a.evName, Sender: a.evFrom}
 	if from != nil {
 		t.From = from.path
 	}
@@ -81,11 +81,10 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 // pointer wide, so handing it to the VM as an interface does not allocate.
 type runner struct{ a *Agent }
 
-func (r runner) State() (string, bool)                       { return r.a.state() }
-func (r runner) Active(name string) bool                     { return r.a.active(name) }
-func (r runner) Rand() *rand.Rand                            { return r.a.rng }
-func (r runner) Send(event string, payload lua.LValue) error { return r.a.sendLua(event, payload) }
-func (r runner) ID() int                                     { return r.a.id }
+func (r runner) State() (string, bool)   { return r.a.state() }
+func (r runner) Active(name string) bool { return r.a.active(name) }
+func (r runner) Rand() *rand.Rand        { return r.a.rng }
+func (r runner) ID() int                 { return r.a.id }
 
 // Time is the seconds the running state has been active.
 func (r runner) Time() float64 {

@@ -107,7 +107,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 			if path == "" {
 				path = a.Path()
 			}
-			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: path}})
+			a.w.records = append(a.w.records, record{kind: recDropped, drop: DroppedEvent{Agent: a.id, Tick: a.ticks, Event: a.visible[i].name, State: path, Sender: a.visible[i].from}})
 		}
 		a.visible[i] = event{}
 	}
@@ -181,6 +181,7 @@ func (a *Agent) enter(n *place, payload lua.LValue) {
 		a.resetTree(n)
 	}
 	a.hookArg(n, n.def.Enter, cbEnter, payload)
+	a.evFrom = 0 // the states entered below did not handle the event
 	if !n.isMachine() {
 		return
 	}
@@ -304,13 +305,17 @@ func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
 				}
 				continue
 			}
+			a.evFrom, a.evName = ev.from, ev.name // for ai.sender in its when, run and enter or resume, and Transition
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
+				a.evFrom, a.evName = 0, ""
 				if p.tickOver(vm, s) {
 					return false
 				}
 				continue
 			}
-			if a.fire(n, s, t, ev.payload) {
+			fired := a.fire(n, s, t, ev.payload)
+			a.evFrom, a.evName = 0, ""
+			if fired {
 				p.consume(j)
 				return true
 			}

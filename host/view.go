@@ -72,6 +72,7 @@ type PendingEvent struct {
 	Name    string
 	Payload any  // plain data
 	Message bool // sent by another agent (ai.send_to)
+	Sender  int  // the id of the agent that sent it (ai.send_to, ai.send; ai.sender()); 0 for the game's
 }
 
 // PendingRequest is an ai.push, ai.pop or ai.replace waiting for its

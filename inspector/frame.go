@@ -92,7 +92,8 @@ type timerJSON struct {
 type eventJSON struct {
 	Name    string `json:"name"`
 	Payload any    `json:"payload,omitempty"`
-	From    string `json:"from,omitempty"` // "message" for ai.send_to
+	From    string `json:"from,omitempty"`   // "message" for ai.send_to
+	Sender  int    `json:"sender,omitempty"` // the agent that sent it (ai.sender()); absent: the game
 }
 
 type requestJSON struct {
@@ -169,7 +170,7 @@ func (in *inspector) frame(a *host.Agent) agentFrame {
 		f.Inputs = append(f.Inputs, inputJSON{State: x.State, Curve: x.Curve, X: x.X})
 	}
 	for _, e := range v.Events {
-		ej := eventJSON{Name: clip(e.Name, 200), Payload: plainjson.Safe(e.Payload)}
+		ej := eventJSON{Name: clip(e.Name, 200), Payload: plainjson.Safe(e.Payload), Sender: e.Sender}
 		if e.Message {
 			ej.From = "message"
 		}

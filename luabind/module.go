@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -66,6 +67,7 @@ func (vm *VM) newModule() *lua.LTable {
 		"replace": func(L *lua.LState) int { return vm.luaRequest(L, Replace) },
 		"send":    vm.luaSend,
 		"send_to": vm.luaSendTo,
+		"sender":  vm.luaSender,
 		"id":      vm.luaID,
 		"state":   vm.luaState,
 		"active":  vm.luaActive,
@@ -150,9 +152,36 @@ func (vm *VM) luaID(L *lua.LState) int {
 	return 1
 }
 
+// SenderRunner is a Runner that knows who sent the event its agent is
+// handling, for ai.sender(). host implements it.
+type SenderRunner interface {
+	// Sender is the id of the agent that sent the event being handled;
+	// ok is false for an event from the game and outside the callbacks
+	// that handle one.
+	Sender() (id int, ok bool)
+}
+
+// luaSender is ai.sender(): the id of the agent that sent the event the
+// running callback handles, or nil (an event from the game, or no event).
+func (vm *VM) luaSender(L *lua.LState) int {
+	if s, ok := vm.runner.(SenderRunner); ok {
+		if id, ok := s.Sender(); ok {
+			L.Push(lua.LNumber(id))
+			return 1
+		}
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// ErrSendRefused is what Runner.SendTo returns when the host's message
+// policy refuses the message: ai.send_to returns false, "refused".
+var ErrSendRefused = errors.New("refused")
+
 // luaSendTo is ai.send_to(id, event [, payload]): the payload is checked
 // to be plain data and copied before the id is looked up; true when the
-// event is queued, false for an unknown id.
+// event is queued, false, "no agent" for an id that names no live agent,
+// false, "refused" when the host's message policy refuses it.
 func (vm *VM) luaSendTo(L *lua.LState) int {
 	r := vm.mustRunner(L, "send_to")
 	// The id is checked first: an agent id is an integer number (a string
@@ -175,11 +204,22 @@ func (vm *VM) luaSendTo(L *lua.LState) int {
 	}
 	ok := false
 	if float64(id) == float64(int64(id)) && id >= 1 && id <= 1<<52 {
-		if ok, err = r.SendTo(int(id), event, payload); err != nil {
+		ok, err = r.SendTo(int(id), event, payload)
+		switch {
+		case errors.Is(err, ErrSendRefused):
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("refused"))
+			return 2
+		case err != nil:
 			L.RaiseError("ai.send_to: %v", err)
 		}
 	}
-	L.Push(lua.LBool(ok))
+	if !ok {
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("no agent"))
+		return 2
+	}
+	L.Push(lua.LTrue)
 	return 1
 }
 

@@ -315,7 +315,9 @@ function luaai.pop(payload) end
 ---@param payload? any what the entered state's enter receives
 function luaai.replace(name, payload) end
 
----Queues an event for this agent's next decide phase.
+---Queues an event for this agent's next decide phase; ai.sender() is then
+---its own id. Counts against the host's MaxMessagesPerTick (default 1,024
+---a tick, with ai.send_to): past it, an error.
 ---@param event string
 ---@param payload? any
 function luaai.send(event, payload) end
@@ -331,12 +333,25 @@ function luaai.id() end
 ---those, without metatables or cycles) and is copied; anything else is an
 ---error, checked before the id is looked up. The id must be an integer
 ---number (a string such as "2", nil, NaN, 1.5 are errors naming the type);
----an agent can message itself, from its spawn-time enter too.
+---an agent can message itself, from its spawn-time enter too. The host's
+---message policy may refuse it (false, "refused": nothing is delivered);
+---past MaxMessagesPerTick messages a tick (default 1,024, with ai.send) it
+---is an error in the sender.
 ---@param id integer
 ---@param event string
 ---@param payload? any
----@return boolean queued false when there is no agent with that id
+---@return boolean queued
+---@return "no agent"|"refused"|nil why false: no live agent with that id, or the host's policy refused it
 function luaai.send_to(id, event, payload) end
+
+---Who sent the event being handled: in the when and run of the transitions
+---it is offered to, and in the enter or resume of the state it leads to,
+---the id of the agent that sent it (ai.send_to, or ai.send: its own id);
+---nil for an event from the game (Go's Agent.Send, --input, the console,
+---the inspector) and in every other callback. The engine sets it; no
+---payload can change it.
+---@return integer?
+function luaai.sender() end
 
 ---The agent's active path, e.g. "combat.attack_player"; nil while nothing is active.
 ---@return string?

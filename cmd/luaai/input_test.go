@@ -128,7 +128,7 @@ resume
 		}
 	}
 	require.Equal(t, []string{"1:nobody", "2:nobody", "3:ann", "4:bo", "5:bo", "6:bo"}, who)
-	require.Contains(t, stdout, `{"tick":3,"agent":1,"from":"closed","to":"open","kind":"to"}`)
+	require.Contains(t, stdout, `{"tick":3,"agent":1,"from":"closed","to":"open","kind":"to","event":"knock"}`)
 	for _, want := range []string{
 		"paused at tick 0 (step [N] runs ticks, resume goes on)",
 		"paused at tick 2",

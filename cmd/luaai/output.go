@@ -47,6 +47,9 @@ type runOutput struct {
 	// traceOnly, from --trace 1,5: the agents whose trace lines print;
 	// nil for every agent.
 	traceOnly map[int]bool
+	// trace: --trace, whose transition lines name the event that fired
+	// them and its sender.
+	trace bool
 
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
@@ -196,11 +199,13 @@ func orNone(s string) string {
 }
 
 type transitionLine struct {
-	Tick  int     `json:"tick"`
-	Agent int     `json:"agent"`
-	From  *string `json:"from"`
-	To    string  `json:"to"`
-	Kind  string  `json:"kind"`
+	Tick   int     `json:"tick"`
+	Agent  int     `json:"agent"`
+	From   *string `json:"from"`
+	To     string  `json:"to"`
+	Kind   string  `json:"kind"`
+	Event  string  `json:"event,omitempty"`  // --trace: the event that fired it
+	Sender int     `json:"sender,omitempty"` // --trace: the agent that sent it
 }
 
 // transition prints "tick 3 agent 1 patrol -> combat", with the kind
@@ -209,13 +214,19 @@ func (o *runOutput) transition(t host.Transition) {
 	if t.Kind == host.TransitionSpawn || t.Kind == host.TransitionRestore {
 		return // the CLI prints changes; where agents start shows in --trace
 	}
+	if !o.trace || !o.traced(t.Agent) {
+		t.Event, t.Sender = "", 0
+	}
 	if o.json {
-		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, string(t.Kind)})
+		o.line(transitionLine{t.Tick, t.Agent, optString(t.From), t.To, string(t.Kind), t.Event, t.Sender})
 		return
 	}
 	fmt.Fprintf(o.w, "tick %d agent %d %s -> %s", t.Tick, t.Agent, oneLine(orNone(t.From)), oneLine(orNone(t.To)))
 	if t.Kind != "to" {
 		fmt.Fprintf(o.w, " (%s)", t.Kind)
+	}
+	if t.Event != "" {
+		fmt.Fprintf(o.w, " on %s%s", oneLine(t.Event), fromAgent(t.Sender))
 	}
 	o.w.WriteByte('\n')
 }
@@ -434,6 +445,16 @@ type droppedLine struct {
 	Agent   int    `json:"agent"`
 	Dropped string `json:"dropped"`
 	State   string `json:"state"`
+	Sender  int    `json:"sender,omitempty"` // the agent that sent it
+}
+
+// fromAgent is " from agent 2" for an event agent 2 sent, "" for the
+// game's.
+func fromAgent(sender int) string {
+	if sender == 0 {
+		return ""
+	}
+	return " from agent " + strconv.Itoa(sender)
 }
 
 // dropped prints an event no transition took (--trace): "tick 3 agent 1
@@ -443,10 +464,10 @@ func (o *runOutput) dropped(d host.DroppedEvent) {
 		return
 	}
 	if o.json {
-		o.line(droppedLine{d.Tick, d.Agent, d.Event, d.State})
+		o.line(droppedLine{d.Tick, d.Agent, d.Event, d.State, d.Sender})
 		return
 	}
-	fmt.Fprintf(o.w, "tick %d agent %d event %s dropped: no transition took it (state %s)\n", d.Tick, d.Agent, oneLine(d.Event), oneLine(orNone(d.State)))
+	fmt.Fprintf(o.w, "tick %d agent %d event %s%s dropped: no transition took it (state %s)\n", d.Tick, d.Agent, oneLine(d.Event), fromAgent(d.Sender), oneLine(orNone(d.State)))
 }
 
 type logLine struct {

@@ -266,6 +266,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	opts.Profile = cfg.profile
 	if cfg.trace {
+		out.trace = true
 		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
 		if cfg.traceIDs != nil {
 			out.traceOnly = map[int]bool{}

@@ -739,12 +739,12 @@ return ai.fsm { initial = "a", states = {
 	code, stdout, stderr := cli("run", script, "--ticks", "2", "--trace")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, []string{
-		"tick 1 agent 1 event noise dropped: no transition took it (state a)",
+		"tick 1 agent 1 event noise from agent 1 dropped: no transition took it (state a)",
 		"tick 1 agent 1 state a ctx {}",
 		"tick 2 agent 1 state a ctx {}",
 	}, lines(stdout))
 	_, stdout, _ = cli("run", script, "--ticks", "1", "--trace", "--json")
-	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a"}`)
+	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a","sender":1}`)
 	_, stdout, _ = cli("run", script, "--ticks", "1")
 	require.NotContains(t, stdout, "dropped", "only with --trace")
 }
@@ -790,7 +790,7 @@ return ai.fsm { initial = "hold", context = { hp = 3 }, states = {
 		`tick 1 agent 1 state lead ctx {"orders":1}`,
 		`tick 1 agent 2 state hold ctx {"hp":5}`,
 		`tick 1 agent 3 state hold ctx {"hp":5}`,
-		"tick 2 agent 3 hold -> advance",
+		"tick 2 agent 3 hold -> advance on advance from agent 1",
 		`tick 2 agent 1 state lead ctx {"orders":2}`,
 		`tick 2 agent 2 state hold ctx {"hp":5}`,
 		`tick 2 agent 3 state advance ctx {"hp":5}`,

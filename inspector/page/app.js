@@ -282,7 +282,7 @@ function agentView(f, prev, past) {
     curvesOf(structure, f),
     (f.timers || []).length ? section("timers", "timers", el("table", {}, ...f.timers.map((t) => el("tr", {}, el("td", { text: t.state }), el("td", { text: fmt(t.time) + " s" }), el("td", { class: "muted", text: t.every ? `every ${fmt(t.every)} s, ${fmt(t.acc)} s since` : "" }))))) : null,
     (f.events || []).length || (f.requests || []).length ? section("pending", "pending", el("ul", { class: "plain" },
-      ...(f.events || []).map((e) => el("li", { text: `${e.from === "message" ? "message" : "event"} ${e.name}` + (e.payload !== undefined ? " " + JSON.stringify(e.payload) : "") })),
+      ...(f.events || []).map((e) => el("li", { text: `${e.from === "message" ? "message" : "event"} ${e.name}` + (e.sender ? ` from agent ${e.sender}` : "") + (e.payload !== undefined ? " " + JSON.stringify(e.payload) : "") })),
       ...(f.requests || []).map((r) => el("li", { text: `${r.kind} ${r.target || ""} on ${r.machine || "root"}` + (r.payload !== undefined ? " " + JSON.stringify(r.payload) : "") })))) : null,
     (f.errors || []).length ? section(`errors (${f.error_count})`, "errors", el("ul", { class: "plain" }, ...f.errors.map((e) => el("li", { text: `tick ${e.tick} ${e.file}:${e.line}: ${e.callback} of ${e.state || "root"}: ${e.msg}` })))) : null,
     logSection(f, past),
