@@ -145,60 +145,6 @@ func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	return a
 }
 
-// runPool hands out the per-agent records of one tree on one worker from
-// blocks shared by consecutive agents: ticked in spawn order, an agent's
-// records sit next to the previous agent's, so the tick sweeps memory
-// instead of hopping between scattered small allocations. A block lives
-// as long as any of its agents.
-type runPool struct {
-	nodes  []placeRT
-	ms     []machineRT
-	stacks []int
-	paths  []*place
-	scores []float64
-	bts    []btRT
-}
-
-// runBlock is how many agents' records a block holds when spawning.
-const runBlock = 64
-
-// reserve makes room for n agents' records.
-func (p *runPool) reserve(t *layout, n int) {
-	stackCap := 0
-	for _, m := range t.machines {
-		stackCap += len(m.children)
-	}
-	p.nodes = make([]placeRT, n*len(t.places))
-	p.ms = make([]machineRT, n*len(t.machines))
-	p.stacks = make([]int, n*stackCap)
-	p.paths = make([]*place, n*(t.maxDepth+1))
-	p.scores = make([]float64, n*t.maxKids)
-	p.bts = make([]btRT, n*t.btCount)
-}
-
-// take returns one agent's records: fresh state records, machines with
-// empty stacks of their full capacity, an empty path and scratch scores.
-func (p *runPool) take(t *layout) (nodes []placeRT, ms []machineRT, bt []btRT, path []*place, scores []float64) {
-	nn, nm, depth, nk, nb := len(t.places), len(t.machines), t.maxDepth+1, t.maxKids, t.btCount
-	if len(p.nodes) < nn || len(p.ms) < nm || len(p.paths) < depth || len(p.scores) < nk || len(p.bts) < nb {
-		p.reserve(t, runBlock)
-	}
-	nodes, p.nodes = p.nodes[:nn:nn], p.nodes[nn:]
-	bt, p.bts = p.bts[:nb:nb], p.bts[nb:]
-	ms, p.ms = p.ms[:nm:nm], p.ms[nm:]
-	path, p.paths = p.paths[:0:depth], p.paths[depth:]
-	scores, p.scores = p.scores[:nk:nk], p.scores[nk:]
-	for i, m := range t.machines {
-		k := len(m.children)
-		if len(p.stacks) < k {
-			p.stacks = make([]int, runBlock*k)
-		}
-		ms[i] = machineRT{stack: p.stacks[:0:k], history: -1, blocked: -1}
-		p.stacks = p.stacks[k:]
-	}
-	return nodes, ms, bt, path, scores
-}
-
 // spawn makes an agent on w and runs its enter hooks; events are queued for
 // its first tick before they run.
 func (w *worker) spawn(b *Behaviour, t *layout, ctx *lua.LTable, events []event) *Agent {
