@@ -131,24 +131,8 @@ func (r *record) agent() int {
 
 // New creates a host. The zero Options work.
 func New(opts Options) (*Host, error) {
-	switch {
-	case opts.MaxStackDepth < 0:
-		return nil, fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
-	case opts.MaxErrors < 0:
-		return nil, fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
-	case opts.MaxString < 0:
-		return nil, fmt.Errorf("host: Options.MaxString %d is negative", opts.MaxString)
-	case opts.BudgetSteps < 0:
-		return nil, fmt.Errorf("host: Options.BudgetSteps %d is negative", opts.BudgetSteps)
-	case opts.Workers < 0:
-		return nil, fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
-	case opts.MaxMessagesPerTick < 0:
-		return nil, fmt.Errorf("host: Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
-	}
-	for name := range opts.Modules {
-		if name == "" || name == "luaai" {
-			return nil, fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
-		}
+	if err := checkOptions(opts); err != nil {
+		return nil, err
 	}
 	modules, err := funcModules(opts.Modules, opts.Funcs)
 	if err != nil {
@@ -210,6 +194,30 @@ func New(opts Options) (*Host, error) {
 	}
 	h.mem.init(opts.MemoryLimit)
 	return h, nil
+}
+
+// checkOptions refuses the options New cannot make sense of.
+func checkOptions(opts Options) error {
+	switch {
+	case opts.MaxStackDepth < 0:
+		return fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
+	case opts.MaxErrors < 0:
+		return fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
+	case opts.MaxString < 0:
+		return fmt.Errorf("host: Options.MaxString %d is negative", opts.MaxString)
+	case opts.BudgetSteps < 0:
+		return fmt.Errorf("host: Options.BudgetSteps %d is negative", opts.BudgetSteps)
+	case opts.Workers < 0:
+		return fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
+	case opts.MaxMessagesPerTick < 0:
+		return fmt.Errorf("host: Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
+	}
+	for name := range opts.Modules {
+		if name == "" || name == "luaai" {
+			return fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
+		}
+	}
+	return nil
 }
 
 // tickBudget is Options.AgentTickBudget with its default: four times the
