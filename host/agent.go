@@ -32,6 +32,7 @@ type Agent struct {
 	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
 	clock    float64
 	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
+	interval int     // tick interval (SetInterval); 0 and 1 both tick every host tick
 	ticks    int
 	visible  []event  // events this decide phase sees
 	incoming []event  // events sent since, for the next tick

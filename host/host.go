@@ -50,6 +50,7 @@ type Host struct {
 	paused    bool           // Pause: Tick ticks nothing
 	steps     int            // Step: ticks to run while paused
 	refusals  refusals       // reads of other agents refused while the workers ran
+	tickNo    int            // host ticks run (TickNumber); the tick running has this number
 }
 
 type errKey struct {
@@ -478,6 +479,11 @@ type SpawnOptions struct {
 	// Bind binds each Go value at its key, as Agent.Bind does. The
 	// default (zero) value is none.
 	Bind map[string]any
+	// Interval is the agent's tick interval, as Agent.SetInterval sets
+	// it: Host.Tick ticks the agent every Interval-th host tick. The
+	// default (zero) value is 1, every host tick; a negative one is an
+	// error wrapping ErrBadInterval, and no agent is made.
+	Interval int
 }
 
 // SpawnWith is Spawn with everything the game attaches to the agent
@@ -493,6 +499,9 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	}
 	if b.h != h {
 		return nil, ErrWrongBehaviour
+	}
+	if opts.Interval < 0 {
+		return nil, fmt.Errorf("spawn: interval %d: %w", opts.Interval, ErrBadInterval)
 	}
 	w := h.workerFor(h.spawned + 1)
 	t := b.layouts[w.index]
@@ -511,6 +520,7 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	a, err := w.spawnWith(b, t, ctx, nil, func(a *Agent) error {
 		a.bound = c.bound
 		a.user = opts.UserData
+		a.interval = opts.Interval
 		for _, k := range sortedMapKeys(opts.Bind) {
 			if err := a.Bind(k, opts.Bind[k]); err != nil {
 				return fmt.Errorf("spawn: %w", err)

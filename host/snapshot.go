@@ -57,6 +57,9 @@ type agentSnapshot struct {
 	// Owed is the time of the ticks a frame deadline made the agent miss,
 	// added to its next tick's dt.
 	Owed float64 `json:"owed,omitempty"`
+	// Interval is the agent's tick interval (Agent.SetInterval); absent
+	// (an older snapshot) for 1.
+	Interval int `json:"interval,omitempty"`
 	// Synced lists the keys Agent.Sync filled (saved as plain data), for
 	// RestoreOptions.Attach.
 	Synced []string `json:"synced,omitempty"`
@@ -173,6 +176,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		Synced: a.syncedKeys(),
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
+	s.Interval = a.savedInterval()
 	enc := &encoder{}
 	if err := enc.count(a.ctx, "ctx", 0); err != nil {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
@@ -395,6 +399,8 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("owed %v: must be a finite number ≥ 0", s.Owed)
 	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
 		return nil, nil, bad("overruns %d out of range", s.Overruns)
+	case s.Interval < 0 || s.Interval > maxSnapshotCount:
+		return nil, nil, bad("interval %d out of range (1 to %d)", s.Interval, maxSnapshotCount)
 	}
 	why := NotSuspended
 	if s.Suspended != "" {
@@ -413,6 +419,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
 	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
+	a.interval = s.Interval
 	if why != NotSuspended {
 		a.suspend(why)
 	}

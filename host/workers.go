@@ -56,6 +56,7 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 		}
 		h.steps--
 	}
+	h.tickNo++
 	release := h.stopOn(ctx)
 	h.ApplyReloads()
 	var t0 time.Time
@@ -120,11 +121,12 @@ func pinned(w *worker, fn func(*worker)) {
 
 // tick ticks the worker's agents in spawn order, from where the last
 // tick cut short by TickContext stopped (then round to it). The agents a
-// cut leaves out owe the time they missed, added to the dt of their next
-// tick, so their clocks stay true.
+// cut leaves out, and those whose interval skips this host tick, owe the
+// time they missed, added to the dt of their next tick, so their clocks
+// stay true.
 func (w *worker) tick(dt float64) {
 	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
-	done := w.h.tickDone
+	done, tn := w.h.tickDone, w.h.tickNo
 	n := len(w.agents)
 	start := w.next
 	if start >= n {
@@ -154,6 +156,10 @@ func (w *worker) tick(dt float64) {
 		}
 		a := w.agents[i]
 		if a.suspension != NotSuspended {
+			continue
+		}
+		if !a.due(tn) {
+			a.owed += dt
 			continue
 		}
 		if a.owed > 0 {

@@ -28,6 +28,7 @@ type frameJSON struct {
 	ID          int              `json:"id"`
 	Tick        int              `json:"tick"`
 	Clock       float64          `json:"clock"`
+	Interval    int              `json:"interval"` // ticked every Interval-th host tick
 	Behaviour   string           `json:"behaviour"`
 	Structure   int              `json:"structure"` // id of its behaviour's structure
 	Path        string           `json:"path"`
@@ -150,7 +151,7 @@ func (in *inspector) frame(a *host.Agent) agentFrame {
 	v := a.View()
 	f := frameJSON{
 		ID: a.ID(), Tick: a.Ticks(), Clock: a.Clock(), Behaviour: a.Behaviour().Name(), Path: a.Path(),
-		Suspended: a.Suspended(), Paused: a.Paused(), Active: v.Active,
+		Suspended: a.Suspended(), Paused: a.Paused(), Active: v.Active, Interval: a.Interval(),
 		Context:   plainjson.Safe(a.Context()),
 		Structure: in.structureOf(a.Behaviour()),
 	}

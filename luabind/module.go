@@ -76,6 +76,7 @@ func (vm *VM) newModule() *lua.LTable {
 		"log":     vm.luaLog,
 		"spawn":   vm.luaSpawn,
 	}
+	exports["interval"] = vm.luaInterval
 	for name, fn := range nativeExports() {
 		exports[name] = fn
 	}
@@ -171,6 +172,25 @@ func (vm *VM) luaSender(L *lua.LState) int {
 		}
 	}
 	L.Push(lua.LNil)
+	return 1
+}
+
+// IntervalRunner is a Runner whose agent has a tick interval, for
+// ai.interval(). host implements it.
+type IntervalRunner interface {
+	// Interval is the agent's tick interval: it is ticked every
+	// Interval-th host tick (1: every tick).
+	Interval() int
+}
+
+// luaInterval is ai.interval(): the running agent's tick interval, 1 for a
+// runner that has none. Scripts read it; only the game sets it.
+func (vm *VM) luaInterval(L *lua.LState) int {
+	k := 1
+	if r, ok := vm.mustRunner(L, "interval").(IntervalRunner); ok {
+		k = r.Interval()
+	}
+	L.Push(lua.LNumber(k))
 	return 1
 }
 

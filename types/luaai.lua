@@ -353,6 +353,12 @@ function luaai.send_to(id, event, payload) end
 ---@return integer?
 function luaai.sender() end
 
+---The agent's tick interval k: the host ticks it every k-th host tick (1,
+---every tick, unless the game set it), and its dt is then the time since
+---its previous tick. Only the game sets it.
+---@return integer
+function luaai.interval() end
+
 ---The agent's active path, e.g. "combat.attack_player"; nil while nothing is active.
 ---@return string?
 function luaai.state() end

@@ -271,7 +271,7 @@ function agentView(f, prev, past) {
   const section = (title, cls, ...kids) => el("section", { class: cls }, el("h3", { text: title }), ...kids);
   const changes = changedKeys(prev && prev.context, f.context, "");
   return el("div", { class: "agent-view" + (past ? " past" : ""), "data-id": f.id, "data-tick": f.tick },
-    el("h2", {}, `agent ${f.id} `, el("span", { class: "muted", text: `${f.behaviour} · tick ${f.tick} · ${fmt(f.clock)} s` })),
+    el("h2", {}, `agent ${f.id} `, el("span", { class: "muted", text: `${f.behaviour} · tick ${f.tick} · ${fmt(f.clock)} s${f.interval > 1 ? ` · every ${f.interval} host ticks` : ""}` })),
     el("div", {}, "state ", el("span", { class: "path", text: f.path || "(none)" }), f.suspended ? el("strong", { class: "bad", text: " suspended" }) : null,
       f.suspended && !past ? el("button", { class: "resume-agent", "data-id": f.id, onclick: () => post({ op: "resume", agent: f.id }), text: "resume agent" }) : null),
     (f.stacks || []).length ? el("div", { class: "stack" }, "stack ", ...(f.stacks.map((s) => el("span", { class: "muted", text: `${s.machine || "root"}: [${s.states.join(", ")}] ` })))) : null,
