@@ -1,0 +1,119 @@
+//go:build linux
+
+package host_test
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// lodSource is a cheap behaviour: an fsm whose states have a short update,
+// changing state rarely. (A transition costs several updates, and comes
+// after the same game time whatever the interval: a behaviour that changes
+// state often saves less than 1/k of its cost.)
+const lodSource = `local ai = require("luaai")
+return ai.fsm {
+  initial = "walk",
+  context = { x = 0, t = 0 },
+  states = {
+    walk = {
+      update = function(ctx, dt) ctx.x = ctx.x + dt; ctx.t = ctx.t + dt end,
+      transitions = { { to = "look", when = function(ctx) return ctx.t > 30 end } },
+    },
+    look = {
+      enter = function(ctx) ctx.t = 0 end,
+      transitions = { { to = "walk", after = 1 } },
+    },
+  },
+}`
+
+// BenchmarkIntervals: 50,000 agents ticked every frame, against the same
+// agents with 80% of them (ids not divisible by 5) ticked every 4th frame,
+// frames of both kinds alternating in one run on one host (one worker).
+// It reports the median CPU time of a frame of each, their ratio (about
+// 0.2 + 0.8/4 = 0.4 expected), max/median of each kind's frames (flat: the
+// agents with interval 4 are spread evenly over the frames by id), and the
+// ratio of the wall-time medians.
+func BenchmarkIntervals(b *testing.B) {
+	for _, agents := range []int{5_000, 50_000} {
+		b.Run(fmt.Sprintf("agents=%d", agents), func(b *testing.B) { benchIntervals(b, agents) })
+	}
+}
+
+func benchIntervals(b *testing.B, agents int) {
+	const frames = 8 // frames of each kind per iteration
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	beh, err := h.LoadString("lod.lua", lodSource)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := make([]*host.Agent, 0, agents)
+	for range agents {
+		a, err := h.Spawn(beh, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, a)
+	}
+	setTiers := func(k int) {
+		for _, a := range all {
+			if a.ID()%5 != 0 {
+				if err := a.SetInterval(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	// Each frame's CPU time on the game loop's thread (the one worker
+	// ticks on the goroutine that calls Tick), which a busy machine's other
+	// processes do not inflate as they do wall time; the process's CPU
+	// time (the collector's background work included); its wall time.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	timed := func(f *frameTimes) {
+		for range frames {
+			c0, p0, t0 := rusageThread(b), processCPU(b), time.Now()
+			if err := h.Tick(0.05); err != nil {
+				b.Fatal(err)
+			}
+			f.wall = append(f.wall, float64(time.Since(t0)))
+			f.proc = append(f.proc, float64(processCPU(b)-p0))
+			f.loop = append(f.loop, float64(rusageThread(b)-c0))
+		}
+	}
+	for range 4 { // warm up: every agent ticked, contexts grown
+		if err := h.Tick(0.05); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var flat, tiered frameTimes
+	b.ResetTimer()
+	for range b.N {
+		setTiers(1)
+		timed(&flat)
+		setTiers(4)
+		timed(&tiered)
+	}
+	b.StopTimer()
+	maxFlat, maxTiered := slices.Max(flat.loop), slices.Max(tiered.loop)
+	mFlat, mTiered := median(flat.loop), median(tiered.loop)
+	b.ReportMetric(mFlat/1e6, "loop-ms/frame-all-1")
+	b.ReportMetric(mTiered/1e6, "loop-ms/frame-tiered")
+	b.ReportMetric(mTiered/mFlat, "tiered/all-1")
+	b.ReportMetric(maxTiered/mTiered, "tiered-max/median")
+	b.ReportMetric(maxFlat/mFlat, "all-1-max/median")
+	b.ReportMetric(median(tiered.proc)/median(flat.proc), "process-cpu-tiered/all-1")
+	b.ReportMetric(median(tiered.wall)/median(flat.wall), "wall-tiered/all-1")
+}
+
+// frameTimes are the times of a benchmark's frames, in nanoseconds.
+type frameTimes struct{ loop, proc, wall []float64 }
