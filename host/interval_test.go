@@ -380,3 +380,39 @@ func TestIntervalWorkersAgree(t *testing.T) {
 		require.Equal(t, string(snap1), string(snap), "workers=%d", w)
 	}
 }
+
+// TestIntervalSpreadsEvenly: the agents of an interval are spread over the
+// host ticks by id, so each host tick ticks about the same number of them.
+func TestIntervalSpreadsEvenly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		interval func(id int) int
+		min, max int // agents ticked on every host tick, of 100
+	}{
+		{"all every 2nd", func(int) int { return 2 }, 50, 50},
+		{"all every 3rd", func(int) int { return 3 }, 33, 34},
+		{"all every 7th", func(int) int { return 7 }, 14, 15},
+		{"80% every 4th", func(id int) int { return map[bool]int{true: 1, false: 4}[id%5 == 0] }, 40, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, b := newTiered(t, 1)
+			var agents []*host.Agent
+			for id := 1; id <= 100; id++ {
+				a, err := h.SpawnWith(b, host.SpawnOptions{Interval: tc.interval(id)})
+				require.NoError(t, err)
+				agents = append(agents, a)
+			}
+			total := 0
+			for range 21 {
+				require.NoError(t, h.Tick(0.1))
+				sum := 0
+				for _, a := range agents {
+					sum += a.Ticks()
+				}
+				require.GreaterOrEqual(t, sum-total, tc.min, "host tick %d", h.TickNumber())
+				require.LessOrEqual(t, sum-total, tc.max, "host tick %d", h.TickNumber())
+				total = sum
+			}
+		})
+	}
+}
