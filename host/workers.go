@@ -127,6 +127,7 @@ func pinned(w *worker, fn func(*worker)) {
 func (w *worker) tick(dt float64) {
 	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
 	done, tn := w.h.tickDone, w.h.tickNo
+	owedDt, owedV := -1.0, lua.LValue(lua.LNil) // the last owed dt, boxed
 	n := len(w.agents)
 	start := w.next
 	if start >= n {
@@ -165,7 +166,12 @@ func (w *worker) tick(dt float64) {
 		if a.owed > 0 {
 			d := dt + a.owed
 			a.owed = 0
-			_ = a.tick(d, lua.LNumber(d))
+			if d != owedDt {
+				// Agents of one interval are owed the same time: box it
+				// once for them all.
+				owedDt, owedV = d, lua.LNumber(d)
+			}
+			_ = a.tick(d, owedV)
 			continue
 		}
 		_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
