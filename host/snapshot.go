@@ -93,15 +93,17 @@ func (a *Agent) Snapshot() ([]byte, error) {
 	if err := a.usable(); err != nil {
 		return nil, err
 	}
-	s, err := a.snapshot()
+	s, err := a.snapshot(&encoder{})
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{s}})
+	return appendSnapshotFile(nil, []agentSnapshot{s}), nil
 }
 
 // WriteSnapshot writes what Snapshot returns to w: nothing is written
-// unless every agent could be saved.
+// unless every agent could be saved. Called while the host ticks (from a
+// script or a hook) it returns ErrReentrant. SnapshotAsync writes the
+// same bytes with the encoding and writing off the game loop.
 func (h *Host) WriteSnapshot(w io.Writer) error {
 	data, err := h.Snapshot()
 	if err != nil {
@@ -145,23 +147,39 @@ func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Beha
 }
 
 // Snapshot saves every agent Host.Tick ticks, in spawn order. Nothing is
-// returned unless every agent could be saved.
+// returned unless every agent could be saved. Called while the host ticks
+// (from a script or a hook) it returns ErrReentrant.
 func (h *Host) Snapshot() ([]byte, error) {
-	if h.running {
-		return nil, ErrReentrant
+	agents, size, err := h.saveCopy()
+	if err != nil {
+		return nil, err
 	}
-	f := snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{}}
-	for _, a := range h.agents {
-		s, err := a.snapshot()
-		if err != nil {
-			return nil, err
-		}
-		f.Agents = append(f.Agents, s)
-	}
-	return json.Marshal(f)
+	return appendSnapshotFile(make([]byte, 0, size), agents), nil
 }
 
-func (a *Agent) snapshot() (agentSnapshot, error) {
+// saveCopy is the game loop's part of a save: every agent's records, with
+// its Lua values already encoded (plain bytes, shared with nothing Lua
+// changes), and about how large the document will be.
+func (h *Host) saveCopy() ([]agentSnapshot, int, error) {
+	if h.running {
+		return nil, 0, ErrReentrant
+	}
+	agents := make([]agentSnapshot, 0, len(h.agents))
+	enc := &encoder{}
+	for _, a := range h.agents {
+		s, err := a.snapshot(enc)
+		if err != nil {
+			return nil, 0, err
+		}
+		agents = append(agents, s)
+	}
+	// The encoded values and, per agent, about 400 bytes of records.
+	return agents, len(enc.buf) + 400*len(agents) + 64, nil
+}
+
+// snapshot saves a, encoding its Lua values with enc (reused across
+// agents: its arena keeps growing, its tables are forgotten).
+func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
 	rng, err := a.pcg.MarshalBinary()
 	if err != nil {
 		return agentSnapshot{}, err
@@ -173,7 +191,7 @@ func (a *Agent) snapshot() (agentSnapshot, error) {
 		Synced: a.syncedKeys(),
 		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
 	}
-	enc := &encoder{}
+	enc.reset()
 	if err := enc.count(a.ctx, "ctx", 0); err != nil {
 		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
 	}
