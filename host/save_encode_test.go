@@ -26,8 +26,8 @@ func TestAppendSnapshotFileMatchesJSON(t *testing.T) {
 			"m": {Stack: []string{}, Request: &requestSnapshot{Kind: "pop"}},
 			"n": {},
 		},
-		Events:   []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
-		Messages: []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
+		Events:    []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
+		Messages:  []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
 		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"},
 	}
 	for _, c := range []struct {
