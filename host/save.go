@@ -52,7 +52,7 @@ func (h *Host) SnapshotAsync(w io.Writer) (*SaveJob, error) {
 	j := &SaveJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		data := appendSnapshotFile(make([]byte, 0, size), agents)
+		data := appendCopies(make([]byte, 0, size), agents)
 		j.n, j.err = w.Write(data)
 	}()
 	return j, nil

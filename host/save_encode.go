@@ -19,9 +19,7 @@ import (
 
 // appendSnapshotFile appends the whole document.
 func appendSnapshotFile(b []byte, agents []agentSnapshot) []byte {
-	b = append(b, `{"version":`...)
-	b = strconv.AppendInt(b, SnapshotVersion, 10)
-	b = append(b, `,"agents":[`...)
+	b = appendSnapshotHead(b)
 	for i := range agents {
 		if i > 0 {
 			b = append(b, ',')
@@ -29,6 +27,13 @@ func appendSnapshotFile(b []byte, agents []agentSnapshot) []byte {
 		b = agents[i].appendJSON(b)
 	}
 	return append(b, "]}"...)
+}
+
+// appendSnapshotHead opens the document, up to its first agent.
+func appendSnapshotHead(b []byte) []byte {
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, SnapshotVersion, 10)
+	return append(b, `,"agents":[`...)
 }
 
 // agentSnapshotFields is how many fields appendJSON writes (a test checks
