@@ -98,6 +98,10 @@ func TestSnapshotAsyncWhileTicking(t *testing.T) {
 	job, err := h.SnapshotAsync(g)
 	require.NoError(t, err)
 	for i := 0; i < 5; i++ {
+		if i == 2 {
+			// A reload gives the agents new layouts meanwhile.
+			require.NoError(t, h.Agents()[0].Behaviour().ReloadSource(busy))
+		}
 		require.NoError(t, h.Tick(0.1))
 		for _, a := range h.Agents() {
 			require.NoError(t, a.Set("n", i))
