@@ -3,6 +3,8 @@ package host
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // saveCopy is one agent as the game loop copies it for a save: the
@@ -141,15 +143,94 @@ func (c *saveCopy) records() agentSnapshot {
 	return s
 }
 
-// appendCopies writes the document of a save from the loop's copies.
+// appendCopies writes the document of a save from the loop's copies, as
+// appendSnapshotFile writes their records, without building them: states
+// and machines are written in path order straight from the copies.
 func appendCopies(b []byte, agents []saveCopy) []byte {
 	b = appendSnapshotHead(b)
+	byPath := map[*layout][]*place{}
 	for i := range agents {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		s := agents[i].records()
-		b = s.appendJSON(b)
+		c := &agents[i]
+		places, ok := byPath[c.t]
+		if !ok {
+			places = slices.Clone(c.t.places)
+			slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
+			byPath[c.t] = places
+		}
+		b = c.appendJSON(b, places)
 	}
 	return append(b, "]}"...)
+}
+
+// appendJSON writes the agent's record; places are its layout's, sorted
+// by path.
+func (c *saveCopy) appendJSON(b []byte, places []*place) []byte {
+	b = c.rec.appendHead(b)
+	b = append(b, `,"states":{`...)
+	first := true
+	for _, n := range places {
+		rt := c.nodes[n.id]
+		var tree map[string]nodeSnapshot
+		if n.bt != nil {
+			tree = treeRecords(c.bt, n)
+		}
+		if rt == (placeRT{}) && tree == nil {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, n.path)
+		b = append(b, ':')
+		st := stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
+		b = st.appendJSON(b)
+	}
+	b = append(b, `},"machines":{`...)
+	first = true
+	var stack [8]string
+	for _, n := range places {
+		if !n.isMachine() {
+			continue
+		}
+		m := &c.ms[n.mid]
+		if len(m.stack) == 0 && m.history < 0 && m.req == nil && m.decideAcc == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, n.path)
+		b = append(b, ':')
+		ms := machineSnapshot{Stack: stack[:0], DecideAcc: m.decideAcc, Request: m.req}
+		for _, i := range m.stack {
+			ms.Stack = append(ms.Stack, n.children[i].name)
+		}
+		if m.history >= 0 {
+			ms.History = n.children[m.history].name
+		}
+		b = ms.appendJSON(b)
+	}
+	b = append(b, '}')
+	return c.rec.appendTail(b)
+}
+
+// newSaveArena sizes an arena for the copies of agents, so that it grows
+// only for the encoded values.
+func newSaveArena(agents []*Agent) *saveArena {
+	var nodes, ms, ints, bt int
+	for _, a := range agents {
+		nodes, ms, bt = nodes+len(a.nodes), ms+len(a.ms), bt+len(a.bt)
+		for i := range a.ms {
+			ints += len(a.ms[i].stack)
+		}
+	}
+	return &saveArena{
+		nodes: make([]placeRT, 0, nodes), ms: make([]machineCopy, 0, ms),
+		ints: make([]int, 0, ints), bt: make([]btRT, 0, bt),
+	}
 }

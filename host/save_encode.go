@@ -41,6 +41,16 @@ func appendSnapshotHead(b []byte) []byte {
 const agentSnapshotFields = 15
 
 func (s *agentSnapshot) appendJSON(b []byte) []byte {
+	b = s.appendHead(b)
+	b = append(b, `,"states":`...)
+	b = appendMap(b, s.States, (*stateSnapshot).appendJSON)
+	b = append(b, `,"machines":`...)
+	b = appendMap(b, s.Machines, (*machineSnapshot).appendJSON)
+	return s.appendTail(b)
+}
+
+// appendHead writes the fields before "states", opening the object.
+func (s *agentSnapshot) appendHead(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, int64(s.ID), 10)
 	b = append(b, `,"behaviour":`...)
@@ -57,10 +67,11 @@ func (s *agentSnapshot) appendJSON(b []byte) []byte {
 		b = append(b, `,"bound":`...)
 		b = appendStrings(b, s.Bound)
 	}
-	b = append(b, `,"states":`...)
-	b = appendMap(b, s.States, (*stateSnapshot).appendJSON)
-	b = append(b, `,"machines":`...)
-	b = appendMap(b, s.Machines, (*machineSnapshot).appendJSON)
+	return b
+}
+
+// appendTail writes the fields after "machines", closing the object.
+func (s *agentSnapshot) appendTail(b []byte) []byte {
 	if len(s.Events) > 0 {
 		b = append(b, `,"events":`...)
 		b = appendEvents(b, s.Events)

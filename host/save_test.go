@@ -30,12 +30,33 @@ return ai.fsm { initial = "a", context = {}, states = { a = {
   update = function(ctx) ai.send_to(ai.id() % 3 + 1, "hello", { from = ai.id(), shared = ctx.a }) end,
 } } }`
 
+// treeSrc keeps a tree's records (a retry between tries) and requestSrc
+// a pending request with a payload at every save.
+const treeSrc = `local ai = require("luaai")
+return ai.fsm { initial = "t", states = {
+  t = ai.tree { root = ai.retry(function() return "failure" end, 1000000, { name = "again" }) },
+} }`
+
+const requestSrc = `local ai = require("luaai")
+return ai.fsm { initial = "idle", context = { t = { 1 } }, states = {
+  idle = { update = function(ctx) ai.push("look", { n = 7, a = ctx.t, b = ctx.t }) end },
+  look = { update = function(ctx) ai.pop({ n = 9 }) end },
+} }`
+
 func hostileHost(t *testing.T) *host.Host {
 	t.Helper()
 	var trace []string
 	h, b := busyHost(t, &trace)
 	hb, err := h.LoadString("hostile.lua", hostileSrc)
 	require.NoError(t, err)
+	for name, src := range map[string]string{"tree.lua": treeSrc, "request.lua": requestSrc} {
+		extra, err := h.LoadString(name, src)
+		require.NoError(t, err)
+		for i := 0; i < 2; i++ {
+			_, err := h.Spawn(extra, nil)
+			require.NoError(t, err)
+		}
+	}
 	for i := 0; i < 12; i++ {
 		a, err := h.Spawn(b, nil)
 		require.NoError(t, err)
@@ -59,7 +80,7 @@ func TestSnapshotAsyncSameBytes(t *testing.T) {
 	h := hostileHost(t)
 	want, err := h.Snapshot()
 	require.NoError(t, err)
-	for _, s := range []string{`"$id"`, `"$ref"`, `"$bytes"`, `"$num":"nan"`, `"$num":"-inf"`, `"$array"`, `"$pairs"`, `"$bound"`, `"messages"`, `"events"`, `\u003c`} {
+	for _, s := range []string{`"$id"`, `"$ref"`, `"$bytes"`, `"$num":"nan"`, `"$num":"-inf"`, `"$array"`, `"$pairs"`, `"$bound"`, `"messages"`, `"events"`, `\u003c`, `"request"`, `"tree"`, `"again"`} {
 		require.Contains(t, string(want), s, "the save lacks a form it should test")
 	}
 	var blocking bytes.Buffer
@@ -71,6 +92,9 @@ func TestSnapshotAsyncSameBytes(t *testing.T) {
 	<-job.Done()
 	require.Equal(t, len(want), job.Bytes())
 	require.Equal(t, string(want), blocking.String())
+	byReflection, err := host.SnapshotByReflection(h)
+	require.NoError(t, err)
+	require.Equal(t, string(byReflection), string(want), "the hand-written document differs from encoding/json's")
 	require.Equal(t, string(want), async.String())
 }
 

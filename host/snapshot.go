@@ -166,7 +166,7 @@ func (h *Host) saveCopy() ([]saveCopy, int, error) {
 	}
 	agents := make([]saveCopy, len(h.agents))
 	enc := &encoder{}
-	arena := &saveArena{}
+	arena := newSaveArena(h.agents)
 	for i, a := range h.agents {
 		if err := a.copyForSave(enc, &agents[i], arena); err != nil {
 			return nil, 0, err
