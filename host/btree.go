@@ -431,10 +431,13 @@ type nodeSnapshot struct {
 }
 
 // treeSnapshot saves the records of n's tree that hold something.
-func (a *Agent) treeSnapshot(n *place) map[string]nodeSnapshot {
+func (a *Agent) treeSnapshot(n *place) map[string]nodeSnapshot { return treeRecords(a.bt, n) }
+
+// treeRecords is treeSnapshot from a copy of an agent's records.
+func treeRecords(bt []btRT, n *place) map[string]nodeSnapshot {
 	var out map[string]nodeSnapshot
 	for i, tn := range n.bt.Nodes {
-		r := a.bt[n.btBase+i]
+		r := bt[n.btBase+i]
 		if r == (btRT{}) {
 			continue
 		}

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -42,6 +41,10 @@ type encoder struct {
 	// would cost depth × key length bytes each).
 	root string
 	segs []pathSeg
+	// buf is the arena the encoded values are appended to; keys holds
+	// key lists for reuse (one per nesting level in use).
+	buf  []byte
+	keys [][]lua.LValue
 }
 
 // pathSeg is one step of a path: .field, [index], [key] or [key] (key).
@@ -132,57 +135,61 @@ func (e *encoder) countAt(v lua.LValue, depth int) error {
 	return err
 }
 
-// encode writes v as JSON; root names it in errors and bound paths.
+// encode writes v as JSON; root names it in errors and bound paths. The
+// bytes are the encoder's own (appended to its arena, never written
+// again), so a save's values share a few large allocations.
 func (e *encoder) encode(v lua.LValue, root string) (json.RawMessage, error) {
 	e.root, e.segs = root, e.segs[:0]
-	var buf bytes.Buffer
-	if err := e.write(&buf, v); err != nil {
+	start := len(e.buf)
+	if err := e.write(v); err != nil {
+		e.buf = e.buf[:start]
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return e.buf[start:len(e.buf):len(e.buf)], nil
 }
 
-func writeString(buf *bytes.Buffer, s string) {
+func (e *encoder) writeString(s string) {
 	if utf8.ValidString(s) {
-		b, _ := json.Marshal(s)
-		buf.Write(b)
+		e.buf = appendJSONString(e.buf, s)
 		return
 	}
-	buf.WriteString(`{"$bytes":"`)
-	buf.WriteString(base64.StdEncoding.EncodeToString([]byte(s)))
-	buf.WriteString(`"}`)
+	e.buf = append(e.buf, `{"$bytes":"`...)
+	e.buf = base64.StdEncoding.AppendEncode(e.buf, []byte(s))
+	e.buf = append(e.buf, `"}`...)
 }
 
-func (e *encoder) write(buf *bytes.Buffer, v lua.LValue) error {
+func (e *encoder) write(v lua.LValue) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
-		buf.WriteString("null")
+		e.buf = append(e.buf, "null"...)
 	case lua.LBool:
-		buf.WriteString(strconv.FormatBool(bool(v)))
+		e.buf = strconv.AppendBool(e.buf, bool(v))
 	case lua.LNumber:
 		f := float64(v)
 		switch {
 		case math.IsNaN(f):
-			buf.WriteString(`{"$num":"nan"}`)
+			e.buf = append(e.buf, `{"$num":"nan"}`...)
 		case math.IsInf(f, 1):
-			buf.WriteString(`{"$num":"inf"}`)
+			e.buf = append(e.buf, `{"$num":"inf"}`...)
 		case math.IsInf(f, -1):
-			buf.WriteString(`{"$num":"-inf"}`)
+			e.buf = append(e.buf, `{"$num":"-inf"}`...)
 		default:
-			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+			e.buf = strconv.AppendFloat(e.buf, f, 'g', -1, 64)
 		}
 	case lua.LString:
-		writeString(buf, string(v))
+		e.writeString(string(v))
 	case *lua.LUserData:
 		path := e.path(false)
 		e.bound = append(e.bound, path)
-		buf.WriteString(`{"$bound":`)
-		writeString(buf, path)
-		buf.WriteByte('}')
+		e.buf = append(e.buf, `{"$bound":`...)
+		e.writeString(path)
+		e.buf = append(e.buf, '}')
 	case *lua.LTable:
 		if e.counts[v] > 1 {
 			if id, ok := e.ids[v]; ok {
-				fmt.Fprintf(buf, `{"$ref":%d}`, id)
+				e.buf = append(e.buf, `{"$ref":`...)
+				e.buf = strconv.AppendInt(e.buf, int64(id), 10)
+				e.buf = append(e.buf, '}')
 				return nil
 			}
 			if e.ids == nil {
@@ -190,21 +197,23 @@ func (e *encoder) write(buf *bytes.Buffer, v lua.LValue) error {
 			}
 			id := len(e.ids) + 1
 			e.ids[v] = id
-			fmt.Fprintf(buf, `{"$id":%d,"$t":`, id)
-			if err := e.table(buf, v); err != nil {
+			e.buf = append(e.buf, `{"$id":`...)
+			e.buf = strconv.AppendInt(e.buf, int64(id), 10)
+			e.buf = append(e.buf, `,"$t":`...)
+			if err := e.table(v); err != nil {
 				return err
 			}
-			buf.WriteByte('}')
+			e.buf = append(e.buf, '}')
 			return nil
 		}
-		return e.table(buf, v)
+		return e.table(v)
 	default:
 		return fmt.Errorf("%s: a %s: %w", e.path(true), v.Type(), ErrUnsaveable)
 	}
 	return nil
 }
 
-func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
+func (e *encoder) table(t *lua.LTable) error {
 	if e.depth >= maxSnapshotDepth {
 		return fmt.Errorf("%s: tables nested more than %d deep: %w", e.path(true), maxSnapshotDepth, ErrUnsaveable)
 	}
@@ -212,7 +221,8 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 	defer func() { e.depth-- }()
 	// Keys sorted (strings, then numbers), so the same data always makes
 	// the same snapshot: gopher-lua's own order is a Go map's.
-	keys := sortedKeys(t)
+	keys := e.sortedKeys(t)
+	defer e.putKeys(keys)
 	// The keys of the array part (whole numbers 1 to the sequence limit):
 	// how many, the largest, and the others.
 	seq, last, others := arrayKeys(keys)
@@ -221,15 +231,15 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 		// A sequence, or one with more holes than elements: written as a
 		// list with nulls, so that the snapshot pays for the empty slots
 		// its reader fills (see decoder.gapLeft).
-		return e.list(buf, t, last)
+		return e.list(t, last)
 	}
 	if sparse {
-		buf.WriteString(`{"$array":`)
-		if err := e.list(buf, t, last); err != nil {
+		e.buf = append(e.buf, `{"$array":`...)
+		if err := e.list(t, last); err != nil {
 			return err
 		}
-		buf.WriteString(`,`)
-		return e.pairs(buf, t, others)
+		e.buf = append(e.buf, ',')
+		return e.pairs(t, others)
 	}
 	plain := true
 	for _, k := range keys {
@@ -237,25 +247,25 @@ func (e *encoder) table(buf *bytes.Buffer, t *lua.LTable) error {
 		plain = plain && ok && !strings.HasPrefix(string(s), "$") && utf8.ValidString(string(s))
 	}
 	if plain {
-		buf.WriteByte('{')
+		e.buf = append(e.buf, '{')
 		for i, k := range keys {
 			if i > 0 {
-				buf.WriteByte(',')
+				e.buf = append(e.buf, ',')
 			}
-			writeString(buf, k.String())
-			buf.WriteByte(':')
+			e.writeString(string(k.(lua.LString)))
+			e.buf = append(e.buf, ':')
 			e.push(segField, 0, k)
-			err := e.write(buf, t.RawGet(k))
+			err := e.write(t.RawGet(k))
 			e.pop()
 			if err != nil {
 				return err
 			}
 		}
-		buf.WriteByte('}')
+		e.buf = append(e.buf, '}')
 		return nil
 	}
-	buf.WriteByte('{')
-	return e.pairs(buf, t, keys)
+	e.buf = append(e.buf, '{')
+	return e.pairs(t, keys)
 }
 
 // arrayKeys splits sorted keys into those of a table's array part (whole
@@ -275,47 +285,47 @@ func arrayKeys(keys []lua.LValue) (count, last int, others []lua.LValue) {
 }
 
 // list writes t[1] to t[last] as a JSON list, nil as null.
-func (e *encoder) list(buf *bytes.Buffer, t *lua.LTable, last int) error {
-	buf.WriteByte('[')
+func (e *encoder) list(t *lua.LTable, last int) error {
+	e.buf = append(e.buf, '[')
 	for i := 1; i <= last; i++ {
 		if i > 1 {
-			buf.WriteByte(',')
+			e.buf = append(e.buf, ',')
 		}
 		e.push(segIndex, i, nil)
-		err := e.write(buf, t.RawGetInt(i))
+		err := e.write(t.RawGetInt(i))
 		e.pop()
 		if err != nil {
 			return err
 		}
 	}
-	buf.WriteByte(']')
+	e.buf = append(e.buf, ']')
 	return nil
 }
 
 // pairs writes "$pairs":[[k, v], …]} for keys (the object's opening brace
 // is written).
-func (e *encoder) pairs(buf *bytes.Buffer, t *lua.LTable, keys []lua.LValue) error {
-	buf.WriteString(`"$pairs":[`)
+func (e *encoder) pairs(t *lua.LTable, keys []lua.LValue) error {
+	e.buf = append(e.buf, `"$pairs":[`...)
 	for i, k := range keys {
 		if i > 0 {
-			buf.WriteByte(',')
+			e.buf = append(e.buf, ',')
 		}
-		buf.WriteByte('[')
+		e.buf = append(e.buf, '[')
 		e.push(segKeyOf, 0, k)
-		err := e.write(buf, k)
+		err := e.write(k)
 		e.pop()
 		if err != nil {
 			return err
 		}
-		buf.WriteByte(',')
+		e.buf = append(e.buf, ',')
 		e.push(segKey, 0, k)
-		err = e.write(buf, t.RawGet(k))
+		err = e.write(t.RawGet(k))
 		e.pop()
 		if err != nil {
 			return err
 		}
-		buf.WriteByte(']')
+		e.buf = append(e.buf, ']')
 	}
-	buf.WriteString("]}")
+	e.buf = append(e.buf, "]}"...)
 	return nil
 }

@@ -96,15 +96,17 @@ func (a *Agent) Snapshot() ([]byte, error) {
 	if err := a.usable(); err != nil {
 		return nil, err
 	}
-	s, err := a.snapshot()
+	s, err := a.snapshot(&encoder{})
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{s}})
+	return appendSnapshotFile(nil, []agentSnapshot{s}), nil
 }
 
 // WriteSnapshot writes what Snapshot returns to w: nothing is written
-// unless every agent could be saved.
+// unless every agent could be saved. Called while the host ticks (from a
+// script or a hook) it returns ErrReentrant. SnapshotAsync writes the
+// same bytes with the encoding and writing off the game loop.
 func (h *Host) WriteSnapshot(w io.Writer) error {
 	data, err := h.Snapshot()
 	if err != nil {
@@ -148,95 +150,43 @@ func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Beha
 }
 
 // Snapshot saves every agent Host.Tick ticks, in spawn order. Nothing is
-// returned unless every agent could be saved.
+// returned unless every agent could be saved. Called while the host ticks
+// (from a script or a hook) it returns ErrReentrant.
 func (h *Host) Snapshot() ([]byte, error) {
-	if h.running {
-		return nil, ErrReentrant
+	agents, size, err := h.saveCopy()
+	if err != nil {
+		return nil, err
 	}
-	f := snapshotFile{Version: SnapshotVersion, Agents: []agentSnapshot{}}
-	for _, a := range h.agents {
-		s, err := a.snapshot()
-		if err != nil {
-			return nil, err
-		}
-		f.Agents = append(f.Agents, s)
-	}
-	return json.Marshal(f)
+	return appendCopies(make([]byte, 0, size), agents), nil
 }
 
-func (a *Agent) snapshot() (agentSnapshot, error) {
-	rng, err := a.pcg.MarshalBinary()
-	if err != nil {
+// saveCopy (the method) is the game loop's part of a save: every agent's records, with
+// its Lua values already encoded (plain bytes, shared with nothing Lua
+// changes), and about how large the document will be.
+func (h *Host) saveCopy() ([]saveCopy, int, error) {
+	if h.running {
+		return nil, 0, ErrReentrant
+	}
+	agents := make([]saveCopy, len(h.agents))
+	enc := &encoder{}
+	arena := newSaveArena(h.agents)
+	for i, a := range h.agents {
+		if err := a.copyForSave(enc, &agents[i], arena); err != nil {
+			return nil, 0, err
+		}
+	}
+	// The encoded values and, per agent, about 400 bytes of records.
+	return agents, len(enc.buf) + 400*len(agents) + 64, nil
+}
+
+// snapshot saves a, encoding its Lua values with enc (reused across
+// agents: its arena keeps growing, its tables are forgotten).
+func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
+	var c saveCopy
+	if err := a.copyForSave(enc, &c, &saveArena{}); err != nil {
 		return agentSnapshot{}, err
 	}
-	s := agentSnapshot{
-		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
-		RNG:       base64.StdEncoding.EncodeToString(rng),
-		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
-		Synced: a.syncedKeys(),
-		States: map[string]stateSnapshot{}, Machines: map[string]machineSnapshot{},
-	}
-	s.Interval = a.savedInterval()
-	enc := &encoder{}
-	if err := enc.count(a.ctx, "ctx", 0); err != nil {
-		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	for _, list := range []struct {
-		what   string
-		events []event
-	}{{"event", a.incoming}, {"message", a.inbox}} {
-		for i, ev := range list.events {
-			if err := enc.count(ev.payload, fmt.Sprintf("%s %d (%s) payload", list.what, i+1, ev.name), 0); err != nil {
-				return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-			}
-		}
-	}
-	for _, n := range a.t.places {
-		if n.isMachine() && a.ms[n.mid].req.pending {
-			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
-				return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-			}
-		}
-	}
-	if s.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
-		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	s.Bound = enc.bound
-	for _, n := range a.t.places {
-		rt := a.nodes[n.id]
-		var tree map[string]nodeSnapshot
-		if n.bt != nil {
-			tree = a.treeSnapshot(n)
-		}
-		if rt != (placeRT{}) || tree != nil {
-			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
-		}
-		if !n.isMachine() {
-			continue
-		}
-		m := &a.ms[n.mid]
-		if len(m.stack) == 0 && m.history < 0 && !m.req.pending && m.decideAcc == 0 {
-			continue
-		}
-		ms := machineSnapshot{Stack: []string{}, DecideAcc: m.decideAcc}
-		for _, i := range m.stack {
-			ms.Stack = append(ms.Stack, n.children[i].name)
-		}
-		if m.history >= 0 {
-			ms.History = n.children[m.history].name
-		}
-		if ms.Request, err = a.saveRequest(n, enc); err != nil {
-			return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-		}
-		s.Machines[n.path] = ms
-	}
-	if s.Events, err = encodeEvents(enc, "event", a.incoming); err != nil {
-		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	if s.Messages, err = encodeEvents(enc, "message", a.inbox); err != nil {
-		return agentSnapshot{}, fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	return s, nil
+	return c.records(), nil
 }
 
 // Restore recreates agents from a snapshot (Host.Snapshot or

@@ -1,0 +1,89 @@
+package host_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/luaai/luaai/host"
+)
+
+// BenchmarkSaveVsTick measures, in one run, a full tick of 50,000 guards,
+// a blocking save of them (WriteSnapshot), the game loop's part of an
+// asynchronous save (SnapshotAsync until it returns) and a load
+// (RestoreFrom into an empty host), and reports each per agent and as a
+// ratio to the tick.
+//
+//	go test ./host -run XXX -bench SaveVsTick -benchtime 3x -count 1
+func BenchmarkSaveVsTick(b *testing.B) {
+	const agents = 50_000
+	h := newGuards(b, agents, 1, false)
+	defer h.Close()
+	for i, a := range h.Agents() {
+		if i%2 == 0 {
+			a.Set("player", "found")
+		}
+	}
+	if err := h.Tick(0.016); err != nil {
+		b.Fatal(err)
+	}
+	var tick, save, async, load time.Duration
+	var size int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := h.Tick(0.016); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		var buf bytes.Buffer
+		if err := h.WriteSnapshot(&buf); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		var abuf bytes.Buffer
+		job, err := h.SnapshotAsync(&abuf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		if err := job.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if !bytes.Equal(buf.Bytes(), abuf.Bytes()) {
+			b.Fatal("the async save differs from the blocking one")
+		}
+		size = buf.Len()
+		h2, err := host.New(host.Options{Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		beh, err := h2.LoadString("guard.lua", guardSource(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t4 := time.Now()
+		if _, err := h2.RestoreFrom(&buf, host.RestoreOptions{}, beh); err != nil {
+			b.Fatal(err)
+		}
+		t5 := time.Now()
+		b.StopTimer()
+		h2.Close()
+		b.StartTimer()
+		tick += t1.Sub(t0)
+		save += t2.Sub(t1)
+		async += t3.Sub(t2)
+		load += t5.Sub(t4)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / agents }
+	b.ReportMetric(per(tick), "tick-ns/agent")
+	b.ReportMetric(per(save), "save-ns/agent")
+	b.ReportMetric(per(async), "async-loop-ns/agent")
+	b.ReportMetric(per(load), "load-ns/agent")
+	b.ReportMetric(float64(save)/float64(tick), "save/tick")
+	b.ReportMetric(float64(async)/float64(tick), "async/tick")
+	b.ReportMetric(float64(load)/float64(tick), "load/tick")
+	b.ReportMetric(float64(size), "bytes")
+}

@@ -1,0 +1,236 @@
+package host
+
+import (
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// saveCopy is one agent as the game loop copies it for a save: the
+// records that need no layout (its Lua values already encoded into the
+// encoder's arena) and plain copies of its runtime records, from which
+// records builds the rest off the loop. Nothing in it is shared with what
+// the agent changes later; its layout is read only.
+type saveCopy struct {
+	rec   agentSnapshot
+	t     *layout
+	nodes []placeRT
+	ms    []machineCopy
+	bt    []btRT
+}
+
+// machineCopy is a machine's runtime record, its stack copied and its
+// pending request saved.
+type machineCopy struct {
+	stack     []int
+	history   int
+	decideAcc float64
+	req       *requestSnapshot
+}
+
+// saveArena holds the copies of one save in a few large slices (grown by
+// append: a copy keeps the array it was cut from).
+type saveArena struct {
+	nodes []placeRT
+	ms    []machineCopy
+	ints  []int
+	bt    []btRT
+}
+
+// cut appends src to *arena and returns the appended part, capped.
+func cut[T any](arena *[]T, src []T) []T {
+	start := len(*arena)
+	*arena = append(*arena, src...)
+	return (*arena)[start:len(*arena):len(*arena)]
+}
+
+// copyForSave fills c with a's state, encoding its Lua values with enc in
+// the order the format numbers shared tables: the context, the pending
+// requests (machines in layout order), the events, the messages.
+func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
+	rng, err := a.pcg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	c.rec = agentSnapshot{
+		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
+		RNG:       base64.StdEncoding.EncodeToString(rng),
+		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
+		Synced: a.syncedKeys(), Interval: a.savedInterval(),
+	}
+	enc.reset()
+	if err := enc.count(a.ctx, "ctx", 0); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	for _, list := range []struct {
+		what   string
+		events []event
+	}{{"event", a.incoming}, {"message", a.inbox}} {
+		for i, ev := range list.events {
+			if err := enc.count(ev.payload, fmt.Sprintf("%s %d (%s) payload", list.what, i+1, ev.name), 0); err != nil {
+				return fmt.Errorf("agent %d: %w", a.id, err)
+			}
+		}
+	}
+	for _, n := range a.t.places {
+		if n.isMachine() && a.ms[n.mid].req.pending {
+			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
+				return fmt.Errorf("agent %d: %w", a.id, err)
+			}
+		}
+	}
+	if c.rec.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	c.rec.Bound = enc.bound
+	c.t = a.t
+	c.nodes = cut(&arena.nodes, a.nodes)
+	c.bt = cut(&arena.bt, a.bt)
+	start := len(arena.ms)
+	for i := range a.ms {
+		m := &a.ms[i]
+		arena.ms = append(arena.ms, machineCopy{stack: cut(&arena.ints, m.stack), history: m.history, decideAcc: m.decideAcc})
+	}
+	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
+	for _, n := range a.t.places {
+		if !n.isMachine() {
+			continue
+		}
+		if c.ms[n.mid].req, err = a.saveRequest(n, enc); err != nil {
+			return fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	}
+	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	return nil
+}
+
+// records is the agent's snapshot record: c.rec with its states and
+// machines, from the copies. It touches nothing of the agent's.
+func (c *saveCopy) records() agentSnapshot {
+	s := c.rec
+	s.States, s.Machines = map[string]stateSnapshot{}, map[string]machineSnapshot{}
+	for _, n := range c.t.places {
+		rt := c.nodes[n.id]
+		var tree map[string]nodeSnapshot
+		if n.bt != nil {
+			tree = treeRecords(c.bt, n)
+		}
+		if rt != (placeRT{}) || tree != nil {
+			s.States[n.path] = stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
+		}
+		if !n.isMachine() {
+			continue
+		}
+		m := &c.ms[n.mid]
+		if len(m.stack) == 0 && m.history < 0 && m.req == nil && m.decideAcc == 0 {
+			continue
+		}
+		ms := machineSnapshot{Stack: make([]string, 0, len(m.stack)), DecideAcc: m.decideAcc, Request: m.req}
+		for _, i := range m.stack {
+			ms.Stack = append(ms.Stack, n.children[i].name)
+		}
+		if m.history >= 0 {
+			ms.History = n.children[m.history].name
+		}
+		s.Machines[n.path] = ms
+	}
+	return s
+}
+
+// appendCopies writes the document of a save from the loop's copies, as
+// appendSnapshotFile writes their records, without building them: states
+// and machines are written in path order straight from the copies.
+func appendCopies(b []byte, agents []saveCopy) []byte {
+	b = appendSnapshotHead(b)
+	byPath := map[*layout][]*place{}
+	for i := range agents {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		c := &agents[i]
+		places, ok := byPath[c.t]
+		if !ok {
+			places = slices.Clone(c.t.places)
+			slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
+			byPath[c.t] = places
+		}
+		b = c.appendJSON(b, places)
+	}
+	return append(b, "]}"...)
+}
+
+// appendJSON writes the agent's record; places are its layout's, sorted
+// by path.
+func (c *saveCopy) appendJSON(b []byte, places []*place) []byte {
+	b = c.rec.appendHead(b)
+	b = append(b, `,"states":{`...)
+	first := true
+	for _, n := range places {
+		rt := c.nodes[n.id]
+		var tree map[string]nodeSnapshot
+		if n.bt != nil {
+			tree = treeRecords(c.bt, n)
+		}
+		if rt == (placeRT{}) && tree == nil {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, n.path)
+		b = append(b, ':')
+		st := stateSnapshot{Time: rt.time, Every: rt.every, Step: rt.step, StepTime: rt.stepTime, StepSeen: rt.stepSeen, TreeTime: rt.treeTime, Tree: tree}
+		b = st.appendJSON(b)
+	}
+	b = append(b, `},"machines":{`...)
+	first = true
+	var stack [8]string
+	for _, n := range places {
+		if !n.isMachine() {
+			continue
+		}
+		m := &c.ms[n.mid]
+		if len(m.stack) == 0 && m.history < 0 && m.req == nil && m.decideAcc == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, n.path)
+		b = append(b, ':')
+		ms := machineSnapshot{Stack: stack[:0], DecideAcc: m.decideAcc, Request: m.req}
+		for _, i := range m.stack {
+			ms.Stack = append(ms.Stack, n.children[i].name)
+		}
+		if m.history >= 0 {
+			ms.History = n.children[m.history].name
+		}
+		b = ms.appendJSON(b)
+	}
+	b = append(b, '}')
+	return c.rec.appendTail(b)
+}
+
+// newSaveArena sizes an arena for the copies of agents, so that it grows
+// only for the encoded values.
+func newSaveArena(agents []*Agent) *saveArena {
+	var nodes, ms, ints, bt int
+	for _, a := range agents {
+		nodes, ms, bt = nodes+len(a.nodes), ms+len(a.ms), bt+len(a.bt)
+		for i := range a.ms {
+			ints += len(a.ms[i].stack)
+		}
+	}
+	return &saveArena{
+		nodes: make([]placeRT, 0, nodes), ms: make([]machineCopy, 0, ms),
+		ints: make([]int, 0, ints), bt: make([]btRT, 0, bt),
+	}
+}
