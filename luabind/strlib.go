@@ -29,12 +29,24 @@ func (vm *VM) strRep(L *lua.LState) int {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if size := float64(len(s)) * n; size > float64(vm.guard.maxString) {
+	size := float64(len(s)) * n
+	if size > float64(vm.guard.maxString) {
 		vm.tooLong(L, "string.rep", size)
-	} else if size > stepBytes {
-		vm.checkBudget(L) // a loop of large reps has few instructions between them
 	}
-	L.Push(lua.LString(strings.Repeat(s, int(n))))
+	if size <= stepBytes {
+		L.Push(lua.LString(strings.Repeat(s, int(n))))
+		return 1
+	}
+	// Large: filled by doubling copies of at most stepBytes, polling the
+	// budget between them (a loop of large reps has few instructions).
+	b := make([]byte, int(size))
+	filled := copy(b, s)
+	chunk := max(len(s), stepBytes-stepBytes%len(s)) // whole copies of s
+	for filled < len(b) {
+		vm.checkBudget(L)
+		filled += copy(b[filled:], b[:min(filled, chunk)])
+	}
+	L.Push(lua.LString(unsafe.String(unsafe.SliceData(b), len(b)))) // b is never written again
 	return 1
 }
 
@@ -119,6 +131,12 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 		if fn == nil || !fn.IsG {
 			L.RaiseError("string.format is not available")
 		}
+		if string(quoted) == "%s" {
+			// string.format("%q", s): the quoted string is the result
+			// (formatting it again would be one more uninterruptible copy).
+			L.SetTop(2)
+			return 1
+		}
 		if quoted != nil {
 			L.Replace(1, lua.LString(quoted))
 		}
@@ -131,8 +149,20 @@ func (vm *VM) strFormat(orig lua.LValue) lua.LGFunction {
 // \000.
 // It polls the budget every stepBytes bytes of s.
 func (vm *VM) quote51(L *lua.LState, s string) string {
+	n := len(s) + 2 // the result's size, so that it is allocated once
+	for i := 0; i < len(s); i++ {
+		if i&(stepBytes-1) == stepBytes-1 {
+			vm.checkBudget(L)
+		}
+		switch s[i] {
+		case '"', '\\', '\n', '\r':
+			n++
+		case 0:
+			n += 3
+		}
+	}
 	var b strings.Builder
-	b.Grow(len(s) + 2)
+	b.Grow(n)
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		if i&(stepBytes-1) == stepBytes-1 {
