@@ -214,8 +214,15 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	require.NoError(t, os.WriteFile(input, []byte(`{"tick":6,"agent":"*","set":{"n":1}}`+"\n"), 0o644))
 	r, url := startInspected(t, script, "--agents", "2", "--hz", "20", "--budget", "5ms", "--input", input)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=2")))
-	poll(t, ctx, "the suspension shown", `!!document.querySelector('.agent-view[data-id="2"] .resume-agent')`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.agent-view[data-id="2"] .resume-agent`))))
+	// Found and clicked in one step of the page's own: the page redraws the
+	// agent every frame, so a node found by one request may be gone by the
+	// next ("Could not find node with given id").
+	poll(t, ctx, "the suspension shown, and its resume button clicked", `(() => {
+		const b = document.querySelector('.agent-view[data-id="2"] .resume-agent');
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`)
 	r.waitFor(t, "agent 2 resumed", func(_, stderr string) bool { return strings.Contains(stderr, "agent 2 resumed") })
 	poll(t, ctx, "agent 2 ticking again", `!document.querySelector('.agent-view[data-id="2"] .resume-agent') && !document.querySelector('.agent-view[data-id="2"] .bad')`)
 	r.stop(t)
