@@ -61,7 +61,7 @@
 // (an agent whose callbacks keep running past their budget is suspended),
 // MaxPendingEvents, and a frame deadline given to TickContext (what does
 // not fit waits for the next tick, and its time is not lost). A suspended
-// agent stays so across snapshots until Agent.Resume. The README's Safety
+// agent stays so across snapshots until Agent.Resume. The reference's Safety
 // section lists each limit and its default.
 //
 // # Observing

@@ -55,7 +55,7 @@ type Options struct {
 	// bounds the overshoot). On platforms other than Linux the budget is
 	// wall time, and only a callback that kept working (a few thousand Lua
 	// instructions, or the sandbox's Go work) is stopped. It costs a little
-	// per Lua instruction and per call (the README's performance section
+	// per Lua instruction and per call (the reference's performance section
 	// has the measurements).
 	// The default (zero) value is DefaultBudget; a negative value turns the
 	// budget off.

@@ -31,7 +31,7 @@ var (
 	ErrIDInUse = errors.New("agent id already in use")
 )
 
-// snapshotFile is the JSON document: see the README's "Snapshots" section.
+// snapshotFile is the JSON document: see "Snapshots" in docs/reference/luaai.md.
 type snapshotFile struct {
 	Version int             `json:"version"`
 	Agents  []agentSnapshot `json:"agents"`

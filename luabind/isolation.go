@@ -1,6 +1,6 @@
 package luabind
 
-// Isolation between mods (the README's Safety section).
+// Isolation between mods (the reference's Safety section, docs/reference/luaai.md).
 //
 // Every behaviour file runs with a global table of its own (newEnv): the
 // standard functions, its own _G (the table itself) and package, and the

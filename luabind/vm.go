@@ -56,7 +56,7 @@ type Options struct {
 	// context before every instruction, and each call has some bookkeeping;
 	// one watchdog goroutine per VM runs while calls run. What that costs is
 	// measured by BenchmarkBudget and BenchmarkBudgetCall and recorded in
-	// the README's performance section. See budget.go. The default (zero)
+	// the reference's performance section. See budget.go. The default (zero)
 	// value is no budget and no cost.
 	Budget time.Duration
 	// BudgetSteps is a budget of Lua instructions for one protected call
