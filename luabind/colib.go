@@ -54,11 +54,31 @@ func (vm *VM) fixYieldResults(co *lua.LTable) {
 				padResume(L, th, 1)
 				vm.enterCoroutine(L)
 				defer vm.leaveCoroutine()
+				defer endFailedWrap(L, th)
 				return aux(L)
 			}, th))
 			return n
 		}))
 	}
+}
+
+// endFailedWrap, deferred around a coroutine.wrap function's call, marks
+// the thread dead when its body failed (an error, or a stop by the budget)
+// and makes the caller the running thread again, then lets the failure go
+// on. gopher-lua raises a wrapped thread's error in its caller without
+// either, so the failed thread stayed "running": every later call of the
+// function, and every resume of it, said "can not resume a running thread",
+// where Lua 5.1 says the coroutine is dead.
+func endFailedWrap(L, th *lua.LState) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if L.G.CurrentThread == th {
+		th.Dead = true
+		L.G.CurrentThread = L
+	}
+	panic(r)
 }
 
 // maxCoroutineDepth bounds coroutines resumed inside each other.

@@ -539,3 +539,39 @@ return ai.fsm { initial = "a", states = { a = {} } }`), name)
 	load("c.lua", `assert(LATE == nil and _G.LATE == nil)`)
 	require.Equal(t, lua.LNil, vm.L.GetGlobal("X_FROM_A"), "nor into the VM's globals")
 }
+
+// A coroutine.wrap function whose body fails is dead afterwards, as in
+// Lua 5.1: calling it again says so (in gopher-lua's words), and the thread that called it is the
+// running one again (gopher-lua left the failed thread marked as running,
+// so every later call said "can not resume a running thread").
+func TestWrappedCoroutineDiesOnError(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"error", `local f = coroutine.wrap(function() error("boom") end)
+local ok1, e1 = pcall(f)
+local ok2, e2 = pcall(f)
+return tostring(ok1) .. "|" .. tostring(e1) .. "|" .. tostring(ok2) .. "|" .. tostring(e2) .. "|" .. tostring(coroutine.running())`,
+			`false|size.lua:1: boom|false|size.lua:3: can not resume a dead thread|nil`},
+		{"error after a yield", `local f = coroutine.wrap(function() coroutine.yield(1) error("late") end)
+local a = f()
+local ok1, e1 = pcall(f)
+local ok2, e2 = pcall(f)
+return a .. "|" .. tostring(ok1) .. "|" .. tostring(e1) .. "|" .. tostring(e2)`,
+			`1|false|size.lua:1: late|size.lua:4: can not resume a dead thread`},
+		{"inside a resumed coroutine", `local co = coroutine.create(function()
+  local f = coroutine.wrap(function() error("inner") end)
+  local ok = pcall(f)
+  return coroutine.running() ~= nil and not ok
+end)
+local ok, v = coroutine.resume(co)
+return tostring(ok) .. "|" .. tostring(v) .. "|" .. coroutine.status(co)`,
+			`true|true|dead`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vm := NewVM(Options{})
+			defer vm.Close()
+			v, err := vm.RunString("size.lua", tc.src)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, v.String())
+		})
+	}
+}
