@@ -230,12 +230,7 @@ func (vm *VM) openLibs() {
 	}))
 	g.RawSetString("os", osT)
 
-	// package stays as a table so scripts that read package.loaded work, but
-	// without loadlib, path searching or C loaders.
-	pkg := L.NewTable()
-	pkg.RawSetString("loaded", L.NewTable())
-	pkg.RawSetString("preload", L.NewTable())
-	g.RawSetString("package", pkg)
+	g.RawSetString("package", newPackage(L))
 
 	vm.module = vm.newModule()
 	vm.harden()  // string cap, pattern engine, math.random, budget: sandbox.go

@@ -111,6 +111,31 @@ func callerPos(L *lua.LState) luabind.Pos {
 	return p
 }
 
+// calledFrom is the innermost line of the test file (file) in the stack
+// trace err carries, when the error was raised elsewhere (at pos, in a
+// library the test called): "" when there is none.
+func calledFrom(err error, file string, pos luabind.Pos) string {
+	var ae *lua.ApiError
+	if file == "" || pos.File == file || !errors.As(err, &ae) {
+		return ""
+	}
+	for _, line := range strings.Split(ae.StackTrace, "\n") {
+		p, _ := luabind.SplitPos(strings.TrimSpace(line))
+		if p.File == file && p.Line > 0 {
+			return p.String()
+		}
+	}
+	return ""
+}
+
+// writeCalledFrom adds where the test file called the library that
+// failed at pos.
+func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos luabind.Pos) {
+	if at := calledFrom(err, t.pos.File, pos); at != "" {
+		fmt.Fprintf(b, "  called from %s\n", at)
+	}
+}
+
 func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 	obj := errorObject(err)
 	if f := failureOf(obj); f != nil {
@@ -132,6 +157,7 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 		if f.Msg == "" && !f.values && f.Note == "" {
 			b.WriteString("  assertion failed!\n")
 		}
+		writeCalledFrom(&b, err, t, pos)
 		io.WriteString(w, printable(b.String()))
 		return
 	}
@@ -139,7 +165,10 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 	if pos.File == "" {
 		pos = t.pos
 	}
-	io.WriteString(w, printable(fmt.Sprintf("FAIL %s: %s\n  error: %s\n", pos, t.name, msg)))
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
+	writeCalledFrom(&b, err, t, pos)
+	io.WriteString(w, printable(b.String()))
 }
 
 // printable shows the control characters a script's message may hold

@@ -269,7 +269,21 @@ func (r *runner) installGlobals(L *lua.LState) (restore func()) {
 		"stub":            r.stubGlobal(L),
 		"mock":            L.NewFunction(r.luaMock),
 		"match":           r.matchGlobal(L),
+		"insulate":        L.NewFunction(r.luaInsulate),
+		"expose":          L.NewFunction(r.luaDescribe),
+		"spec":            nil,
+		"test":            nil,
 	}
+	globals["spec"], globals["test"] = globals["it"], globals["it"]
+	// busted's globals luaai test lacks: a call says so, rather than
+	// "attempt to call a nil value".
+	for _, name := range unsupportedGlobals {
+		globals[name] = L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s is not supported by luaai test", name)
+			return 0
+		})
+	}
+	globals["require"] = requireWith(L, g.RawGetString("require"), bustedModules(L, globals, r.sayGlobal(L)))
 	saved := make(map[string]lua.LValue, len(globals))
 	for name, v := range globals {
 		saved[name] = g.RawGetString(name)
@@ -313,6 +327,16 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			// Its body runs now; what it records comes next.
 			items := r.expand(t)
 			r.tests = append(r.tests[:i+1], append(items, r.tests[i+1:]...)...)
+			continue
+		}
+		if t.endOf {
+			for k, b := range entered {
+				if b == t.block {
+					leaveTo(k)
+					break
+				}
+			}
+			r.restoreGlobals(t.block.saved)
 			continue
 		}
 		if t.bodyErr != nil {
@@ -420,7 +444,9 @@ func (r *runner) call(fn *lua.LFunction) error {
 type block struct {
 	name      string
 	parent    *block
-	pos       luabind.Pos // where describe was called
+	pos       luabind.Pos      // where describe was called
+	insulate  bool             // insulate: its changes to the globals are undone at its end
+	saved     *globalsSnapshot // the globals when an insulate block began
 	befores   []*lua.LFunction
 	afters    []*lua.LFunction
 	setups    []*lua.LFunction
@@ -438,6 +464,9 @@ type testCase struct {
 	// reaches it, recording the items that follow it.
 	describe bool
 	bodyErr  error // a describe body that raised: reported as a failure
+	// endOf: where the insulate block ends (block): it is left, and the
+	// globals it changed are put back.
+	endOf bool
 }
 
 // runner is the state of one RunTestFile.
@@ -455,6 +484,8 @@ type runner struct {
 	spies                     map[*lua.LTable]*spyState
 	made                      []*spyState               // spies to revert, oldest first
 	custom, customMatchers    map[string]*lua.LFunction // assert:register
+	customMsgs                map[string][2]string      // their say keys: positive, negative
+	say                       *say                      // require("say")
 
 	// spawned: the agents ai.spawn made during the running test, whose
 	// errors a passing test should have read (agent:errors()).

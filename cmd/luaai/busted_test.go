@@ -25,6 +25,11 @@ var bustedDiffers = map[string]map[string]string{
 	"mediator": {},
 	"order":    {}, // when describe bodies run; callable tables in assertions
 	"say":      {},
+	"semver":   {},
+	"i18n": {
+		"i18n loadFile Loads a bunch of stuff":        "calls loadfile, which luaai scripts do not have",
+		"i18n set/getLocale does NOT modify loadFile": "calls loadfile, which luaai scripts do not have",
+	},
 }
 
 // outcomeLine reads luaai test -v's lines: "ok file:line: name",
