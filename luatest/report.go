@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -114,36 +115,40 @@ func callerPos(L *lua.LState) luabind.Pos {
 // calledFrom is the innermost line of the test file (file) in the stack
 // trace err carries, when the error was raised elsewhere (at pos, in a
 // library the test called): "" when there is none.
-func calledFrom(err error, file string, pos luabind.Pos) string {
+func calledFrom(err error, file string, pos luabind.Pos) luabind.Pos {
 	var ae *lua.ApiError
 	if file == "" || pos.File == file || !errors.As(err, &ae) {
-		return ""
+		return luabind.Pos{}
 	}
 	for _, line := range strings.Split(ae.StackTrace, "\n") {
 		p, _ := luabind.SplitPos(strings.TrimSpace(line))
 		if p.File == file && p.Line > 0 {
-			return p.String()
+			return p
 		}
 	}
-	return ""
+	return luabind.Pos{}
 }
 
 // writeCalledFrom adds where the test file called the library that
 // failed at pos.
 func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos luabind.Pos) {
-	if at := calledFrom(err, t.pos.File, pos); at != "" {
+	if at := calledFrom(err, t.pos.File, pos); at.File != "" {
 		fmt.Fprintf(b, "  called from %s\n", at)
 	}
 }
 
-func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
+// writeFailure writes what failed in test t (a failed assertion or an
+// error it raised) and reports it to Options.OnCase.
+func (r *runner) writeFailure(w io.Writer, t *testCase, err error, took time.Duration) {
 	obj := errorObject(err)
+	var b strings.Builder
+	status := Errored
 	if f := failureOf(obj); f != nil {
+		status = Failed
 		pos := f.Pos
 		if pos.File == "" {
 			pos = t.pos
 		}
-		var b strings.Builder
 		fmt.Fprintf(&b, "FAIL %s: %s\n", pos, t.name)
 		if f.Msg != "" {
 			fmt.Fprintf(&b, "  %s\n", f.Msg)
@@ -158,17 +163,40 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 			b.WriteString("  assertion failed!\n")
 		}
 		writeCalledFrom(&b, err, t, pos)
-		io.WriteString(w, printable(b.String()))
+	} else {
+		pos, msg := errorText(obj)
+		if pos.File == "" {
+			pos = t.pos
+		}
+		fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
+		writeCalledFrom(&b, err, t, pos)
+	}
+	text := printable(b.String())
+	io.WriteString(w, text)
+	r.emit(t, status, text, took)
+}
+
+// emit reports one test's outcome to Options.OnCase; text is what was
+// printed of it.
+func (r *runner) emit(t *testCase, status Status, text string, took time.Duration) {
+	if r.onCase == nil {
 		return
 	}
-	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos = t.pos
+	r.onCase(caseOf(r.file, t.name, t.pos, status, text, took))
+}
+
+// caseOf makes a Case: its Message is the report without its FAIL
+// line, unindented.
+func caseOf(file, name string, pos luabind.Pos, status Status, text string, took time.Duration) Case {
+	c := Case{File: file, Name: name, Pos: pos, Status: status, Output: text, Duration: took}
+	if status == Failed || status == Errored {
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		for i, l := range lines[1:] {
+			lines[i+1] = strings.TrimPrefix(l, "  ")
+		}
+		c.Message = strings.Join(lines[1:], "\n")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
-	writeCalledFrom(&b, err, t, pos)
-	io.WriteString(w, printable(b.String()))
+	return c
 }
 
 // printable shows the control characters a script's message may hold
@@ -191,21 +219,35 @@ func printable(s string) string {
 
 func isControl(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }
 
+// writeFileError reports a test file that did not load (its body
+// raised, or a file it requires failed) as a failure named after it.
 func (r *runner) writeFileError(w io.Writer, path string, err error) {
 	obj := errorObject(err)
-	if f := failureOf(obj); f != nil {
-		pos := f.Pos
-		if pos.File == "" {
-			pos.File = path
-		}
-		io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, f.Desc())))
-		return
-	}
 	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos.File = path
+	at := luabind.Pos{File: path}
+	if pos.File == path {
+		at = pos
+	} else if from := calledFrom(err, path, pos); from.File != "" {
+		at = from
 	}
-	io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, msg)))
+	writeFileFailure(w, r.onCase, path, at, pos, msg)
+}
+
+// writeFileFailure writes "FAIL file:line: file" and the error of a file
+// that did not load (at: where in the file; pos, msg: the error), and
+// reports it to onCase as an errored test named after the file.
+func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos luabind.Pos, msg string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s: %s\n  error: ", at, path)
+	if pos.File != "" && pos != at {
+		fmt.Fprintf(&b, "%s: ", pos)
+	}
+	fmt.Fprintf(&b, "%s\n", msg)
+	text := printable(b.String())
+	io.WriteString(w, text)
+	if onCase != nil {
+		onCase(caseOf(path, path, at, Errored, text, 0))
+	}
 }
 
 // errorText takes an error value apart into the position its message

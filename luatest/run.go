@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
@@ -55,10 +56,53 @@ func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(w, "%s: %v\n", path, err)
+		writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, err.Error())
 		return Result{Failed: 1}
 	}
 	return r
+}
+
+// Status is the outcome of one test.
+type Status int
+
+// The outcomes of a test, as busted's output handlers name them: a
+// failed assertion fails a test; any other error (and a file that did not
+// load) is an error.
+const (
+	Passed Status = iota
+	Failed
+	Errored
+	Pending
+)
+
+// String is busted's word for the outcome: success, failure, error,
+// pending.
+func (s Status) String() string {
+	switch s {
+	case Passed:
+		return "success"
+	case Failed:
+		return "failure"
+	case Errored:
+		return "error"
+	case Pending:
+		return "pending"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Case is the outcome of one test, as RunFile reports it to
+// Options.OnCase (for JUnit, TAP or JSON reports).
+type Case struct {
+	File string // the test file
+	// Name is the test's full name (its describe names and its it name);
+	// for a test file that did not load, the file's path.
+	Name     string
+	Pos      luabind.Pos // where the test was declared (or where the file failed)
+	Status   Status
+	Message  string        // what failed, without the FAIL line; "" when it passed
+	Output   string        // what RunFile wrote of it ("" when it passed quietly)
+	Duration time.Duration // how long the test (with its hooks) ran
 }
 
 // Options are RunFile's choices. The zero value runs every test of the file.
@@ -75,6 +119,9 @@ type Options struct {
 	ExcludeTags []string
 	// Verbose prints a line for each passing test ("ok file:line: name").
 	Verbose bool
+	// OnCase, when set, is told each test's outcome as it is known, in
+	// the order the tests ran.
+	OnCase func(Case)
 	// Log, when set, collects the ai.log lines of the host the file runs
 	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
 	// printed under its failure.
@@ -194,9 +241,14 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			fmt.Fprintf(w, "%s: %v\n", path, pe.Err)
+			writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, pe.Err.Error())
 		} else {
-			fmt.Fprintln(w, err.Error())
+			pos, msg := luabind.SplitPos(err.Error())
+			at := luabind.Pos{File: path}
+			if pos.File == path {
+				at = pos
+			}
+			writeFileFailure(w, opts.OnCase, path, at, pos, msg)
 		}
 		return Result{Failed: 1}
 	}
@@ -205,6 +257,7 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	top := L.GetTop()
 	defer L.SetTop(top)
 	r := newRunner(vm)
+	r.file, r.onCase = path, opts.OnCase
 	defer r.revertMade(0)
 	if sp := vm.Spawner(); sp != nil {
 		vm.SetSpawner(trackingSpawner{sp, r})
@@ -316,7 +369,7 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			for _, fn := range b.teardowns {
 				if err := r.call(fn); err != nil {
 					res.Failed++
-					r.writeFailure(w, &testCase{name: "teardown of " + r.blockName(b), pos: b.pos}, err)
+					r.writeFailure(w, &testCase{name: "teardown of " + r.blockName(b), pos: b.pos}, err, 0)
 				}
 			}
 		}
@@ -341,7 +394,7 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 		}
 		if t.bodyErr != nil {
 			res.Failed++
-			r.writeFailure(w, t, t.bodyErr)
+			r.writeFailure(w, t, t.bodyErr, 0)
 			continue
 		}
 		if ok, err := r.selected(t, opts); err != nil {
@@ -380,23 +433,33 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 		switch {
 		case t.pending:
 			res.Pending++
-			fmt.Fprintf(w, "PENDING %s: %s\n", t.pos, t.name)
+			text := fmt.Sprintf("PENDING %s: %s\n", t.pos, t.name)
+			io.WriteString(w, text)
+			r.emit(t, Pending, text, 0)
 		case failed != nil:
 			res.Failed++
-			r.writeFailure(w, t, failed)
+			r.writeFailure(w, t, failed, 0)
 		default:
 			opts.Log.reset()
 			r.spawned = r.spawned[:0]
-			if err := r.runTest(t); err != nil {
+			began := time.Now()
+			err := r.runTest(t)
+			took := time.Since(began)
+			if err != nil {
 				res.Failed++
-				r.writeFailure(w, t, err)
-				opts.Log.write(w)
+				var log strings.Builder
+				opts.Log.write(&log)
+				r.writeFailure(w, t, err, took)
+				io.WriteString(w, log.String())
 			} else {
 				res.Passed++
+				var text strings.Builder
 				if opts.Verbose {
-					fmt.Fprintf(w, "ok %s: %s\n", t.pos, t.name)
+					fmt.Fprintf(&text, "ok %s: %s\n", t.pos, t.name)
 				}
-				r.reportUnread(w, t)
+				r.reportUnread(&text, t)
+				io.WriteString(w, text.String())
+				r.emit(t, Passed, text.String(), took)
 			}
 		}
 		L.SetTop(top)
@@ -477,6 +540,8 @@ type runner struct {
 	tests   []*testCase
 	sink    *[]*testCase // where describe, it and pending record (nil: tests)
 	running bool         // the collected tests are running
+	file    string       // the test file
+	onCase  func(Case)   // Options.OnCase
 	failMT  *lua.LTable
 	finals  []*lua.LFunction // finally() of the running test
 
