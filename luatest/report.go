@@ -194,7 +194,7 @@ func caseOf(file, name string, pos luabind.Pos, status Status, text string, took
 		for i, l := range lines[1:] {
 			lines[i+1] = strings.TrimPrefix(l, "  ")
 		}
-		c.Message = strings.Join(lines[1:], "\n")
+		c.Message = strings.TrimPrefix(strings.Join(lines[1:], "\n"), "error: ")
 	}
 	return c
 }

@@ -83,6 +83,9 @@ func TestBustedAgrees(t *testing.T) {
 				_, known := want[test]
 				require.True(t, known, "%s: luaai test ran %q, which busted did not", name, test)
 			}
+			// -o json is busted's json: read as busted's is, it says the same.
+			_, jsonOut, _ := cli("test", "-o", "json", "spec")
+			require.Equal(t, got, jsonOutcomes(t, []byte(jsonOut)), "%s: luaai test -o json", name)
 		})
 	}
 }
@@ -94,6 +97,12 @@ func bustedOutcomes(t *testing.T, busted, dir string) map[string]string {
 	cmd := exec.Command(busted, "--no-coverage", "-o", "json", "spec")
 	cmd.Dir = dir
 	out, _ := cmd.Output() // exit 1 when a test fails
+	return jsonOutcomes(t, out)
+}
+
+// jsonOutcomes reads busted's json output (busted -o json, luaai test -o
+// json): each test's outcome by full name.
+func jsonOutcomes(t *testing.T, out []byte) map[string]string {
 	type entry struct {
 		Name string `json:"name"`
 	}

@@ -41,6 +41,10 @@ Flags:
   --coverage[=FILE]     after the run, say which states, transitions, tree
                         nodes, steps and utility choices of the behaviours
                         the tests ran were never reached (FILE: also as JSON)
+  -o, --output NAME     a report for CI on stdout, by busted's output handler
+                        names: junit (JUnit XML), TAP, json; the text report
+                        then goes to stderr (utfTerminal, plainTerminal: the
+                        text report on stdout, the default)
 
 Prints each failure with file:line, expected and actual, and the ai.log
 lines the test's agents wrote; a passing test whose agents raised errors it
@@ -53,6 +57,7 @@ file found, or a filter that matched no test; 2 a usage error.
 var testBudget = 10 * time.Second
 
 func testCmd(args []string, stdout, stderr io.Writer) int {
+	reportOut := stdout
 	fs := flag.NewFlagSet("luaai test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts luatest.Options
@@ -63,9 +68,23 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&coverage, "coverage", "")
 	tagsFlag(fs, "tags", &opts.Tags)
 	tagsFlag(fs, "exclude-tags", &opts.ExcludeTags)
+	var output string
+	fs.StringVar(&output, "o", "", "")
+	fs.StringVar(&output, "output", "", "")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, testUsage)
+	}
+	writeReport, known := testOutputs[strings.ToLower(output)]
+	if output != "" && !known {
+		return usageError(stderr, "test", testUsage, "--output %q: the outputs are junit, TAP, json, utfTerminal and plainTerminal", output)
+	}
+	var report *testReport
+	if writeReport != nil {
+		// The report is stdout's; what a person reads goes to stderr.
+		report = &testReport{began: time.Now()}
+		opts.OnCase = report.add
+		stdout = stderr
 	}
 	if err := opts.Check(); err != nil {
 		return usageError(stderr, "test", testUsage, "--%v", err)
@@ -85,6 +104,13 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var total luatest.Result
 	var cov *coverageSum
+	if report != nil {
+		defer func() {
+			if err := writeReport(reportOut, report); err != nil {
+				fmt.Fprintf(stderr, "luaai test: --output %s: %v\n", output, err)
+			}
+		}()
+	}
 	if coverage.on {
 		cov = &coverageSum{}
 	}
