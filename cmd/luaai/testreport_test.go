@@ -134,4 +134,3 @@ func TestTestOutputs(t *testing.T) {
 		require.Contains(t, stdout, "FAIL "+b+":1: "+b+"\n  error: require \"missing_helper\"")
 	})
 }
-
