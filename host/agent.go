@@ -57,6 +57,7 @@ type Agent struct {
 	syncs       []*synced     // Agent.Sync
 
 	id     int
+	kind   string // SpawnOptions.Kind; "" for the script's name (Kind)
 	b      *Behaviour
 	pcg    *rand.PCG
 	rng    *rand.Rand

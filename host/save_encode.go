@@ -96,6 +96,10 @@ func (s *agentSnapshot) appendTail(b []byte) []byte {
 		b = append(b, `,"interval":`...)
 		b = strconv.AppendInt(b, int64(s.Interval), 10)
 	}
+	if s.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = appendJSONString(b, s.Kind)
+	}
 	if len(s.Synced) > 0 {
 		b = append(b, `,"synced":`...)
 		b = appendStrings(b, s.Synced)

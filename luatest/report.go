@@ -28,6 +28,14 @@ func (s trackingSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabi
 	return a, err
 }
 
+// Agents is ai.agents from the test file's code: the host's.
+func (s trackingSpawner) Agents(what string) []int {
+	if l, ok := s.Spawner.(luabind.AgentLister); ok {
+		return l.Agents(what)
+	}
+	return nil
+}
+
 // reportUnread says when a passing test left errors of its agents unread:
 // "guard_test.lua:5: patrols: 2 agent errors not asserted (guard.lua:11:
 // boom); agent:errors() returns them".

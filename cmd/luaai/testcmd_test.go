@@ -312,3 +312,52 @@ end)
 	require.Equal(t, "0 passed, 0 failed\n", stdout)
 	require.Contains(t, stderr, "luaai test: no test matched the --filter, --filter-out, --tags and --exclude-tags given")
 }
+
+// ai.agents finds, from a script, the agents a test file spawned, by kind
+// (the script's name) or script, in id order; the guard's alarm reaches
+// the villagers it finds, whatever order they were spawned in.
+func TestTestAgentsByKind(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"villager.lua": `local ai = require("luaai")
+return ai.fsm { initial = "work", context = { alarms = 0 }, states = {
+  work = { transitions = { { on = "alarm", to = "flee", run = function(ctx) ctx.alarms = ctx.alarms + 1 end } } },
+  flee = {},
+} }`,
+		"guard.lua": `local ai = require("luaai")
+return ai.fsm { initial = "patrol", context = { told = "" }, states = {
+  patrol = { transitions = { { on = "intruder", to = "alert" } } },
+  alert = { enter = function(ctx)
+    local ids = ai.agents("villager")
+    for _, id in ipairs(ids) do ai.send_to(id, "alarm") end
+    ctx.told = table.concat(ids, ",")
+  end },
+} }`,
+		"agents_test.lua": `local ai = require("luaai")
+describe("the alarm", function()
+  it("reaches every villager, found by kind", function()
+    local v1 = ai.spawn("villager.lua")
+    local g = ai.spawn("guard.lua")
+    local v2 = ai.spawn("villager.lua")
+    assert.are.same({ v1:id(), v2:id() }, ai.agents("villager"))
+    assert.are.same({ g:id() }, ai.agents("guard.lua"))
+    assert.are.same({ v1:id(), g:id(), v2:id() }, ai.agents())
+    g:send("intruder")
+    g:tick(0.1)
+    assert.are.equal(v1:id() .. "," .. v2:id(), g.ctx.told)
+    v1:tick(0.1) v2:tick(0.1)
+    assert.are.equal("flee", v1:state())
+    assert.are.equal("flee", v2:state())
+  end)
+  it("names a wrong argument", function()
+    assert.has_error(function() ai.agents(1) end, "a kind or a script name (a string) expected, got a number")
+  end)
+end)`,
+	}
+	for name, src := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	code, stdout, stderr := cli("test", dir)
+	require.Equal(t, 0, code, "%s%s", stdout, stderr)
+	require.Contains(t, stdout, "2 passed, 0 failed\n")
+}
