@@ -85,3 +85,7 @@ func (r runner) Agents(what string) []int { return r.a.h.agentIDs(what) }
 
 // Agents is ai.agents outside a tick (a test file's code).
 func (s luaSpawner) Agents(what string) []int { return s.w.h.agentIDs(what) }
+
+// Agent is the agent behind an ai.spawn handle, nil while it is queued:
+// for tools (luaai test's reload) that reach the host through Lua.
+func (l *luaAgent) Agent() *Agent { return l.a }

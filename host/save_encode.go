@@ -38,7 +38,7 @@ func appendSnapshotHead(b []byte) []byte {
 
 // agentSnapshotFields is how many fields appendJSON writes (a test checks
 // it against the type).
-const agentSnapshotFields = 16
+const agentSnapshotFields = 17
 
 func (s *agentSnapshot) appendJSON(b []byte) []byte {
 	b = s.appendHead(b)

@@ -324,6 +324,7 @@ func (r *runner) installGlobals(L *lua.LState) (restore func()) {
 		"match":           r.matchGlobal(L),
 		"insulate":        L.NewFunction(r.luaInsulate),
 		"expose":          L.NewFunction(r.luaDescribe),
+		"reload":          L.NewFunction(r.luaReload),
 		"spec":            nil,
 		"test":            nil,
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -360,4 +361,82 @@ end)`,
 	code, stdout, stderr := cli("test", dir)
 	require.Equal(t, 0, code, "%s%s", stdout, stderr)
 	require.Contains(t, stdout, "2 passed, 0 failed\n")
+}
+
+// reload in a test file reloads what the test's agents were spawned
+// from, from the file, another file or source text, reports what luaai
+// run --watch reports, and leaves the agents where a spec can look.
+func TestTestReload(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"guard.lua": `local ai = require("luaai")
+return ai.fsm { initial = "patrol", context = { seen = false }, states = {
+  patrol = { transitions = { { on = "noise", to = "alert" } } },
+  alert = { transitions = { { on = "calm", to = "patrol" } } },
+} }`,
+		"guard_v2.lua": `local ai = require("luaai")
+return ai.fsm { initial = "patrol", context = { seen = false, stamina = 10 }, renamed = { alert = "alarm" }, states = {
+  patrol = { transitions = { { on = "noise", to = "alarm" } } },
+  alarm = { transitions = { { on = "calm", to = "patrol" } } },
+} }`,
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	const setup = `local ai = require("luaai")
+local function alerted()
+  local g = ai.spawn("guard.lua")
+  g:send("noise") g:tick(0.1)
+  assert.are.equal("alert", g:state())
+  return g
+end
+`
+	for _, tc := range []struct{ name, body string }{
+		{"a renamed state keeps its agents", `
+  local g, other = alerted(), ai.spawn("guard.lua")
+  local r = reload("guard.lua", { file = "guard_v2.lua" })
+  assert.are.same({ ok = true, added = { "stamina" }, resumed = 0, vanished = {}, moved = 0 }, r)
+  assert.are.equal("alarm", g:state())
+  assert.are.equal(10, g.ctx.stamina)
+  assert.are.equal("patrol", other:state())
+  g:send("calm") g:tick(0.1)
+  assert.are.equal("patrol", g:state())`},
+		{"a state gone sends its agents to the initial state", `
+  local g = alerted()
+  local r = reload(g, [[local ai = require("luaai")
+return ai.fsm { initial = "patrol", states = { patrol = {} } }]])
+  assert.is_true(r.ok)
+  assert.are.same({ "alert" }, r.vanished)
+  assert.are.equal(1, r.moved)
+  assert.are.equal("patrol", g:state())`},
+		{"later spawns get the new version", `
+  alerted()
+  reload("guard.lua", { file = "guard_v2.lua" })
+  local g = ai.spawn("guard.lua")
+  g:send("noise") g:tick(0.1)
+  assert.are.equal("alarm", g:state())`},
+		{"the file read again changes nothing", `
+  local g = alerted()
+  assert.are.same({ ok = true, added = {}, resumed = 0, vanished = {}, moved = 0 }, reload("guard.lua"))
+  assert.are.equal("alert", g:state())`},
+		{"a broken version is refused and the old one runs on", `
+  local g = alerted()
+  local r = reload("guard.lua", { source = "return ai.fsm {" })
+  assert.is_false(r.ok)
+  assert.matches("guard.lua:1:", r.error, 1, true)
+  g:send("calm") g:tick(0.1)
+  assert.are.equal("patrol", g:state())`},
+		{"a script nothing was spawned from is named", `
+  assert.has_error(function() reload("guard_v2.lua") end, "no agent was spawned from it yet")`},
+		{"a behaviour built in the test needs its source", `
+  local g = ai.spawn(ai.fsm { initial = "a", states = { a = {} } })
+  assert.has_error(function() reload(g) end, "give the new source")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := setup + "it(" + strconv.Quote(tc.name) + ", function()" + tc.body + "\nend)\n"
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "reload_test.lua"), []byte(spec), 0o644))
+			code, stdout, stderr := cli("test", filepath.Join(dir, "reload_test.lua"))
+			require.Equal(t, 0, code, "%s%s", stdout, stderr)
+			require.Contains(t, stdout, "1 passed, 0 failed\n")
+		})
+	}
 }
