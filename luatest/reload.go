@@ -31,6 +31,7 @@ func (r *runner) luaReload(L *lua.LState) int {
 	b, name := r.reloadTarget(L, from)
 	src, err := r.reloadSource(L, from, b, name)
 	if err == nil {
+		r.reloaded = append(r.reloaded, b)
 		err = b.ReloadSource(src)
 	}
 	L.Push(reloadReport(L, b.LastReload(), err))

@@ -51,6 +51,7 @@ func (r Result) String() string {
 // zero value runs every test.
 func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 	var r Result
+	opts.host = h
 	err := h.RunLua(func(vm *luabind.VM) error {
 		r = runFile(vm, path, w, opts)
 		return nil
@@ -122,6 +123,7 @@ type Options struct {
 	// OnCase, when set, is told each test's outcome as it is known, in
 	// the order the tests ran.
 	OnCase func(Case)
+	host *host.Host // RunFile's: the test's agents are removed when it ends
 	// Log, when set, collects the ai.log lines of the host the file runs
 	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
 	// printed under its failure.
@@ -257,7 +259,7 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 	top := L.GetTop()
 	defer L.SetTop(top)
 	r := newRunner(vm)
-	r.file, r.onCase = path, opts.OnCase
+	r.file, r.onCase, r.host = path, opts.OnCase, opts.host
 	defer r.revertMade(0)
 	if sp := vm.Spawner(); sp != nil {
 		vm.SetSpawner(trackingSpawner{sp, r})
@@ -462,6 +464,7 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 				io.WriteString(w, text.String())
 				r.emit(t, Passed, text.String(), took)
 			}
+			r.endTest()
 		}
 		L.SetTop(top)
 	}
@@ -541,6 +544,10 @@ type runner struct {
 	tests   []*testCase
 	sink    *[]*testCase // where describe, it and pending record (nil: tests)
 	running bool         // the collected tests are running
+	host    *host.Host   // the host RunFile runs in; nil in a bare VM
+	// reloaded: the behaviours reload swapped during the running test;
+	// later tests spawn the scripts' versions from before it.
+	reloaded []*host.Behaviour
 	file    string       // the test file
 	onCase  func(Case)   // Options.OnCase
 	failMT  *lua.LTable
@@ -596,4 +603,27 @@ func (r *runner) runTest(t *testCase) error {
 		}
 	}
 	return first
+}
+
+// endTest undoes what a test did to the host: the agents it spawned are
+// removed (ai.agents and ai.send_to no longer find them, whenever Lua
+// collects them), and the scripts it reloaded spawn their versions from
+// before the test again.
+func (r *runner) endTest() {
+	if r.host != nil {
+		for _, la := range r.spawned {
+			if h, ok := la.(interface{ Agent() *host.Agent }); ok && h.Agent() != nil {
+				_ = r.host.Remove(h.Agent()) // an agent removed already is left as it is
+			}
+		}
+	}
+	r.spawned = r.spawned[:0]
+	for _, b := range r.reloaded {
+		for _, def := range r.vm.Behaviours() {
+			if def.Owner() == any(b) {
+				def.SetOwner(nil)
+			}
+		}
+	}
+	r.reloaded = r.reloaded[:0]
 }
