@@ -123,7 +123,7 @@ type Options struct {
 	// OnCase, when set, is told each test's outcome as it is known, in
 	// the order the tests ran.
 	OnCase func(Case)
-	host *host.Host // RunFile's: the test's agents are removed when it ends
+	host   *host.Host // RunFile's: the test's agents are removed when it ends
 	// Log, when set, collects the ai.log lines of the host the file runs
 	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
 	// printed under its failure.
@@ -548,10 +548,10 @@ type runner struct {
 	// reloaded: the behaviours reload swapped during the running test;
 	// later tests spawn the scripts' versions from before it.
 	reloaded []*host.Behaviour
-	file    string       // the test file
-	onCase  func(Case)   // Options.OnCase
-	failMT  *lua.LTable
-	finals  []*lua.LFunction // finally() of the running test
+	file     string     // the test file
+	onCase   func(Case) // Options.OnCase
+	failMT   *lua.LTable
+	finals   []*lua.LFunction // finally() of the running test
 
 	chainMT, spyMT, matcherMT *lua.LTable
 	spies                     map[*lua.LTable]*spyState
