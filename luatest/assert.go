@@ -323,6 +323,9 @@ func (r *runner) checkCustom(L *lua.LState, c *chain, a args) *failure {
 	vars := make([]lua.LValue, len(a))
 	for i, v := range a {
 		parts[i] = formatValue(v)
+		if _, ok := v.(*lua.LUserData); ok && L.GetMetaField(v, "__tostring") != lua.LNil {
+			parts[i] = L.ToStringMeta(v).String() // an agent: agent(off)
+		}
 		vars[i] = lua.LString(parts[i])
 	}
 	if keys, ok := r.customMsgs[c.name]; ok && r.say != nil {

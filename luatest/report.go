@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -137,6 +139,22 @@ func calledFrom(err error, file string, pos luabind.Pos) luabind.Pos {
 	return luabind.Pos{}
 }
 
+// shortPos shows a position in a file below the folder the run started
+// in (a library the roots found) relative to it, as the test files are.
+func shortPos(p luabind.Pos) luabind.Pos {
+	if !filepath.IsAbs(p.File) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p.File); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		p.File = rel
+	}
+	return p
+}
+
 // writeCalledFrom adds where the test file called the library that
 // failed at pos.
 func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos luabind.Pos) {
@@ -157,7 +175,7 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error, took time.Dur
 		if pos.File == "" {
 			pos = t.pos
 		}
-		fmt.Fprintf(&b, "FAIL %s: %s\n", pos, t.name)
+		fmt.Fprintf(&b, "FAIL %s: %s\n", shortPos(pos), t.name)
 		if f.Msg != "" {
 			fmt.Fprintf(&b, "  %s\n", f.Msg)
 		}
@@ -176,7 +194,7 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error, took time.Dur
 		if pos.File == "" {
 			pos = t.pos
 		}
-		fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", pos, t.name, msg)
+		fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", shortPos(pos), t.name, msg)
 		writeCalledFrom(&b, err, t, pos)
 	}
 	text := printable(b.String())
@@ -248,7 +266,7 @@ func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos luabi
 	var b strings.Builder
 	fmt.Fprintf(&b, "FAIL %s: %s\n  error: ", at, path)
 	if pos.File != "" && pos != at {
-		fmt.Fprintf(&b, "%s: ", pos)
+		fmt.Fprintf(&b, "%s: ", shortPos(pos))
 	}
 	fmt.Fprintf(&b, "%s\n", msg)
 	text := printable(b.String())

@@ -208,7 +208,7 @@ func TestRealLibrarySpecs(t *testing.T) {
 		// which real busted passes too).
 		{"insulate", "13 passed, 0 failed", nil},
 		{"i18n", "237 passed, 2 failed", []string{
-			"i18n loadFile Loads a bunch of stuff\n  error: loadfile is not available to luaai scripts\n  called from spec/i18n_spec.lua:149\n",
+			"FAIL i18n/init.lua:179: i18n loadFile Loads a bunch of stuff\n  error: loadfile is not available to luaai scripts\n  called from spec/i18n_spec.lua:149\n",
 			"i18n set/getLocale does NOT modify loadFile\n  error: loadfile is not available to luaai scripts\n  called from spec/i18n_spec.lua:191\n",
 		}},
 	} {
