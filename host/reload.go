@@ -163,6 +163,23 @@ func (h *Host) reloaded(b *Behaviour, err error) error {
 	return err
 }
 
+// releaseLayouts releases the modules of a behaviour's replaced layouts
+// and returns the index of the first one (a behaviour ai.spawn made has
+// one worker's layout only).
+func (h *Host) releaseLayouts(old []*layout) int {
+	first := -1
+	for i, w := range h.workers {
+		if old[i] == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		w.vm.ReleaseModules(old[i].def)
+	}
+	return max(first, 0)
+}
+
 // LastReload is what the behaviour's last reload reported (what
 // Options.OnReload was told); zero before any.
 func (b *Behaviour) LastReload() ReloadResult { return b.last }
@@ -236,16 +253,7 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	}
 	old := b.layouts
 	b.layouts = trees
-	first := 0 // a behaviour ai.spawn made has one worker's layout
-	for i, w := range h.workers {
-		if old[i] == nil {
-			continue
-		}
-		if old[first] == nil {
-			first = i
-		}
-		w.vm.ReleaseModules(old[i].def)
-	}
+	first := h.releaseLayouts(old)
 	for _, t := range trees {
 		t.def.SetOwner(b)
 	}

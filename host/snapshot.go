@@ -372,8 +372,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
 	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
-	a.interval = s.Interval
-	a.kind = s.Kind
+	a.interval, a.kind = s.Interval, s.Kind
 	if why != NotSuspended {
 		a.suspend(why)
 	}

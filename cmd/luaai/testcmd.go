@@ -102,6 +102,13 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	if err := opts.Check(); err != nil {
 		return usageError(stderr, "test", testUsage, "--%v", err)
 	}
+	if report != nil {
+		defer func() {
+			if err := writeReport(reportOut, report); err != nil {
+				fmt.Fprintf(stderr, "luaai test: --output %s: %v\n", output, err)
+			}
+		}()
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -115,15 +122,14 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "0 passed, 0 failed")
 		return exitFail
 	}
+	return runTests(files, stdout, stderr, opts, coverage)
+}
+
+// runTests runs the test files, prints the total (and the coverage), and
+// returns the exit code.
+func runTests(files []string, stdout, stderr io.Writer, opts luatest.Options, coverage coverageFlag) int {
 	var total luatest.Result
 	var cov *coverageSum
-	if report != nil {
-		defer func() {
-			if err := writeReport(reportOut, report); err != nil {
-				fmt.Fprintf(stderr, "luaai test: --output %s: %v\n", output, err)
-			}
-		}()
-	}
 	if coverage.on {
 		cov = &coverageSum{}
 	}
