@@ -57,3 +57,18 @@ var luaKeywords = map[string]bool{
 func IsName(s string) bool {
 	return isIdent(s) && !luaKeywords[s]
 }
+
+// isIdent tells whether s has the form of a Lua name: letters, digits and
+// underscores, not starting with a digit (reserved words included).
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
