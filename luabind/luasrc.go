@@ -55,12 +55,12 @@ var luaKeywords = map[string]bool{
 // letters, digits and underscores, not starting with a digit, and not a
 // reserved word.
 func IsName(s string) bool {
-	return isIdent(s) && !luaKeywords[s]
+	return IsIdent(s) && !luaKeywords[s]
 }
 
-// isIdent tells whether s has the form of a Lua name: letters, digits and
+// IsIdent tells whether s has the form of a Lua name: letters, digits and
 // underscores, not starting with a digit (reserved words included).
-func isIdent(s string) bool {
+func IsIdent(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -151,7 +151,7 @@ func (d *decoder) children(m *State, t *lua.LTable, kind Kind, what string) *lua
 	}
 	states.ForEach(func(k, v lua.LValue) {
 		name, ok := k.(lua.LString)
-		if !ok || !isIdent(string(name)) {
+		if !ok || !luabind.IsIdent(string(name)) {
 			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luabind.CutText(lua.LVAsString(k), 60))
 			return
 		}
@@ -484,19 +484,6 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 	default:
 		d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %s`, what, v.Type())
 	}
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 // didYouMean is ` (did you mean "update"?)` for a name close to one of the
