@@ -304,8 +304,8 @@ func checkGoBlocks(t *testing.T, root string, blocks []docBlock) {
 	}
 }
 
-// copyModule copies the module's go.mod, go.sum and Go packages (not
-// .git, not testdata) into a fresh folder.
+// copyModule copies the module's go.mod, go.sum and Go packages with the
+// files they embed (not .git, not testdata, not tests) into a fresh folder.
 func copyModule(t *testing.T, root string) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -323,7 +323,13 @@ func copyModule(t *testing.T, root string) string {
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		embedded := strings.Contains(rel, "inspector_page"+string(filepath.Separator)) // the inspector's page, embedded in host
+		// Files a package embeds (//go:embed): the inspector's page, the
+		// editor definitions, an example's script.
+		embedded := false
+		switch filepath.Ext(rel) {
+		case ".lua", ".js", ".html", ".css":
+			embedded = true
+		}
 		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" && !embedded {
 			return nil
 		}
