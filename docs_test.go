@@ -507,7 +507,7 @@ func markdownHeadings(text string) []string {
 }
 
 // The anchors GitHub gives headings, as markdownHeadings computes them.
-func TestMarkdownHeadingAnchors(t *testing.T) {
+func TestDocLinkAnchors(t *testing.T) {
 	for _, c := range []struct{ heading, anchor string }{
 		{"# The Lua dialect", "the-lua-dialect"},
 		{"## Where the frame goes: --profile", "where-the-frame-goes---profile"},
