@@ -34,7 +34,7 @@ func (r Result) String() string {
 }
 
 // RunTestFile runs one *_test.lua file in vm, writing failures (and a line
-// per file error) to w (README: Agents from Lua, and tests).
+// per file error) to w (docs/lua-reference.md: Agents from Lua, and tests).
 //
 // For the duration of the file the busted-style globals describe, it,
 // before_each, after_each and assert are installed; whatever those globals
