@@ -33,7 +33,7 @@ func (r Result) String() string {
 	return s
 }
 
-// RunTestFile runs one *_test.lua file in vm, writing failures (and a line
+// RunFile runs one *_test.lua file with h, writing failures (and a line
 // per file error) to w (docs/lua-reference.md: Agents from Lua, and tests).
 //
 // For the duration of the file the busted-style globals describe, it,

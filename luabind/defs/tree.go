@@ -31,6 +31,8 @@ const (
 	Running
 )
 
+// String is the status as a script returns it: "success", "failure",
+// "running".
 func (s Status) String() string {
 	switch s {
 	case Success:
