@@ -17,9 +17,9 @@
 // (spies, stubs and mocks), modules.go (busted's own modules: luassert,
 // say), reload.go (reload, a test's reload of a behaviour).
 //
-// It imports host, luabind, internal/suggest and gopher-lua. Nothing in
-// luabind or host may import it: the runner is a tool built on the engine,
-// not part of it.
+// It imports host, luabind/defs, luabind, internal/suggest and gopher-lua.
+// Nothing in luabind or host may import it: the runner is a tool built on
+// the engine, not part of it.
 //
 // # Concurrency
 //

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +19,7 @@ func runSource(t *testing.T, files map[string]string) (Result, string, []Case) {
 	for name, src := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
 	}
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	var out strings.Builder
 	var cases []Case

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -18,11 +19,11 @@ import (
 
 // trackingSpawner is the host's ai.spawn, remembering the agents made.
 type trackingSpawner struct {
-	luabind.Spawner
+	defs.Spawner
 	r *runner
 }
 
-func (s trackingSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
+func (s trackingSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent, error) {
 	a, err := s.Spawner.Spawn(def, overrides)
 	if err == nil {
 		s.r.spawned = append(s.r.spawned, a)
@@ -32,7 +33,7 @@ func (s trackingSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabi
 
 // Agents is ai.agents from the test file's code: the host's.
 func (s trackingSpawner) Agents(what string) []int {
-	if l, ok := s.Spawner.(luabind.AgentLister); ok {
+	if l, ok := s.Spawner.(defs.AgentLister); ok {
 		return l.Agents(what)
 	}
 	return nil
