@@ -33,7 +33,7 @@ var (
 		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "internal/suggest"},
 		"explore":            {"host", "luabind", "luatest", "internal/safefile"},
-		"inspect":            {"luabind", "internal/safefile", "internal/suggest"},
+		"inspect":            {"host", "luabind", "internal/safefile", "internal/suggest"},
 		"cmd/luaai":          {"host", "luatest", "explore", "inspect", "inspector", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},
