@@ -1,0 +1,67 @@
+package lsp
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNeovim: a real editor. Neovim, headless, attaches `luaai lsp` to a
+// script with testdata/nvim/attach.lua (the set-up docs/editors.md
+// gives), types an unknown state into a to = "…", and gets the
+// diagnostic, completion of the machine's states and of the context
+// fields, and a jump to a state's definition. Skipped without nvim,
+// unless LUAAI_REQUIRE_NVIM=1 (CI sets it).
+func TestNeovim(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("LUAAI_REQUIRE_NVIM") == "1" {
+			t.Fatal("nvim is not installed, and LUAAI_REQUIRE_NVIM=1 (apt-get install neovim)")
+		}
+		t.Skip("nvim is not installed (apt-get install neovim)")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "luaai")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/luaai/luaai/cmd/luaai").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	dir := filepath.Join(tmp, "mod")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, f := range []string{"guard.lua", "util.lua", "alarm.lua"} {
+		data, err := os.ReadFile(testdata(t, "guard", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
+	}
+	result := filepath.Join(tmp, "answers.txt")
+	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE", "-u", testdata(t, "nvim", "attach.lua"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LUAAI_BIN="+bin, "LUAAI_SCRIPT="+filepath.Join(dir, "guard.lua"), "LUAAI_OUT="+result,
+		"XDG_STATE_HOME="+tmp, "XDG_DATA_HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "XDG_CACHE_HOME="+tmp)
+	nvimOut, err := cmd.CombinedOutput()
+	require.NoError(t, err, "nvim: %s", nvimOut)
+	data, err := os.ReadFile(result)
+	require.NoError(t, err, "nvim wrote no answers: %s", nvimOut)
+	answers := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		key, rest, _ := strings.Cut(line, " ")
+		answers[key] += rest
+		t.Log(line)
+	}
+	require.Empty(t, answers["failed"], "the script failed")
+	assert.Equal(t, "luaai", answers["attached"])
+	assert.Contains(t, answers["typed"], `{ to = "alrt", on = "noise" }`)
+	// The diagnostic: line 11, on the string alrt (columns 30 to 34), an
+	// error (severity 1), saying what is wrong.
+	assert.Regexp(t, `^11 30 34 1 state "idle": transition to "alrt": no such state in this machine`, answers["diagnostic"])
+	assert.Equal(t, "alert:state alert (fsm),idle:state idle (leaf)", answers["complete-to"])
+	assert.Equal(t, "alertness:number = 0,target:string = \"none\",hurt:boolean = false", answers["complete-ctx"])
+	// The jump lands on search's key in states (line 17, column 8).
+	assert.Equal(t, "17 8 search", answers["definition"])
+}
