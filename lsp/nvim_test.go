@@ -12,8 +12,8 @@ import (
 )
 
 // TestNeovim: a real editor. Neovim, headless, attaches `luaai lsp` to a
-// script with testdata/nvim/attach.lua (the set-up docs/editors.md
-// gives), types an unknown state into a to = "…", and gets the
+// script of a project luaai init wrote, through the project's .nvim.lua
+// (testdata/nvim/attach.lua loads it), types an unknown state into a to = "…", and gets the
 // diagnostic, completion of the machine's states and of the context
 // fields, and a jump to a state's definition. Skipped without nvim,
 // unless LUAAI_REQUIRE_NVIM=1 (CI sets it).
@@ -33,7 +33,8 @@ func TestNeovim(t *testing.T) {
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/luaai/luaai/cmd/luaai").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	dir := filepath.Join(tmp, "mod")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
+	out, err = exec.Command(bin, "init", dir).CombinedOutput()
+	require.NoError(t, err, "%s", out)
 	for _, f := range []string{"guard.lua", "util.lua", "alarm.lua"} {
 		data, err := os.ReadFile(testdata(t, "guard", f))
 		require.NoError(t, err)
@@ -42,7 +43,7 @@ func TestNeovim(t *testing.T) {
 	result := filepath.Join(tmp, "answers.txt")
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE", "-u", testdata(t, "nvim", "attach.lua"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LUAAI_BIN="+bin, "LUAAI_SCRIPT="+filepath.Join(dir, "guard.lua"), "LUAAI_OUT="+result,
+	cmd.Env = append(os.Environ(), "PATH="+tmp+string(filepath.ListSeparator)+os.Getenv("PATH"), "LUAAI_NVIM_LUA="+filepath.Join(dir, ".nvim.lua"), "LUAAI_SCRIPT="+filepath.Join(dir, "guard.lua"), "LUAAI_OUT="+result,
 		"XDG_STATE_HOME="+tmp, "XDG_DATA_HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "XDG_CACHE_HOME="+tmp)
 	nvimOut, err := cmd.CombinedOutput()
 	require.NoError(t, err, "nvim: %s", nvimOut)

@@ -16,7 +16,7 @@ func TestInit(t *testing.T) {
 	code, stdout, stderr := cli("init", dir)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "wrote "+filepath.Join(dir, "door.lua"))
-	for _, f := range []string{"door.lua", "door_test.lua", ".luarc.json", "types/luaai.lua"} {
+	for _, f := range []string{"door.lua", "door_test.lua", ".luarc.json", "types/luaai.lua", ".vscode/settings.json", ".helix/languages.toml", ".nvim.lua"} {
 		require.FileExists(t, filepath.Join(dir, f))
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "types", "luaai.lua"))

@@ -40,7 +40,8 @@ Usage:
                              search for inputs that make it fail, and write
                              each failure as a test
   luaai init DIR             write a mod project: a behaviour, its tests, and
-                             the editor set-up (.luarc.json, types/luaai.lua)
+                             the editor set-up (.luarc.json, types/luaai.lua,
+                             luaai lsp for VS Code, Neovim and Helix)
   luaai types                print the editor definitions of require("luaai")
   luaai lsp                  serve the editor: diagnostics, completion, go to
                              definition, rename of states (beside LuaLS)

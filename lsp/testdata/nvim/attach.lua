@@ -1,8 +1,8 @@
 -- Neovim (0.7, as Debian packages it) attaching `luaai lsp` to a script,
 -- as docs/editors.md tells a modder to: started headless by TestNeovim
--- (nvim_test.go) with LUAAI_BIN (the luaai binary), LUAAI_SCRIPT (the
--- script to edit) and LUAAI_OUT (where to write what it got, one answer a
--- line). It types an unknown state into a to = "…", waits for the
+-- (nvim_test.go) with LUAAI_NVIM_LUA (the .nvim.lua luaai init wrote,
+-- which starts `luaai lsp` from the PATH), LUAAI_SCRIPT (the script to
+-- edit) and LUAAI_OUT (where to write what it got, one answer a line). It types an unknown state into a to = "…", waits for the
 -- diagnostic, asks for completion inside to = " and after ctx., and jumps
 -- to a state's definition.
 local out = assert(io.open(os.getenv("LUAAI_OUT"), "w"))
@@ -14,20 +14,21 @@ end
 -- Every wait is for a condition; go test's -timeout bounds the whole.
 local forever = 24 * 3600 * 1000
 
-local ok, err = pcall(function()
+local function main()
+  -- The project's .nvim.lua, as luaai init writes it, attaches the
+  -- server to every Lua buffer.
+  vim.cmd("luafile " .. vim.fn.fnameescape(os.getenv("LUAAI_NVIM_LUA")))
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("LUAAI_SCRIPT")))
   local buf = vim.api.nvim_get_current_buf()
-  local root = vim.fn.fnamemodify(os.getenv("LUAAI_SCRIPT"), ":p:h")
-  local client = vim.lsp.start_client({
-    name = "luaai",
-    cmd = { os.getenv("LUAAI_BIN"), "lsp" },
-    root_dir = root,
-  })
-  assert(client, "the client did not start")
-  vim.lsp.buf_attach_client(buf, client)
+  local client
   vim.wait(forever, function()
-    local c = vim.lsp.get_client_by_id(client)
-    return c ~= nil and c.initialized
+    for id, c in pairs(vim.lsp.buf_get_clients(buf)) do
+      if c.name == "luaai" and c.initialized then
+        client = id
+        return true
+      end
+    end
+    return false
   end, 10)
   say("attached", vim.lsp.get_client_by_id(client).name)
 
@@ -82,9 +83,19 @@ local ok, err = pcall(function()
   vim.lsp.util.jump_to_location(loc, "utf-16")
   local pos = vim.api.nvim_win_get_cursor(0)
   say("definition", pos[1], pos[2], vim.fn.expand("<cword>"))
-end)
-if not ok then
-  say("failed", tostring(err))
 end
-out:close()
-vim.cmd("qall!")
+
+-- After start-up, when filetype detection is on (it is not yet while this
+-- file runs); nested, so that opening the script runs its FileType
+-- autocommands (the .nvim.lua's among them).
+vim.api.nvim_create_autocmd("VimEnter", {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(main)
+    if not ok then
+      say("failed", tostring(err))
+    end
+    out:close()
+    vim.cmd("qall!")
+  end,
+})
