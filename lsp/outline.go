@@ -299,7 +299,9 @@ func (o *outline) build() {
 	o.events = eventsIn(o.tables, toks)
 }
 
-// eventsIn is every on = "…" string of the tables, sorted, once each.
+// eventsIn is every event the text names: each on = "…" string of the
+// tables, and each event it sends (ai.send, ai.send_to, agent:send);
+// sorted, once each.
 func eventsIn(tables []*table, toks []token) []string {
 	set := map[string]bool{}
 	for _, t := range tables {
@@ -307,6 +309,11 @@ func eventsIn(tables []*table, toks []token) []string {
 			if e.key == "on" && e.str >= 0 {
 				set[toks[e.str].text] = true
 			}
+		}
+	}
+	for i, t := range toks {
+		if t.kind == tokString && !t.open && i >= 2 && (toks[i-1].is("(") || toks[i-1].is(",")) && stringRole(toks, i) == roleEvent {
+			set[t.text] = true
 		}
 	}
 	delete(set, "")
@@ -349,8 +356,8 @@ func (o *outline) walk(n *stateNode, resolve func(*entry) *table, depth int) {
 	}
 	o.transitions(n)
 	if n.kind == "tree" {
-		if r := n.table.field("root"); r != nil && r.table != nil {
-			n.treeTop = o.treeNode(r.table, "", 0, 0)
+		if r := n.table.field("root"); r != nil {
+			n.treeTop = o.treeNodeAt(r.valStart, 0, 0)
 		}
 	}
 	st := n.table.field("states")
@@ -410,17 +417,66 @@ func (o *outline) transitions(n *stateNode) {
 	}
 }
 
-// treeNode reads the tree node whose table (a composite's, or a leaf's
-// or decorator's options) is t; index is its 1-based place among its
-// siblings (0 for the root).
-func (o *outline) treeNode(t *table, _ string, index, depth int) *treeNode {
+// treeNodeAt reads the tree node written from token i: ai.kind{…} (a
+// composite, its children its positional entries) or ai.kind(…) (a leaf
+// or decorator: its name in an options table among the arguments, a
+// decorator's child its first argument); index is its 1-based place among
+// its siblings (0 for the root). nil when no tree node is written there.
+func (o *outline) treeNodeAt(i, index, depth int) *treeNode {
 	toks := o.src.toks
-	n := &treeNode{kind: t.call, tok: t.callTok, nameTok: -1}
-	if !treeKinds[t.call] {
-		n.kind = "node"
+	if i+3 >= len(toks) || toks[i].kind != tokName || !(toks[i+1].is(".") || toks[i+1].is(":")) || !treeKinds[toks[i+2].text] {
+		return nil
 	}
-	if e := t.field("name"); e != nil && e.str >= 0 {
-		n.name, n.nameTok = toks[e.str].text, e.str
+	n := &treeNode{kind: toks[i+2].text, tok: i + 2, nameTok: -1}
+	name := func(t *table) {
+		if e := t.field("name"); e != nil && e.str >= 0 && n.nameTok < 0 {
+			n.name, n.nameTok = toks[e.str].text, e.str
+		}
+	}
+	switch open := i + 3; {
+	case toks[open].is("{"):
+		t := o.tableAtOpen(open)
+		if t == nil {
+			return nil
+		}
+		name(t)
+		k := 0
+		for _, e := range t.entries {
+			if e.key != "" || depth > maxOutlineDepth {
+				continue
+			}
+			if c := o.treeNodeAt(e.valStart, k+1, depth+1); c != nil {
+				k++
+				n.kids = append(n.kids, c)
+			}
+		}
+	case toks[open].is("("):
+		depth0 := 0
+		for j := open + 1; j < len(toks); j++ {
+			t := toks[j]
+			switch {
+			case t.is("(") || t.is("[") || t.is("{"):
+				// An argument that is a table is the options: { name = "…" }.
+				if t.is("{") && depth0 == 0 && (toks[j-1].is("(") || toks[j-1].is(",")) {
+					if tb := o.tableAtOpen(j); tb != nil {
+						name(tb)
+					}
+				}
+				depth0++
+			case t.is(")") || t.is("]") || t.is("}"):
+				depth0--
+			}
+			if depth0 < 0 {
+				break
+			}
+		}
+		if depth <= maxOutlineDepth && isDecorator(n.kind) {
+			if c := o.treeNodeAt(open+1, 1, depth+1); c != nil {
+				n.kids = append(n.kids, c)
+			}
+		}
+	default:
+		return nil
 	}
 	if n.name == "" {
 		n.name = n.kind
@@ -428,18 +484,24 @@ func (o *outline) treeNode(t *table, _ string, index, depth int) *treeNode {
 			n.name += "#" + itoa(index)
 		}
 	}
-	if depth > maxOutlineDepth {
-		return n
-	}
-	i := 0
-	for _, e := range t.entries {
-		if e.key != "" || e.table == nil || !treeKinds[e.table.call] {
-			continue
-		}
-		i++
-		n.kids = append(n.kids, o.treeNode(e.table, "", i, depth+1))
-	}
 	return n
+}
+
+func isDecorator(kind string) bool {
+	switch kind {
+	case "invert", "loop", "cooldown", "timeout", "force":
+		return true
+	}
+	return false
+}
+
+// tableAtOpen is the table whose { is token i, or nil.
+func (o *outline) tableAtOpen(i int) *table {
+	k := sort.Search(len(o.tables), func(k int) bool { return o.tables[k].open >= i })
+	if k < len(o.tables) && o.tables[k].open == i {
+		return o.tables[k]
+	}
+	return nil
 }
 
 func itoa(i int) string {
