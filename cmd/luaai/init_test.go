@@ -55,3 +55,13 @@ func TestTypes(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "takes no arguments")
 }
+
+// The editor set-up luaai init writes is the one docs/editors.md shows,
+// word for word.
+func TestInitEditorFilesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "editors.md"))
+	require.NoError(t, err)
+	for _, f := range []string{"_skeleton/vscode-settings.json", "_skeleton/helix-languages.toml", "_skeleton/nvim.lua"} {
+		require.Contains(t, string(doc), "\n"+string(mustRead(f))+"```\n", "docs/editors.md shows %s", f)
+	}
+}
