@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,15 +27,10 @@ func TestNeovim(t *testing.T) {
 		}
 		t.Skip("nvim is not installed (apt-get install neovim)")
 	}
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "luaai")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/luaai/luaai/cmd/luaai").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildLuaai(t)
+	tmp := filepath.Dir(bin)
 	dir := filepath.Join(tmp, "mod")
-	out, err = exec.Command(bin, "init", dir).CombinedOutput()
+	out, err := exec.Command(bin, "init", dir).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, f := range []string{"guard.lua", "util.lua", "alarm.lua"} {
 		data, err := os.ReadFile(testdata(t, "guard", f))
@@ -65,4 +62,54 @@ func TestNeovim(t *testing.T) {
 	assert.Equal(t, "alertness:number = 0,target:string = \"none\",hurt:boolean = false", answers["complete-ctx"])
 	// The jump lands on search's key in states (line 17, column 8).
 	assert.Equal(t, "17 8 search", answers["definition"])
+}
+
+// buildLuaai builds the luaai command into a folder of its own.
+func buildLuaai(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "luaai")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/luaai/luaai/cmd/luaai").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+// TestBinaryStdin: luaai lsp as an editor starts it, on its real stdin
+// and stdout: garbage before a session is skipped and reported on stderr,
+// the session is answered and ends with exit code 0; garbage alone ends
+// with the input, exit code 1; arguments are a usage error.
+func TestBinaryStdin(t *testing.T) {
+	bin := buildLuaai(t)
+	frame := func(msg string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(msg), msg) }
+	run := func(stdin string, args ...string) (int, string, string) {
+		cmd := exec.Command(bin, append([]string{"lsp"}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), stdout.String(), stderr.String()
+		}
+		require.NoError(t, err)
+		return 0, stdout.String(), stderr.String()
+	}
+	garbage := "GET / HTTP/1.1\r\nHost: x\r\n\r\n\x00\xff{}\n" + frame("{not json")
+	session := frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) +
+		frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`)
+	code, stdout, stderr := run(garbage+session, "--stdio")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `"serverInfo":{"name":"luaai"`)
+	assert.Contains(t, stdout, `"code":-32700`, "the body that is not JSON is answered")
+	assert.Contains(t, stderr, "not a message were skipped")
+
+	code, _, stderr = run(garbage)
+	assert.Equal(t, 1, code, "the input ended without shutdown")
+	assert.Contains(t, stderr, "not JSON-RPC")
+
+	code, _, stderr = run("", "extra")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "luaai lsp: takes no arguments")
 }
