@@ -13,6 +13,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // CheckOptions configure CheckScript. The zero value checks the file on
@@ -48,7 +49,7 @@ type Result struct {
 	Module bool
 	// Definition is the loaded root machine (nil when it did not load, or
 	// for a test file or a module).
-	Definition *luabind.State
+	Definition *defs.State
 }
 
 // CheckScript checks one script as `luaai check` does: a test file

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 	lua "github.com/yuin/gopher-lua"
@@ -309,9 +310,9 @@ func quoted(msg string) []string {
 
 // contextTypes reads the merged context defaults of a loaded definition:
 // each top-level key's Lua type and, when short, its value.
-func contextTypes(root *luabind.State) map[string]ctxDefault {
+func contextTypes(root *defs.State) map[string]ctxDefault {
 	out := map[string]ctxDefault{}
-	luabind.EachState(root, func(n *luabind.Node) {
+	defs.EachState(root, func(n *defs.Node) {
 		if n.Def.Context == nil {
 			return
 		}
