@@ -178,3 +178,42 @@ func TestLoadsInScriptsFolder(t *testing.T) {
 	assert.Equal(t, pathURI(filepath.Join(dir, "scripts", "shared.lua")), loc.URI)
 	require.NoError(t, c.shutdown())
 }
+
+// TestModuleErrorsAndLifecycle: an error in a required module is shown at
+// the require naming it; a save checks again; a close clears the
+// diagnostics; hover on ctx.X tells its default or that none declares it.
+func TestModuleErrorsAndLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper.lua"), []byte("local x = = 1\nreturn {}\n"), 0o644))
+	c := startServer(t, dir, Options{})
+	text := "local ai = require(\"luaai\")\n\nlocal h = require(\"helper\")\n" + strings.Replace(machineText, "local ai = require(\"luaai\")\n", "", 1)
+	path := filepath.Join(dir, "m.lua")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	uri := c.open(path, text)
+	diags := c.waitDiags(uri, 1)
+	require.Len(t, diags, 1)
+	assert.Contains(t, diags[0].Message, "helper.lua:1:")
+	assert.Equal(t, protocol.UInteger(2), diags[0].Range.Start.Line, "at the require")
+
+	// The module fixed on disk, the buffer saved: checked again.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper.lua"), []byte("return {}\n"), 0o644))
+	c.notify(protocol.MethodTextDocumentDidSave, protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+	assert.Empty(t, c.waitDiags(uri, 1))
+
+	// Hover on context fields.
+	withCtx := strings.Replace(text, `initial = "a",`, `initial = "a", context = { hp = 10 },`, 1)
+	withCtx = strings.Replace(withCtx, `b = {},`, `b = { enter = function(ctx) ctx.hp = ctx.mana end },`, 1)
+	c.change(uri, 2, withCtx)
+	require.NotEmpty(t, c.waitDiags(uri, 2), "ctx.mana is read and declared nowhere")
+	var hov protocol.Hover
+	p := at(t, withCtx, "ctx.hp =", 5)
+	c.call(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: docPos(uri, int(p.Line), int(p.Character))}, &hov)
+	assert.Equal(t, "**context field** `hp`: number\n\ndefault: `10`", hoverText(t, hov))
+	p = at(t, withCtx, "ctx.mana", 5)
+	c.call(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: docPos(uri, int(p.Line), int(p.Character))}, &hov)
+	assert.Contains(t, hoverText(t, hov), "in no context defaults")
+
+	c.notify(protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+	assert.Empty(t, c.waitDiags(uri, 0), "closing clears its diagnostics")
+	require.NoError(t, c.shutdown())
+}
