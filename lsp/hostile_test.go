@@ -134,6 +134,7 @@ func TestGarbageInput(t *testing.T) {
 		"Content-Length: 5\r\n\r\n[1,2]",
 		"Content-Length: nope\r\n\r\n",
 		"Content-Type: text/plain\r\nX: y\r\n\r\n",
+		strings.Repeat("z", 1<<20) + "\n", // a megabyte without a line break
 	} {
 		_, err := c.raw.Write([]byte(junk))
 		require.NoError(t, err)

@@ -76,7 +76,8 @@ func (s *stream) frame() ([]byte, error) {
 	length := -1
 	garbage := 0
 	for {
-		line, err := s.r.ReadString('\n')
+		line, long, err := s.line()
+		garbage += long
 		if err != nil {
 			if garbage > 0 || line != "" {
 				s.log("luaai lsp: %d bytes of input that are not a message were skipped at its end", garbage+len(line))
@@ -119,6 +120,23 @@ func (s *stream) frame() ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// line reads one line. A line longer than the reader's buffer is no
+// header: it is dropped as it is read (never held whole), and its length
+// returned as long.
+func (s *stream) line() (line string, long int, err error) {
+	for {
+		b, err := s.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long += len(b)
+			continue
+		}
+		if long > 0 {
+			return "", long + len(b), err
+		}
+		return string(b), 0, err
+	}
 }
 
 // parseError answers a message that could not be read, as JSON-RPC says
