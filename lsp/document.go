@@ -197,22 +197,24 @@ func (s *server) publish(uri string, version *protocol.UInteger, diags []protoco
 // diagnostics, each at the range it is about where the line shows it (the
 // name or string its message quotes), else at its line.
 func (s *server) diagnostics(d *document, src *source, res inspect.Result) []protocol.Diagnostic {
-	var out []protocol.Diagnostic
+	var diags []protocol.Diagnostic
+	out := newOutline(src)
 	add := func(list luabind.ErrorList, sev protocol.DiagnosticSeverity) {
 		for _, e := range list {
-			out = append(out, s.diagnostic(d, src, e, sev))
+			diags = append(diags, s.diagnostic(d, out, e, sev))
 		}
 	}
 	add(res.Errors, protocol.DiagnosticSeverityError)
 	add(res.Warnings, protocol.DiagnosticSeverityWarning)
-	return out
+	return diags
 }
 
-func (s *server) diagnostic(d *document, src *source, e *luabind.Error, sev protocol.DiagnosticSeverity) protocol.Diagnostic {
+func (s *server) diagnostic(d *document, out *outline, e *luabind.Error, sev protocol.DiagnosticSeverity) protocol.Diagnostic {
+	src := out.src
 	source := "luaai"
 	diag := protocol.Diagnostic{Severity: &sev, Source: &source, Message: e.Msg}
 	if e.Pos.File == "" || samePath(e.Pos.File, d.path) {
-		diag.Range = refine(src, e.Pos.Line, e.Msg)
+		diag.Range = refine(out, e.Pos.Line, e.Msg)
 		return diag
 	}
 	// A problem in another file (a module the script requires): shown at
@@ -250,8 +252,10 @@ func requireLine(src *source, file string) int {
 
 // refine finds, on a 1-based line, the token a message is about: the last
 // name it quotes ("opne") or the field after a ctx. it names, written as
-// a string or a name there. The whole line when none is.
-func refine(src *source, line int, msg string) protocol.Range {
+// a string or a name there, or else as a key or string value of the table
+// that opens on that line. The whole line when none is.
+func refine(out *outline, line int, msg string) protocol.Range {
+	src := out.src
 	if line < 1 || line > len(src.lines) {
 		return src.lineRange(1)
 	}
@@ -270,23 +274,50 @@ func refine(src *source, line int, msg string) protocol.Range {
 			cands = append(cands, f)
 		}
 	}
+	tokRange := func(t token) protocol.Range {
+		if t.kind == tokString {
+			return src.rangeOf(t.cStart, t.cEnd)
+		}
+		return src.rangeOf(t.start, t.end)
+	}
+	first := src.tokenBefore(start) + 1
+	// The table that opens on the line: the machine whose ai.fsm call the
+	// line is, the state whose key it is.
+	tb := firstTableFrom(out, first, end)
 	for i := len(cands) - 1; i >= 0; i-- {
 		c := cands[i]
 		if c == "" {
 			continue
 		}
-		for j := src.tokenBefore(start) + 1; j < len(src.toks) && src.toks[j].start < end; j++ {
-			t := src.toks[j]
-			if t.text != c || t.kind != tokString && t.kind != tokName {
-				continue
+		for j := first; j < len(src.toks) && src.toks[j].start < end; j++ {
+			if t := src.toks[j]; t.text == c && (t.kind == tokString || t.kind == tokName) {
+				return tokRange(t)
 			}
-			if t.kind == tokString {
-				return src.rangeOf(t.cStart, t.cEnd)
+		}
+		if tb == nil {
+			continue
+		}
+		for _, e := range tb.entries {
+			switch {
+			case e.key == c && e.keyTok >= 0:
+				return tokRange(src.toks[e.keyTok])
+			case e.str >= 0 && src.toks[e.str].text == c:
+				return tokRange(src.toks[e.str])
 			}
-			return src.rangeOf(t.start, t.end)
 		}
 	}
 	return src.lineRange(line)
+}
+
+// firstTableFrom is the first table whose { is among the tokens from
+// first that start before end, or nil.
+func firstTableFrom(out *outline, first, end int) *table {
+	for j := first; j < len(out.src.toks) && out.src.toks[j].start < end; j++ {
+		if out.src.toks[j].is("{") {
+			return out.tableAtOpen(j)
+		}
+	}
+	return nil
 }
 
 // quoted is every Go-quoted string in a message, in order.
