@@ -10,8 +10,9 @@
 //     ai.replace strings (the states of the machine the string is in),
 //     of event names in on, ai.send and ai.send_to strings (from the
 //     script and the other scripts of its folder), of state paths in
-//     ai.active and renamed, and of context fields after ctx. (from the
-//     defaults, with their types).
+//     ai.active and renamed, of a tree node's name (the one the engine
+//     gives it now), and of context fields after ctx. (from the defaults,
+//     with their types).
 //   - Go to definition from a state name to its key in states, and from
 //     require("x") to the module's file.
 //   - Hover on a state: its path, how it is entered, its transitions.

@@ -230,6 +230,16 @@ func (s *server) complete(d *document, o *outline, off int) protocol.CompletionL
 			list.Items = append(list.Items, protocol.CompletionItem{Label: label, Kind: &k, Detail: &det,
 				TextEdit: protocol.TextEdit{Range: edit, NewText: label}})
 		}
+		if i >= 2 && src.toks[i-1].is("=") && src.toks[i-2].is("name") {
+			// A tree node's name: the one the engine gives it now, so that
+			// naming it keeps the running paths saves and reloads hold.
+			if tb := o.tableAt(i); tb != nil {
+				if n := o.treeTables[tb.open]; n != nil {
+					add(n.defName, protocol.CompletionItemKindValue, "tree node ("+n.kind+"): its name now, kept by saves and reloads")
+				}
+			}
+			return list
+		}
 		switch r := stringRole(src.toks, i); r {
 		case roleState:
 			if m := o.machineFor(i); m != nil {

@@ -79,6 +79,7 @@ type transition struct {
 // treeNode is a behaviour tree node where it is written.
 type treeNode struct {
 	name    string // its name = "…", or kind#index as the engine names it
+	defName string // kind#index (the root: kind), the engine's name without a name = "…"
 	kind    string
 	tok     int // the ai.kind token
 	nameTok int // the token of its name string, -1
@@ -101,6 +102,9 @@ type outline struct {
 	states  []*stateNode // every state node, roots first, in walk order
 	context []ctxField
 	events  []string // every on = "…" of the buffer, sorted, once each
+	// treeTables maps the table holding a tree node's name = "…" (a
+	// composite's own, a leaf's or decorator's options) by its { token.
+	treeTables map[int]*treeNode
 }
 
 // machineKinds are the ai functions that make a machine or a tree state.
@@ -429,6 +433,10 @@ func (o *outline) treeNodeAt(i, index, depth int) *treeNode {
 	}
 	n := &treeNode{kind: toks[i+2].text, tok: i + 2, nameTok: -1}
 	name := func(t *table) {
+		if o.treeTables == nil {
+			o.treeTables = map[int]*treeNode{}
+		}
+		o.treeTables[t.open] = n
 		if e := t.field("name"); e != nil && e.str >= 0 && n.nameTok < 0 {
 			n.name, n.nameTok = toks[e.str].text, e.str
 		}
@@ -478,11 +486,12 @@ func (o *outline) treeNodeAt(i, index, depth int) *treeNode {
 	default:
 		return nil
 	}
+	n.defName = n.kind
+	if index > 0 {
+		n.defName += "#" + itoa(index)
+	}
 	if n.name == "" {
-		n.name = n.kind
-		if index > 0 {
-			n.name += "#" + itoa(index)
-		}
+		n.name = n.defName
 	}
 	return n
 }

@@ -71,7 +71,9 @@ func TestCompletionRoles(t *testing.T) {
 		{"renamed value: paths", `= "patrol" }`, 3, []string{"combat", "combat.aim", "combat.fire", "combat.reload", "patrol", "work"}},
 		{"a callback's first parameter is the context", "self.ammo - 1", 5, []string{"ammo", "alert", "name"}},
 		{"c. in a when", "c.ammo > 0", 2, []string{"ammo", "alert", "name"}},
-		{"a name field is not a state", `name = "chores"`, 8, []string{}},
+		{"a composite's name: the engine's name for it", `name = "chores"`, 8, []string{"sequence"}},
+		{"a leaf's options: its kind and place", `name = "sweep"`, 8, []string{"action#1"}},
+		{"a decorator's options", `name = "never"`, 8, []string{"invert#3"}},
 		{"a field of another table", "ai.send_to", 3, []string{}},
 	}
 	for _, c := range cases {
