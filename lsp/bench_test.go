@@ -3,7 +3,6 @@ package lsp
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,16 +52,6 @@ func BenchmarkCompletion10000StatesAfterEdit(b *testing.B) {
 		s.complete(d, d.outline(), off)
 	}
 	reportCPU(b, cpu)
-}
-
-// cpuTime is the CPU time the process has used (its threads together:
-// the benchmark's and the garbage collector's).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU adds cpu-ns/op beside ns/op: on a machine shared with other

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -261,7 +262,11 @@ func uriPath(uri string) string {
 	if err != nil || u.Scheme != "file" {
 		return ""
 	}
-	return filepath.FromSlash(u.Path)
+	p := u.Path
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // file:///C:/mods/x.lua
+	}
+	return filepath.FromSlash(p)
 }
 
 // pathURI is a path's file: URI.
@@ -270,7 +275,11 @@ func pathURI(path string) string {
 	if err != nil {
 		abs = path
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:///C:/mods/x.lua
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // errNoDocument: a request about a document the editor did not open.
