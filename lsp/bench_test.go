@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,4 +61,22 @@ func reportCPU(b *testing.B, since time.Duration) {
 	if used := cpuTime() - since; since > 0 && b.N > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// BenchmarkCompletion10000StatesJSON: the request as the editor gets it,
+// the list of 10,000 items encoded as the answer's JSON.
+func BenchmarkCompletion10000StatesJSON(b *testing.B) {
+	text := bigMachine(10000)
+	d := &document{text: text}
+	o := d.outline()
+	s := newServer(Options{})
+	off := strings.LastIndex(text, `to = "`) + 6
+	b.ResetTimer()
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := json.Marshal(s.complete(d, o, off)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu)
 }
