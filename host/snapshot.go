@@ -31,7 +31,7 @@ var (
 	ErrIDInUse = errors.New("agent id already in use")
 )
 
-// snapshotFile is the JSON document: see "Snapshots" in docs/reference/luaai.md.
+// snapshotFile is the JSON document: see "The snapshot format" in docs/embedding.md.
 type snapshotFile struct {
 	Version int             `json:"version"`
 	Agents  []agentSnapshot `json:"agents"`

@@ -33,8 +33,8 @@ func (r Result) String() string {
 	return s
 }
 
-// RunTestFile runs one *_test.lua file in vm, writing failures (and a line
-// per file error) to w (README: Agents from Lua, and tests).
+// RunFile runs one *_test.lua file with h, writing failures (and a line
+// per file error) to w (docs/lua-reference.md: Agents from Lua, and tests).
 //
 // For the duration of the file the busted-style globals describe, it,
 // before_each, after_each and assert are installed; whatever those globals
