@@ -29,12 +29,10 @@ type CheckOptions struct {
 	// Module accepts a script that returns no machine: it is then only
 	// compiled, as luaai check does with a module found in a folder.
 	Module bool
-	// LoadBudget and BudgetSteps bound the run of the script's main chunk
-	// (host.Options.LoadBudget, host.Options.BudgetSteps): a script that
-	// never stops loading is stopped and reported. Zero: the engine's
-	// defaults.
-	LoadBudget  time.Duration
-	BudgetSteps int64
+	// LoadBudget bounds the run of the script's main chunk
+	// (host.Options.LoadBudget): a script that never stops loading is
+	// stopped and reported. Zero: the engine's default.
+	LoadBudget time.Duration
 }
 
 // Result is what CheckScript found in one script.
@@ -59,7 +57,7 @@ type Result struct {
 // definition linted. ctx stops a load that runs too long, as the load
 // budget does.
 func CheckScript(ctx context.Context, path string, opts CheckOptions) Result {
-	if IsTestFile(filepath.Base(path)) {
+	if isTestFile(filepath.Base(path)) {
 		return Result{Errors: compileErrors(path, opts.Text)}
 	}
 	loadPath := path
@@ -89,8 +87,7 @@ func load(ctx context.Context, path, loadPath string, opts CheckOptions) Result 
 		// from the script's own folder first.
 		roots = append([]string{filepath.Dir(path)}, roots...)
 	}
-	h, err := host.New(host.Options{Workers: 1, Roots: roots, Stdout: io.Discard,
-		LoadBudget: opts.LoadBudget, BudgetSteps: opts.BudgetSteps})
+	h, err := host.New(host.Options{Workers: 1, Roots: roots, Stdout: io.Discard, LoadBudget: opts.LoadBudget})
 	if err != nil {
 		return Result{Errors: asList(path, err)}
 	}
@@ -103,9 +100,9 @@ func load(ctx context.Context, path, loadPath string, opts CheckOptions) Result 
 	return Result{Warnings: Lint(def), Definition: def}
 }
 
-// IsTestFile reports whether a file name is a test file that luaai test
+// isTestFile reports whether a file name is a test file that luaai test
 // runs (and luaai check only compiles).
-func IsTestFile(name string) bool {
+func isTestFile(name string) bool {
 	return strings.HasSuffix(name, "_test.lua") || strings.HasSuffix(name, "_spec.lua")
 }
 

@@ -175,11 +175,10 @@ func (s *server) check(ctx context.Context, path, text string) (res inspect.Resu
 		}
 	}()
 	return inspect.CheckScript(ctx, path, inspect.CheckOptions{
-		Roots:       s.roots(),
-		Text:        []byte(text),
-		Module:      true,
-		LoadBudget:  s.opts.LoadBudget,
-		BudgetSteps: s.opts.BudgetSteps,
+		Roots:      s.roots(),
+		Text:       []byte(text),
+		Module:     true,
+		LoadBudget: s.opts.LoadBudget,
 	})
 }
 

@@ -32,9 +32,6 @@ type Options struct {
 	// loading is stopped and its diagnostic says so. The default (zero)
 	// value is the engine's.
 	LoadBudget time.Duration
-	// BudgetSteps, if set, also bounds a load by Lua instructions
-	// (host.Options.BudgetSteps).
-	BudgetSteps int64
 	// Log receives what the server reports about its input (a message it
 	// skipped, a request that failed). The default (nil) discards it.
 	Log io.Writer
