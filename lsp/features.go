@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -218,97 +217,111 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	return s.complete(d, o, o.src.offset(p.Position)), nil
 }
 
-// complete lists what may be written at byte offset off.
+// complete lists what may be written at byte offset off: inside a string,
+// the names it may hold; after ctx., the context's fields.
 func (s *server) complete(d *document, o *outline, off int) protocol.CompletionList {
 	list := protocol.CompletionList{Items: []protocol.CompletionItem{}}
-	src := o.src
-	if i := stringAt(src, off); i >= 0 {
-		t := src.toks[i]
-		edit := src.rangeOf(t.cStart, off)
-		add := func(label string, kind protocol.CompletionItemKind, detail string) {
-			k, det := kind, detail
-			list.Items = append(list.Items, protocol.CompletionItem{Label: label, Kind: &k, Detail: &det,
-				TextEdit: protocol.TextEdit{Range: edit, NewText: label}})
-		}
-		if i >= 2 && src.toks[i-1].is("=") && src.toks[i-2].is("name") {
-			// A tree node's name: the one the engine gives it now, so that
-			// naming it keeps the running paths saves and reloads hold.
-			if tb := o.tableAt(i); tb != nil {
-				if n := o.treeTables[tb.open]; n != nil {
-					add(n.defName, protocol.CompletionItemKindValue, "tree node ("+n.kind+"): its name now, kept by saves and reloads")
-				}
-			}
-			return list
-		}
-		switch r := stringRole(src.toks, i); r {
-		case roleState:
-			if m := o.machineFor(i); m != nil {
-				for _, c := range m.kids {
-					add(c.name, protocol.CompletionItemKindEnumMember, "state "+c.path+" ("+c.kind+")")
-				}
-				break
-			}
-			seen := map[string]bool{}
-			for _, n := range o.states {
-				if n.nameTok >= 0 && !seen[n.name] {
-					seen[n.name] = true
-					add(n.name, protocol.CompletionItemKindEnumMember, "state "+n.path+" ("+n.kind+")")
-				}
-			}
-		case rolePath:
-			for _, n := range o.states {
-				if n.nameTok >= 0 {
-					add(n.path, protocol.CompletionItemKindEnumMember, "state ("+n.kind+")")
-				}
-			}
-		case roleEvent:
-			for _, ev := range s.events(d, o) {
-				add(ev, protocol.CompletionItemKindEvent, "event")
-			}
-		}
+	if i := stringAt(o.src, off); i >= 0 {
+		s.completeString(&list, d, o, i, off)
 		return list
 	}
 	if start, ok := o.ctxPrefix(off); ok {
-		edit := src.rangeOf(start, off)
-		d.mu.Lock()
-		types := d.ctxTypes
-		d.mu.Unlock()
-		seen := map[string]bool{}
-		add := func(name, typ, value string) {
-			detail := typ
-			if value != "" {
-				detail += " = " + value
-			}
-			if detail == "" {
-				detail = "context default"
-			}
-			k := protocol.CompletionItemKindField
-			list.Items = append(list.Items, protocol.CompletionItem{Label: name, Kind: &k, Detail: &detail,
-				TextEdit: protocol.TextEdit{Range: edit, NewText: name}})
-			seen[name] = true
-		}
-		for _, f := range o.context {
-			typ, value := f.typ, f.value
-			if t, ok := types[f.name]; ok {
-				typ = t.typ
-				if t.value != "" {
-					value = t.value
-				}
-			}
-			add(f.name, typ, value)
-		}
-		names := make([]string, 0, len(types))
-		for k := range types {
-			if !seen[k] {
-				names = append(names, k)
-			}
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			add(k, types[k].typ, types[k].value)
-		}
+		completeContext(&list, d, o, start, off)
 	}
 	return list
+}
+
+// completeString lists the names the string token i may hold: a state of
+// its machine, a state path, an event, a tree node's name.
+func (s *server) completeString(list *protocol.CompletionList, d *document, o *outline, i, off int) {
+	src := o.src
+	t := src.toks[i]
+	edit := src.rangeOf(t.cStart, off)
+	add := func(label string, kind protocol.CompletionItemKind, detail string) {
+		k, det := kind, detail
+		list.Items = append(list.Items, protocol.CompletionItem{Label: label, Kind: &k, Detail: &det,
+			TextEdit: protocol.TextEdit{Range: edit, NewText: label}})
+	}
+	if i >= 2 && src.toks[i-1].is("=") && src.toks[i-2].is("name") {
+		// A tree node's name: the one the engine gives it now, so that
+		// naming it keeps the running paths saves and reloads hold.
+		if tb := o.tableAt(i); tb != nil {
+			if n := o.treeTables[tb.open]; n != nil {
+				add(n.defName, protocol.CompletionItemKindValue, "tree node ("+n.kind+"): its name now, kept by saves and reloads")
+			}
+		}
+		return
+	}
+	switch r := stringRole(src.toks, i); r {
+	case roleState:
+		if m := o.machineFor(i); m != nil {
+			for _, c := range m.kids {
+				add(c.name, protocol.CompletionItemKindEnumMember, "state "+c.path+" ("+c.kind+")")
+			}
+			break
+		}
+		seen := map[string]bool{}
+		for _, n := range o.states {
+			if n.nameTok >= 0 && !seen[n.name] {
+				seen[n.name] = true
+				add(n.name, protocol.CompletionItemKindEnumMember, "state "+n.path+" ("+n.kind+")")
+			}
+		}
+	case rolePath:
+		for _, n := range o.states {
+			if n.nameTok >= 0 {
+				add(n.path, protocol.CompletionItemKindEnumMember, "state ("+n.kind+")")
+			}
+		}
+	case roleEvent:
+		for _, ev := range s.events(d, o) {
+			add(ev, protocol.CompletionItemKindEvent, "event")
+		}
+	}
+}
+
+// completeContext lists the context's fields for a name typed after ctx.
+// (from byte offset start to off), with their types and defaults.
+func completeContext(list *protocol.CompletionList, d *document, o *outline, start, off int) {
+	src := o.src
+	edit := src.rangeOf(start, off)
+	d.mu.Lock()
+	types := d.ctxTypes
+	d.mu.Unlock()
+	seen := map[string]bool{}
+	add := func(name, typ, value string) {
+		detail := typ
+		if value != "" {
+			detail += " = " + value
+		}
+		if detail == "" {
+			detail = "context default"
+		}
+		k := protocol.CompletionItemKindField
+		list.Items = append(list.Items, protocol.CompletionItem{Label: name, Kind: &k, Detail: &detail,
+			TextEdit: protocol.TextEdit{Range: edit, NewText: name}})
+		seen[name] = true
+	}
+	for _, f := range o.context {
+		typ, value := f.typ, f.value
+		if t, ok := types[f.name]; ok {
+			typ = t.typ
+			if t.value != "" {
+				value = t.value
+			}
+		}
+		add(f.name, typ, value)
+	}
+	names := make([]string, 0, len(types))
+	for k := range types {
+		if !seen[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		add(k, types[k].typ, types[k].value)
+	}
 }
 
 // events is every event name the buffer, its folder's other scripts and
@@ -398,209 +411,4 @@ func (s *server) moduleFile(d *document, name string) string {
 		}
 	}
 	return ""
-}
-
-func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	d, o, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	off := o.src.offset(p.Position)
-	var n *stateNode
-	var at protocol.Range
-	if i := stringAt(o.src, off); i >= 0 {
-		if r := stringRole(o.src.toks, i); r == roleState || r == rolePath {
-			n = o.resolveState(i, r)
-			at = o.src.rangeOf(o.src.toks[i].cStart, o.src.toks[i].cEnd)
-		}
-	} else if i := o.src.tokenAt(off); i >= 0 {
-		if n = o.stateKeyAt(i); n != nil {
-			at = o.nameRange(n)
-		} else if f := o.ctxFieldAt(i); f != "" {
-			return s.ctxHover(d, o, f, o.src.rangeOf(o.src.toks[i].start, o.src.toks[i].end)), nil
-		}
-	}
-	if n == nil {
-		return nil, nil
-	}
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: o.describe(n)}, Range: &at}, nil
-}
-
-// ctxFieldAt is the context field named by token i when it is X in ctx.X,
-// or "".
-func (o *outline) ctxFieldAt(i int) string {
-	toks := o.src.toks
-	if toks[i].kind != tokName || i < 2 || !toks[i-1].is(".") || toks[i-2].kind != tokName {
-		return ""
-	}
-	if toks[i-2].text == "ctx" || o.callbackParam(i-2) {
-		return toks[i].text
-	}
-	return ""
-}
-
-func (s *server) ctxHover(d *document, o *outline, name string, at protocol.Range) *protocol.Hover {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**context field** `%s`", name)
-	d.mu.Lock()
-	t, loaded := d.ctxTypes[name]
-	d.mu.Unlock()
-	found := loaded
-	for _, f := range o.context {
-		if f.name == name {
-			found = true
-			if !loaded {
-				t = ctxDefault{typ: f.typ, value: f.value}
-			}
-		}
-	}
-	switch {
-	case !found:
-		b.WriteString("\n\nin no context defaults: a typo, or a field the game sets (then give it a default)")
-	default:
-		if t.typ != "" {
-			fmt.Fprintf(&b, ": %s", t.typ)
-		}
-		if t.value != "" {
-			fmt.Fprintf(&b, "\n\ndefault: `%s`", t.value)
-		}
-	}
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: b.String()}, Range: &at}
-}
-
-// describe is a state's hover text: its path and kind, how it is entered
-// and its transitions.
-func (o *outline) describe(n *stateNode) string {
-	var b strings.Builder
-	path := n.path
-	if path == "" {
-		path = "(root)"
-	}
-	fmt.Fprintf(&b, "**state** `%s` (%s)", path, n.kind)
-	if m := n.parent; m != nil {
-		var by []string
-		pushOnly := true
-		if e := m.table.field("initial"); e != nil && e.str >= 0 && o.src.toks[e.str].text == n.name {
-			by = append(by, "initial state of "+nameOrRoot(m.path))
-			pushOnly = false
-		}
-		for _, sib := range m.kids {
-			for _, t := range sib.trans {
-				if t.target == n.name {
-					by = append(by, fmt.Sprintf("`%s` from `%s`", t.kind, sib.name))
-					if t.kind != "push" {
-						pushOnly = false
-					}
-				}
-			}
-		}
-		switch {
-		case len(by) == 0:
-			b.WriteString("\n\nno transition enters it (only ai.push/ai.replace could)")
-		case pushOnly:
-			b.WriteString("\n\nentered only by push: " + strings.Join(by, ", "))
-		default:
-			b.WriteString("\n\nentered by: " + strings.Join(by, ", "))
-		}
-	}
-	if len(n.kids) > 0 {
-		names := make([]string, len(n.kids))
-		for i, k := range n.kids {
-			names[i] = k.name
-		}
-		b.WriteString("\n\nstates: " + strings.Join(names, ", "))
-	}
-	if len(n.trans) > 0 {
-		b.WriteString("\n\ntransitions:")
-		for _, t := range n.trans {
-			b.WriteString("\n- " + t.kind)
-			if t.target != "" {
-				fmt.Fprintf(&b, " `%s`", t.target)
-			}
-			if t.on != "" {
-				fmt.Fprintf(&b, " on `%s`", t.on)
-			}
-			if t.after != "" {
-				fmt.Fprintf(&b, " after `%s`", t.after)
-			}
-			if t.when != "" {
-				fmt.Fprintf(&b, " when `%s`", t.when)
-			}
-		}
-	}
-	return b.String()
-}
-
-func nameOrRoot(path string) string {
-	if path == "" {
-		return "the root"
-	}
-	return path
-}
-
-func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
-	_, o, err := s.doc(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	out := []protocol.DocumentSymbol{}
-	for _, r := range o.roots {
-		out = append(out, o.symbol(r, 0))
-	}
-	return out, nil
-}
-
-func (o *outline) symbol(n *stateNode, depth int) protocol.DocumentSymbol {
-	name := n.name
-	if name == "" {
-		name = "(root)"
-		if n.table != nil && n.table.assigned != "" {
-			name = n.table.assigned
-		}
-	}
-	detail := n.kind
-	sel := o.nameRange(n)
-	whole := sel
-	if n.table != nil {
-		first := n.table.open
-		if n.nameTok >= 0 && n.nameTok < first {
-			first = n.nameTok
-		}
-		whole = o.src.rangeOf(o.src.toks[first].start, o.src.toks[n.table.close].end)
-	}
-	kind := protocol.SymbolKindClass
-	if n.kind == "leaf" {
-		kind = protocol.SymbolKindField
-	}
-	sym := protocol.DocumentSymbol{Name: name, Detail: &detail, Kind: kind, Range: whole, SelectionRange: sel}
-	if depth > maxOutlineDepth {
-		return sym
-	}
-	for _, c := range n.kids {
-		sym.Children = append(sym.Children, o.symbol(c, depth+1))
-	}
-	if n.treeTop != nil {
-		sym.Children = append(sym.Children, o.treeSymbol(n.treeTop, whole, depth+1))
-	}
-	return sym
-}
-
-func (o *outline) treeSymbol(t *treeNode, within protocol.Range, depth int) protocol.DocumentSymbol {
-	sel := within
-	if t.nameTok >= 0 {
-		tok := o.src.toks[t.nameTok]
-		sel = o.src.rangeOf(tok.cStart, tok.cEnd)
-	} else if t.tok >= 0 {
-		tok := o.src.toks[t.tok]
-		sel = o.src.rangeOf(tok.start, tok.end)
-	}
-	detail := "tree node (" + t.kind + ")"
-	sym := protocol.DocumentSymbol{Name: t.name, Detail: &detail, Kind: protocol.SymbolKindEvent, Range: sel, SelectionRange: sel}
-	if depth > maxOutlineDepth {
-		return sym
-	}
-	for _, k := range t.kids {
-		sym.Children = append(sym.Children, o.treeSymbol(k, within, depth+1))
-	}
-	return sym
 }
