@@ -51,6 +51,7 @@ type Host struct {
 	steps     int            // Step: ticks to run while paused
 	refusals  refusals       // reads of other agents refused while the workers ran
 	tickNo    int            // host ticks run (TickNumber); the tick running has this number
+	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
 }
 
 type errKey struct {
@@ -484,6 +485,19 @@ type SpawnOptions struct {
 	// default (zero) value is 1, every host tick; a negative one is an
 	// error wrapping ErrBadInterval, and no agent is made.
 	Interval int
+	// ID, if not zero, is the agent's id: the game's own (an NPC's id in
+	// the whole world, unique across its hosts). The host never moves its
+	// own numbering for it. One below 1 or above MaxID is an error wrapping
+	// ErrBadID, one in use in this host an error wrapping ErrIDInUse, and
+	// no agent is made. The default (zero) value takes Options.NewID's id,
+	// or the host's next spawn number.
+	ID int
+	// Seed, if not zero, seeds the agent's random numbers (ai.random) in
+	// place of Options.Seed and its id: the same seed gives the same
+	// stream, on any host, under any id. The stream then follows the agent
+	// in snapshots and exports. The default (zero) value seeds it from
+	// Options.Seed and the id.
+	Seed uint64
 }
 
 // SpawnWith is Spawn with everything the game attaches to the agent
@@ -503,11 +517,16 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	if opts.Interval < 0 {
 		return nil, fmt.Errorf("spawn: interval %d: %w", opts.Interval, ErrBadInterval)
 	}
-	w := h.workerFor(h.spawned + 1)
+	id, err := h.newID(opts.ID)
+	if err != nil {
+		return nil, fmt.Errorf("spawn: %w", err)
+	}
+	id.seed = opts.Seed
+	w := h.workerFor(id.id)
 	t := b.layouts[w.index]
 	L := w.vm.L
 	ctx := t.newContext(L)
-	c := converter{L: L, h: h, agent: h.spawned + 1}
+	c := converter{L: L, h: h, agent: id.id}
 	for _, k := range sortedMapKeys(opts.Overrides) {
 		ctx.RawSetString(k, c.value(opts.Overrides[k]))
 	}
@@ -517,7 +536,7 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 		}
 		return nil, fmt.Errorf("spawn: %w", c.err)
 	}
-	a, err := w.spawnWith(b, t, ctx, nil, func(a *Agent) error {
+	a, err := w.spawnWith(id, b, t, ctx, nil, func(a *Agent) error {
 		a.bound = c.bound
 		a.user = opts.UserData
 		a.interval = opts.Interval
@@ -536,8 +555,8 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.agents = append(h.agents, a)
-	w.agents = append(w.agents, a)
+	h.agents = insertByID(h.agents, a)
+	w.agents = insertByID(w.agents, a)
 	h.dispatch()
 	return a, nil
 }
@@ -577,10 +596,9 @@ func (h *Host) release(a *Agent) {
 }
 
 func removeAgent(list []*Agent, a *Agent) []*Agent {
-	for i, x := range list {
-		if x == a {
-			return append(list[:i], list[i+1:]...)
-		}
+	i, ok := slices.BinarySearchFunc(list, a.id, func(x *Agent, id int) int { return x.id - id })
+	if !ok || list[i] != a {
+		return list
 	}
-	return list
+	return slices.Delete(list, i, i+1)
 }
