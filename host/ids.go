@@ -84,10 +84,11 @@ func insertByID(list []*Agent, a *Agent) []*Agent {
 }
 
 // mergeByID adds add (sorted by id, no id of list among them) to list
-// (sorted by id): each agent of list after the first added one moves once,
-// from the end, so a batch costs one pass over that tail, not one per
-// agent; agents added above every id of list cost nothing more than the
-// append.
+// (sorted by id): from the last added agent down, each finds its place by
+// binary search and the agents after it move up in one copy, so a batch
+// of k costs k searches and moves each agent of list after the first
+// added one once (one memmove of that tail, not k); agents added above
+// every id of list cost an append.
 func mergeByID(list, add []*Agent) []*Agent {
 	if len(add) == 0 {
 		return list
@@ -97,34 +98,40 @@ func mergeByID(list, add []*Agent) []*Agent {
 		return append(list, add...)
 	}
 	list = slices.Grow(list, len(add))[:n+len(add)]
-	i, j := n-1, len(add)-1
-	for k := len(list) - 1; j >= 0; k-- {
-		if i >= 0 && list[i].id > add[j].id {
-			list[k] = list[i]
-			i--
-		} else {
-			list[k] = add[j]
-			j--
-		}
+	end := n // list[:end] is what is still in its old place
+	for j := len(add) - 1; j >= 0; j-- {
+		p, _ := slices.BinarySearchFunc(list[:end], add[j].id, byID)
+		copy(list[p+j+1:end+j+1], list[p:end])
+		list[p+j] = add[j]
+		end = p
 	}
 	return list
 }
 
-// removeByID takes the agents of gone (each in list) out of list (sorted
-// by id), keeping the order: one pass from the first of them.
-func removeByID(list []*Agent, gone map[*Agent]bool) []*Agent {
-	first := len(list)
-	for a := range gone {
-		if i, ok := slices.BinarySearchFunc(list, a.id, func(x *Agent, id int) int { return x.id - id }); ok && list[i] == a && i < first {
-			first = i
+func byID(x *Agent, id int) int { return x.id - id }
+
+// removeByID takes the agents of gone (each in list, or not there at all)
+// out of list (sorted by id), keeping the order: a binary search each,
+// and the agents between them move down in one copy per gap.
+func removeByID(list []*Agent, gone []*Agent) []*Agent {
+	at := make([]int, 0, len(gone))
+	for _, a := range gone {
+		if i, ok := slices.BinarySearchFunc(list, a.id, byID); ok && list[i] == a {
+			at = append(at, i)
 		}
 	}
-	out := list[:first]
-	for _, a := range list[first:] {
-		if !gone[a] {
-			out = append(out, a)
-		}
+	if len(at) == 0 {
+		return list
 	}
-	clear(list[len(out):])
-	return out
+	slices.Sort(at)
+	w := at[0]
+	for k, i := range at {
+		next := len(list)
+		if k+1 < len(at) {
+			next = at[k+1]
+		}
+		w += copy(list[w:], list[i+1:next])
+	}
+	clear(list[w:])
+	return list[:w]
 }

@@ -59,19 +59,15 @@ func (h *Host) Export(agents ...*Agent) ([]byte, error) {
 		}
 	}
 	data := appendCopies(make([]byte, 0, len(enc.buf)+400*len(list)+64), copies)
-	gone := make(map[*Agent]bool, len(list))
-	byWorker := map[*worker]bool{}
+	byWorker := map[*worker][]*Agent{}
 	for _, a := range list {
-		gone[a] = true
-		byWorker[a.w] = true
+		byWorker[a.w] = append(byWorker[a.w], a)
 		a.removed = true
 		h.release(a)
 	}
-	h.agents = removeByID(h.agents, gone)
-	for _, w := range h.workers {
-		if byWorker[w] {
-			w.agents = removeByID(w.agents, gone)
-		}
+	h.agents = removeByID(h.agents, list)
+	for w, gone := range byWorker {
+		w.agents = removeByID(w.agents, gone)
 	}
 	return data, nil
 }
