@@ -174,6 +174,7 @@ func (w *worker) spawnWith(id agentID, b *Behaviour, t *layout, ctx *lua.LTable,
 	if id.own {
 		h.spawned = id.id // the host's numbering, which a game's id never moves
 	}
+	h.roster++
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
@@ -181,8 +182,9 @@ func (w *worker) spawnWith(id agentID, b *Behaviour, t *layout, ctx *lua.LTable,
 	return a, nil
 }
 
-// ID is the agent's spawn number, from 1. It is served to every caller,
-// also while the workers tick.
+// ID is the agent's id: its spawn number in the host (from 1), or the
+// game's (Options.NewID, SpawnOptions.ID, Import's id map). It is served to
+// every caller, also while the workers tick.
 func (a *Agent) ID() int { return a.id }
 
 // Behaviour is the behaviour the agent runs. It is served to every caller,

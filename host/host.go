@@ -52,6 +52,7 @@ type Host struct {
 	refusals  refusals       // reads of other agents refused while the workers ran
 	tickNo    int            // host ticks run (TickNumber); the tick running has this number
 	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
+	roster    int            // counts agents made, restored, imported, removed, exported
 }
 
 type errKey struct {
@@ -579,6 +580,7 @@ func (h *Host) Remove(a *Agent) error {
 		return err
 	}
 	a.removed = true
+	h.roster++
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
 	h.release(a)

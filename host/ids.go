@@ -48,7 +48,10 @@ func (h *Host) newID(want int) (agentID, error) {
 	case want != 0:
 		return agentID{id: want}, h.checkID(want)
 	case h.opts.NewID != nil:
-		id := h.opts.NewID()
+		id, err := callNewID(h.opts.NewID)
+		if err != nil {
+			return agentID{}, err
+		}
 		return agentID{id: id}, h.checkID(id)
 	}
 	id := h.spawned + 1
@@ -59,6 +62,16 @@ func (h *Host) newID(want int) (agentID, error) {
 		id++ // an imported agent holds it: the host's numbering skips it
 	}
 	return agentID{id: id, own: true}, nil
+}
+
+// callNewID calls the game's allocator; a panic in it is an error.
+func callNewID(fn func() int) (id int, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("Options.NewID panicked: %v", v)
+		}
+	}()
+	return fn(), nil
 }
 
 // seedRandom starts a's random numbers: from the seed given at spawn, or

@@ -59,6 +59,7 @@ func (h *Host) Export(agents ...*Agent) ([]byte, error) {
 		}
 	}
 	data := appendCopies(make([]byte, 0, len(enc.buf)+400*len(list)+64), copies)
+	h.roster++
 	byWorker := map[*worker][]*Agent{}
 	for _, a := range list {
 		byWorker[a.w] = append(byWorker[a.w], a)

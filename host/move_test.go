@@ -571,3 +571,42 @@ func TestImportMergesIntoTheLists(t *testing.T) {
 	}
 	require.NoError(t, big.Tick(0.1))
 }
+
+// ai.spawn takes its ids from Options.NewID too: during a tick, after the
+// tick, in the order of the spawning agent's id and its calls; an id the
+// host cannot take fails that spawn, reported for the spawning agent.
+func TestNewIDServesAISpawn(t *testing.T) {
+	var got []string
+	var errs []*host.ScriptError
+	next := []int{900, 901, 901, 902}
+	h, err := host.New(host.Options{
+		NewID: func() int { id := next[0]; next = next[1:]; return id },
+		OnTransition: func(tr host.Transition) {
+			got = append(got, fmt.Sprintf("%d %s", tr.Agent, tr.Kind))
+		},
+		OnError: func(e *host.ScriptError) { errs = append(errs, e) },
+	})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("parent.lua", `local ai = require("luaai")
+local child = ai.fsm { initial = "idle", states = { idle = {} } }
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = { update = function(ctx)
+  if ctx.n == 0 then ctx.n = 1 ai.spawn(child) ai.spawn(child) end
+end } } }`)
+	require.NoError(t, err)
+	_, err = h.SpawnWith(b, host.SpawnOptions{ID: 50})
+	require.NoError(t, err)
+	_, err = h.SpawnWith(b, host.SpawnOptions{ID: 40})
+	require.NoError(t, err)
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, []string{"50 spawn", "40 spawn", "900 spawn", "901 spawn", "902 spawn"}, got, "agent 40's spawns first")
+	require.Len(t, errs, 1)
+	require.Equal(t, 50, errs[0].Agent)
+	require.ErrorIs(t, errs[0], host.ErrIDInUse)
+	require.Contains(t, errs[0].Error(), "Options.NewID")
+
+	next = nil // the allocator panics: the spawn fails, the host goes on
+	_, err = h.Spawn(b, nil)
+	require.ErrorContains(t, err, "Options.NewID panicked")
+	require.NoError(t, h.Tick(0.1))
+}

@@ -312,6 +312,7 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 			}
 		}
 	}
+	h.roster++
 	sorted := slices.Clone(out)
 	slices.SortFunc(sorted, func(x, y *Agent) int { return x.id - y.id })
 	h.agents = mergeByID(h.agents, sorted)

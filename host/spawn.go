@@ -74,6 +74,14 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 		return nil, err
 	}
 	a := w.spawn(id, b, t, ctx, nil)
+	h.keepLoose(a)
+	h.dispatch()
+	return &luaAgent{a: a}, nil
+}
+
+// keepLoose lists an agent a script spawned, while the script holds it:
+// ai.send_to finds it, and no new agent takes its id.
+func (h *Host) keepLoose(a *Agent) {
 	if h.loose == nil {
 		h.loose = map[int]weak.Pointer[Agent]{}
 	} else if len(h.loose) >= 1024 && len(h.loose)&(len(h.loose)-1) == 0 {
@@ -84,8 +92,6 @@ func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.Lu
 		}
 	}
 	h.loose[a.id] = weak.Make(a)
-	h.dispatch()
-	return &luaAgent{a: a}, nil
 }
 
 // pendingSpawn is an ai.spawn made while the workers ran.
@@ -131,6 +137,7 @@ func (h *Host) applySpawns() {
 			continue
 		}
 		a := p.w.spawn(id, p.b, p.t, p.ctx, p.events)
+		h.keepLoose(a)
 		p.handle.a, p.handle.p = a, nil
 	}
 	clear(all)
