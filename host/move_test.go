@@ -610,3 +610,42 @@ end } } }`)
 	require.ErrorContains(t, err, "Options.NewID panicked")
 	require.NoError(t, h.Tick(0.1))
 }
+
+// Import gives back what a document cannot hold, as RestoreFrom does:
+// Rebind the bound Go values, Attach the game's data; a failing Attach
+// refuses the whole import.
+func TestImportRebindsAndAttaches(t *testing.T) {
+	type body struct{ HP int }
+	src, _ := zone(t, host.Options{}, 2, 1)
+	for _, a := range src.Agents() {
+		require.NoError(t, a.Bind("body", &body{HP: 10 * a.ID()}))
+	}
+	doc, err := src.Export(src.Agents()...)
+	require.NoError(t, err)
+	dst, db := zone(t, host.Options{}, 0, 1)
+	_, err = dst.Import(doc, host.ImportOptions{Attach: func(a *host.Agent, synced []string) error {
+		if a.ID() == 2 {
+			return fmt.Errorf("no entity for agent 2")
+		}
+		return nil
+	}}, db)
+	require.ErrorContains(t, err, "no entity for agent 2")
+	require.Empty(t, dst.Agents(), "nothing half-imported")
+	var paths []string
+	got, err := dst.Import(doc, host.ImportOptions{
+		IDs: map[int]int{1: 101, 2: 102},
+		Rebind: func(a *host.Agent, path string) any {
+			paths = append(paths, fmt.Sprint(a.ID(), " ", path))
+			return &body{HP: a.ID()}
+		},
+		Attach: func(a *host.Agent, synced []string) error { a.SetUserData(fmt.Sprint("entity-", a.ID())); return nil },
+	}, db)
+	require.NoError(t, err)
+	require.Equal(t, []string{"101 body", "102 body"}, paths)
+	for _, a := range got {
+		require.Equal(t, fmt.Sprint("entity-", a.ID()), a.UserData())
+		v, ok := a.Get("body").(*body)
+		require.True(t, ok)
+		require.Equal(t, a.ID(), v.HP)
+	}
+}
