@@ -80,7 +80,9 @@ func newWorld(t testing.TB, zones, npcs int) *world {
 			peers = append(peers, float64(1000+7*((i+k*5)%npcs)))
 		}
 		z := w.zoneOf(x)
-		_, err := w.zones[z].SpawnWith(w.beh[z], host.SpawnOptions{ID: id, Overrides: map[string]any{"x": x, "peers": peers}})
+		// Some tick every second or third host tick: messages of several
+		// host ticks wait in their inboxes, and move with them.
+		_, err := w.zones[z].SpawnWith(w.beh[z], host.SpawnOptions{ID: id, Interval: 1 + i%3, Overrides: map[string]any{"x": x, "peers": peers}})
 		require.NoError(t, err)
 	}
 	return w
@@ -648,4 +650,39 @@ func TestImportRebindsAndAttaches(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, a.ID(), v.HP)
 	}
+}
+
+// A receiver that ticks every fifth host tick holds messages of two host
+// ticks when it moves; a message from another host for the later tick
+// goes after the earlier tick's, whatever its sender's id.
+func TestMovedInboxKeepsItsTicksApart(t *testing.T) {
+	zone := func() (*host.Host, *host.Behaviour) {
+		h, err := host.New(host.Options{OnSendElsewhere: func(host.Message) {}})
+		require.NoError(t, err)
+		t.Cleanup(func() { h.Close() })
+		b, err := h.LoadString("order.lua", inboxOrderSrc)
+		require.NoError(t, err)
+		return h, b
+	}
+	a, ab := zone()
+	b, bb := zone()
+	_, err := a.SpawnWith(ab, host.SpawnOptions{ID: 50, Interval: 5}) // ticks at host ticks 5, 10…
+	require.NoError(t, err)
+	s, err := a.SpawnWith(ab, host.SpawnOptions{ID: 60, Overrides: map[string]any{"to": 50.0, "sends": 1.0}})
+	require.NoError(t, err)
+	for tick := 1; tick <= 2; tick++ {
+		require.NoError(t, a.Tick(0.1))
+		require.NoError(t, b.Tick(0.1))
+		require.NoError(t, s.Set("sends", 0.0)) // 60 sends in tick 1 only
+	}
+	r, _ := a.Agent(50)
+	doc, err := a.Export(r)
+	require.NoError(t, err)
+	got, err := b.Import(doc, host.ImportOptions{}, bb)
+	require.NoError(t, err)
+	require.NoError(t, b.Deliver(host.Message{From: 10, To: 50, Event: "ping", Payload: json.RawMessage(`{"i":1}`)}))
+	for range 3 {
+		require.NoError(t, b.Tick(0.1))
+	}
+	require.Equal(t, []any{"60.1", "10.1"}, got[0].Get("got"))
 }
