@@ -101,10 +101,10 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
 			return fmt.Errorf("agent %d: %w", a.id, err)
 		}
 	}
-	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming); err != nil {
+	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming, a.h.tickNo); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
-	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox); err != nil {
+	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox, a.h.tickNo); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	return nil

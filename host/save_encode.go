@@ -212,6 +212,10 @@ func appendEvents(b []byte, events []eventSnapshot) []byte {
 			b = append(b, `,"from":`...)
 			b = strconv.AppendInt(b, int64(ev.From), 10)
 		}
+		if ev.Age != 0 {
+			b = append(b, `,"age":`...)
+			b = strconv.AppendInt(b, int64(ev.Age), 10)
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')
