@@ -228,14 +228,18 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 			return nil, ErrWrongBehaviour
 		}
 	}
-	var f snapshotFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
+	f, err := readSnapshotFile(data) // the documents Save writes, fast
+	if err != nil {
+		// Anything else: encoding/json, with its own rules and errors.
+		f = snapshotFile{}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
+		}
 	}
 	if f.Version != SnapshotVersion {
 		return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
