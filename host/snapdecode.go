@@ -102,6 +102,10 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	return v, nil
 }
 
+// objectKeys is the room a decoded object's table starts with for string
+// keys (it grows past them).
+const objectKeys = 4
+
 // newTable is a table for the decoder: empty, with no room reserved
 // (gopher-lua's NewTable reserves 32 array slots and a 32-entry map: 2 KB
 // for the two bytes of "[]").
@@ -203,7 +207,11 @@ func (d *decoder) object(dec *tokReader, depth int, into *lua.LTable) (lua.LValu
 			return v, err
 		}
 		first = false
-		t = d.newTable(t)
+		if t == nil {
+			// Room for a few string keys: gopher-lua's first string key
+			// otherwise makes a map for 32.
+			t = d.L.CreateTable(0, objectKeys)
+		}
 		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err

@@ -240,6 +240,25 @@ func (s *jsonBytes) literal(word string) bool {
 	return false
 }
 
+// key reads an object's key as its bytes, valid until the next read: the
+// reader takes only keys without escapes.
+func (s *jsonBytes) key() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, errNotFast
+	}
+	start := s.i + 1
+	for i := start; i < len(s.b); i++ {
+		switch c := s.b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return s.b[start:i], nil
+		case c == '\\' || c < 0x20:
+			return nil, errNotFast
+		}
+	}
+	return nil, errNotFast
+}
+
 // null reads a null: encoding/json leaves the field (or element) it is
 // given for as it is, the zero value in a new record.
 func (s *jsonBytes) null() bool { return s.peek() == 'n' && s.literal("null") }
@@ -319,9 +338,19 @@ func (s *jsonBytes) skip(depth int) ([]byte, error) {
 	return s.b[start:s.i], nil
 }
 
-// object reads an object, calling field for each key with the reader at
-// its value; a key twice gives up.
-func (s *jsonBytes) object(field func(key string) error) error {
+// object reads an object, calling field for each key (its bytes, valid
+// until the next read; keys with escapes give up) with the reader at its
+// value.
+func (s *jsonBytes) object(field func(key []byte) error) error {
+	return s.members(false, func(k []byte, _ string) error { return field(k) })
+}
+
+// mapObject reads an object whose keys are a map's, any string.
+func (s *jsonBytes) mapObject(field func(key string) error) error {
+	return s.members(true, func(_ []byte, k string) error { return field(k) })
+}
+
+func (s *jsonBytes) members(anyKey bool, field func(raw []byte, key string) error) error {
 	if s.null() {
 		return nil
 	}
@@ -333,14 +362,21 @@ func (s *jsonBytes) object(field func(key string) error) error {
 		return nil
 	}
 	for {
-		k, err := s.str()
+		var raw []byte
+		var k string
+		var err error
+		if anyKey {
+			k, err = s.str()
+		} else {
+			raw, err = s.key()
+		}
 		if err != nil {
 			return err
 		}
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := field(k); err != nil {
+		if err := field(raw, k); err != nil {
 			return err
 		}
 		c := s.peek()
@@ -448,42 +484,74 @@ func (o *once) see(bit uint) error {
 // with errNotFast.
 func readSnapshotFile(data []byte) (snapshotFile, error) {
 	var f snapshotFile
+	v, err := readSnapshot(data, func(s *jsonBytes) error {
+		f.Agents = []agentSnapshot{}
+		return s.array(func() error {
+			f.Agents = append(f.Agents, agentSnapshot{})
+			return s.agent(&f.Agents[len(f.Agents)-1])
+		})
+	})
+	if err != nil {
+		return snapshotFile{}, err
+	}
+	f.Version = v
+	return f, nil
+}
+
+// streamSnapshotFile reads a snapshot document as Save writes it, handing
+// each agent's record to take as it is read (the record is reused: take
+// keeps nothing of it but Synced), and returns its version. It fails with
+// errNotFast where readSnapshotFile does, and with take's errors.
+func streamSnapshotFile(data []byte, take func(*agentSnapshot) error) (int, error) {
+	var a agentSnapshot
+	return readSnapshot(data, func(s *jsonBytes) error {
+		return s.array(func() error {
+			states, machines := a.States, a.Machines
+			for k := range states {
+				delete(states, k) // keeps the map's memory, where clear may not
+			}
+			for k := range machines {
+				delete(machines, k)
+			}
+			a = agentSnapshot{States: states, Machines: machines}
+			if err := s.agent(&a); err != nil {
+				return err
+			}
+			return take(&a)
+		})
+	})
+}
+
+// readSnapshot reads the document's version and, with agents, its list of
+// agents (which is not null).
+func readSnapshot(data []byte, agents func(*jsonBytes) error) (int, error) {
 	s := &jsonBytes{b: data}
 	var seen once
-	err := s.object(func(k string) error {
-		switch k {
+	version := 0
+	err := s.object(func(k []byte) error {
+		switch string(k) {
 		case "version":
 			if err := seen.see(0); err != nil {
 				return err
 			}
 			v, err := s.int()
-			f.Version = v
+			version = v
 			return err
 		case "agents":
-			if err := seen.see(1); err != nil {
-				return err
+			if err := seen.see(1); err != nil || s.peek() == 'n' {
+				return errNotFast
 			}
-			if s.null() {
-				return nil
-			}
-			f.Agents = []agentSnapshot{}
-			if n := len(data) / 300; n > 0 {
-				f.Agents = make([]agentSnapshot, 0, n)
-			}
-			return s.array(func() error {
-				f.Agents = append(f.Agents, agentSnapshot{})
-				return s.agent(&f.Agents[len(f.Agents)-1])
-			})
+			return agents(s)
 		}
 		return errNotFast
 	})
 	if err != nil {
-		return snapshotFile{}, err
+		return 0, err
 	}
 	if s.peek() != 0 || s.i != len(data) {
-		return snapshotFile{}, errNotFast // data after it: encoding/json says so
+		return 0, errNotFast // data after it: encoding/json says so
 	}
-	return f, nil
+	return version, nil
 }
 
 // agent reads one agent's record.
@@ -493,8 +561,8 @@ func readSnapshotFile(data []byte) (snapshotFile, error) {
 func (s *jsonBytes) agent(a *agentSnapshot) error {
 	var seen once
 	var err error
-	return s.object(func(k string) error {
-		switch k {
+	return s.object(func(k []byte) error {
+		switch string(k) {
 		case "id":
 			if err = seen.see(0); err == nil {
 				a.ID, err = s.int()
@@ -526,10 +594,13 @@ func (s *jsonBytes) agent(a *agentSnapshot) error {
 		case "states":
 			if err = seen.see(7); err == nil {
 				if s.null() {
+					a.States = nil
 					break
 				}
-				a.States = map[string]stateSnapshot{}
-				err = s.object(func(path string) error {
+				if a.States == nil {
+					a.States = map[string]stateSnapshot{}
+				}
+				err = s.mapObject(func(path string) error {
 					if _, dup := a.States[path]; dup {
 						return errNotFast
 					}
@@ -542,10 +613,13 @@ func (s *jsonBytes) agent(a *agentSnapshot) error {
 		case "machines":
 			if err = seen.see(8); err == nil {
 				if s.null() {
+					a.Machines = nil
 					break
 				}
-				a.Machines = map[string]machineSnapshot{}
-				err = s.object(func(path string) error {
+				if a.Machines == nil {
+					a.Machines = map[string]machineSnapshot{}
+				}
+				err = s.mapObject(func(path string) error {
 					if _, dup := a.Machines[path]; dup {
 						return errNotFast
 					}
@@ -593,8 +667,8 @@ func (s *jsonBytes) agent(a *agentSnapshot) error {
 func (s *jsonBytes) state(st *stateSnapshot) error {
 	var seen once
 	var err error
-	return s.object(func(k string) error {
-		switch k {
+	return s.object(func(k []byte) error {
+		switch string(k) {
 		case "time":
 			if err = seen.see(0); err == nil {
 				st.Time, err = s.float()
@@ -625,7 +699,7 @@ func (s *jsonBytes) state(st *stateSnapshot) error {
 					break
 				}
 				st.Tree = map[string]nodeSnapshot{}
-				err = s.object(func(path string) error {
+				err = s.mapObject(func(path string) error {
 					if _, dup := st.Tree[path]; dup {
 						return errNotFast
 					}
@@ -645,8 +719,8 @@ func (s *jsonBytes) state(st *stateSnapshot) error {
 func (s *jsonBytes) node(n *nodeSnapshot) error {
 	var seen once
 	var err error
-	return s.object(func(k string) error {
-		switch k {
+	return s.object(func(k []byte) error {
+		switch string(k) {
 		case "running":
 			if err = seen.see(0); err == nil {
 				n.Running, err = s.bool()
@@ -682,8 +756,8 @@ func (s *jsonBytes) node(n *nodeSnapshot) error {
 func (s *jsonBytes) machine(m *machineSnapshot) error {
 	var seen once
 	var err error
-	return s.object(func(k string) error {
-		switch k {
+	return s.object(func(k []byte) error {
+		switch string(k) {
 		case "stack":
 			if err = seen.see(0); err == nil {
 				m.Stack, err = s.strings()
@@ -714,8 +788,8 @@ func (s *jsonBytes) machine(m *machineSnapshot) error {
 func (s *jsonBytes) request(r *requestSnapshot) error {
 	var seen once
 	var err error
-	return s.object(func(k string) error {
-		switch k {
+	return s.object(func(k []byte) error {
+		switch string(k) {
 		case "kind":
 			if err = seen.see(0); err == nil {
 				r.Kind, err = s.text()
@@ -748,8 +822,8 @@ func (s *jsonBytes) events() ([]eventSnapshot, error) {
 		var ev eventSnapshot
 		var seen once
 		var err error
-		err2 := s.object(func(k string) error {
-			switch k {
+		err2 := s.object(func(k []byte) error {
+			switch string(k) {
 			case "name":
 				if err = seen.see(0); err == nil {
 					ev.Name, err = s.text()

@@ -142,9 +142,19 @@ type RestoreOptions struct {
 
 // RestoreFrom is Restore reading the snapshot from r, with opts.
 func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Behaviour) ([]*Agent, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("restore: %w", err)
+	var data []byte
+	switch b := r.(type) {
+	case *bytes.Buffer:
+		data = b.Next(b.Len()) // read as a whole, without a copy
+	default:
+		buf := &bytes.Buffer{}
+		if l, ok := r.(interface{ Len() int }); ok {
+			buf.Grow(l.Len() + bytes.MinRead)
+		}
+		if _, err := buf.ReadFrom(r); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+		data = buf.Bytes()
 	}
 	return h.restore(data, opts, behaviours)
 }
@@ -228,30 +238,14 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 			return nil, ErrWrongBehaviour
 		}
 	}
-	f, err := readSnapshotFile(data) // the documents Save writes, fast
-	if err != nil {
-		// Anything else: encoding/json, with its own rules and errors.
-		f = snapshotFile{}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
-		}
-	}
-	if f.Version != SnapshotVersion {
-		return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
-	}
 	used := map[int]bool{}
 	for _, a := range h.agents {
 		used[a.id] = true
 	}
 	var out []*Agent
 	var rebinds [][]boundSlot
-	for i := range f.Agents {
-		s := &f.Agents[i]
+	var synced [][]string
+	take := func(s *agentSnapshot) error {
 		b := behaviours[0]
 		if len(behaviours) > 1 {
 			b = nil
@@ -261,20 +255,56 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 				}
 			}
 			if b == nil {
-				return nil, fmt.Errorf("restore: %w: agent %d runs %q, which was not given", ErrBadSnapshot, s.ID, s.Behaviour)
+				return fmt.Errorf("restore: %w: agent %d runs %q, which was not given", ErrBadSnapshot, s.ID, s.Behaviour)
 			}
 		}
 		if s.ID < 1 || used[s.ID] {
-			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, ErrIDInUse)
+			return fmt.Errorf("restore: agent %d: %w", s.ID, ErrIDInUse)
 		}
 		used[s.ID] = true
 		a, slots, err := h.restoreAgent(b, s)
 		if err != nil {
-			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, err)
+			return fmt.Errorf("restore: agent %d: %w", s.ID, err)
 		}
 		out = append(out, a)
 		if opts.Rebind != nil {
 			rebinds = append(rebinds, slots)
+		}
+		if opts.Attach != nil {
+			synced = append(synced, s.Synced)
+		}
+		return nil
+	}
+	// The documents Save writes are read fast, each agent restored as it
+	// is read. Anything else (or a record that fails) is read again from
+	// the start with encoding/json, with its own rules and errors, so a
+	// crafted document gets the errors it always got.
+	version, err := streamSnapshotFile(data, take)
+	if err != nil || version != SnapshotVersion {
+		for _, a := range out {
+			h.release(a)
+		}
+		clear(used)
+		for _, a := range h.agents {
+			used[a.id] = true
+		}
+		out, rebinds, synced = nil, nil, nil
+		var f snapshotFile
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
+		}
+		if f.Version != SnapshotVersion {
+			return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
+		}
+		for i := range f.Agents {
+			if err := take(&f.Agents[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i, slots := range rebinds {
@@ -287,7 +317,7 @@ func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour
 	}
 	if opts.Attach != nil {
 		for i, a := range out {
-			if err := opts.Attach(a, f.Agents[i].Synced); err != nil {
+			if err := opts.Attach(a, synced[i]); err != nil {
 				for _, a := range out {
 					h.release(a)
 				}
