@@ -25,10 +25,10 @@ func KindsWithoutTicker() []string {
 
 // FloorRunner is a runner for a benchmark's floor: the ai.* functions are
 // bare's, and Caller (so a Func's *Agent) is a.
-func FloorRunner(bare luabind.Runner, a *Agent) luabind.Runner { return floorRunner{bare, a} }
+func FloorRunner(bare defs.Runner, a *Agent) defs.Runner { return floorRunner{bare, a} }
 
 type floorRunner struct {
-	luabind.Runner
+	defs.Runner
 	a *Agent
 }
 

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -161,11 +161,11 @@ func recordRTSFloor(b *testing.B, h *host.Host, w *rtsWorld, tick int) (replay f
 	gmust(b, h.Tick(0.05))
 	vm.RecordCalls(nil)
 	bare := &bareRunner{rng: rand.New(rand.NewPCG(1, 2))}
-	byCtx := map[*lua.LTable]luabind.Runner{}
+	byCtx := map[*lua.LTable]defs.Runner{}
 	for _, a := range h.Agents() {
 		byCtx[host.ContextTable(a)] = host.FloorRunner(bare, a)
 	}
-	runners := make([]luabind.Runner, len(recorded))
+	runners := make([]defs.Runner, len(recorded))
 	for i, c := range recorded {
 		runners[i] = bare
 		if len(c.args) > 0 {
