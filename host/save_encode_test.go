@@ -76,6 +76,6 @@ func fullAgentSnapshot() agentSnapshot {
 		},
 		Events:    []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
 		Messages:  []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
-		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"},
+		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"}, Kind: odd,
 	}
 }

@@ -23,6 +23,11 @@ import (
 // errNotFast: readSnapshotFile gives the document to encoding/json.
 var errNotFast = errors.New("not a document the fast reader takes")
 
+// readerAgentFields is how many fields of agentSnapshot the reader knows
+// (TestSnapshotReaderFields): a field it does not know sends every
+// document that has it to encoding/json.
+const readerAgentFields = 17
+
 // maxJSONDepth is encoding/json's nesting limit.
 const maxJSONDepth = 10000
 
@@ -554,7 +559,7 @@ func readSnapshot(data []byte, agents func(*jsonBytes) error) (int, error) {
 	return version, nil
 }
 
-// agent reads one agent's record.
+// agent reads one agent's record: readerAgentFields fields.
 //
 // It is long because it is one switch over the fields of an agent's record,
 // each case a few lines.
@@ -656,6 +661,10 @@ func (s *jsonBytes) agent(a *agentSnapshot) error {
 		case "synced":
 			if err = seen.see(15); err == nil {
 				a.Synced, err = s.strings()
+			}
+		case "kind":
+			if err = seen.see(16); err == nil {
+				a.Kind, err = s.text()
 			}
 		default:
 			err = errNotFast

@@ -119,3 +119,9 @@ func TestSnapshotReaderTakesSaves(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotReaderFields(t *testing.T) {
+	if n := reflect.TypeFor[agentSnapshot]().NumField(); n != readerAgentFields {
+		t.Errorf("agentSnapshot has %d fields, readSnapshotFile reads %d: add the new ones to jsonBytes.agent", n, readerAgentFields)
+	}
+}
