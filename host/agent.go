@@ -33,6 +33,11 @@ type Agent struct {
 	clock    float64
 	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
 	interval int     // tick interval (SetInterval); 0 and 1 both tick every host tick
+	// lag and frameAt order the host's ticks after a frame deadline
+	// (workers.go): the ticks the agent is owed, and the last host tick
+	// that ticked it. Used only while Host.fair is set.
+	lag      int32
+	frameAt  int
 	ticks    int
 	visible  []event  // events this decide phase sees
 	incoming []event  // events sent since, for the next tick

@@ -22,3 +22,14 @@ func KindsWithoutTicker() []string {
 	}
 	return out
 }
+
+// FloorRunner is a runner for a benchmark's floor: the ai.* functions are
+// bare's, and Caller (so a Func's *Agent) is a.
+func FloorRunner(bare defs.Runner, a *Agent) defs.Runner { return floorRunner{bare, a} }
+
+type floorRunner struct {
+	defs.Runner
+	a *Agent
+}
+
+func (r floorRunner) caller() *Agent { return r.a }

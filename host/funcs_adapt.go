@@ -54,6 +54,18 @@ func fastAgent(L *lua.LState, name string) *Agent {
 	return a
 }
 
+// fastNumbers is the number block of the worker whose Lua state L is (the
+// Lua numbers a typed function returns are boxed in blocks, as gopher-lua
+// boxes the numbers scripts compute), nil for a state no Host made.
+func fastNumbers(L *lua.LState) *numberBlock {
+	if ud, ok := L.G.Registry.RawGetString(workerKey).(*lua.LUserData); ok {
+		if w, ok := ud.Value.(*worker); ok {
+			return &w.nums
+		}
+	}
+	return nil
+}
+
 // fastRaise raises a function's returned error at the calling line.
 func fastRaise(L *lua.LState, err error) {
 	L.RaiseError("%s", err.Error())

@@ -37,7 +37,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func() float64:
 		return func(L *lua.LState) int {
 			r1 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func() (float64, error):
@@ -46,13 +47,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent) (float64, error):
@@ -61,13 +64,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func() int:
 		return func(L *lua.LState) int {
 			r1 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func() (int, error):
@@ -76,13 +81,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent) (int, error):
@@ -91,14 +98,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func() (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (float64, float64, error):
@@ -107,15 +116,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (float64, float64, error):
@@ -124,15 +135,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (float64, int, error):
@@ -141,15 +154,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (float64, int, error):
@@ -158,15 +173,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (int, float64, error):
@@ -175,15 +192,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (int, float64, error):
@@ -192,15 +211,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (int, int, error):
@@ -209,15 +230,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (int, int, error):
@@ -226,16 +249,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (float64, float64, float64, error):
@@ -244,17 +269,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (float64, float64, float64, error):
@@ -263,17 +290,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (float64, float64, int, error):
@@ -282,17 +311,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (float64, float64, int, error):
@@ -301,17 +332,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (float64, int, float64, error):
@@ -320,17 +353,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (float64, int, float64, error):
@@ -339,17 +374,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (float64, int, int, error):
@@ -358,17 +395,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (float64, int, int, error):
@@ -377,17 +416,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (int, float64, float64, error):
@@ -396,17 +437,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (int, float64, float64, error):
@@ -415,17 +458,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (int, float64, int, error):
@@ -434,17 +479,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (int, float64, int, error):
@@ -453,17 +500,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (int, int, float64, error):
@@ -472,17 +521,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent) (int, int, float64, error):
@@ -491,17 +542,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func() (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (int, int, int, error):
@@ -510,17 +563,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent) (int, int, int, error):
@@ -529,18 +584,20 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func() (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, float64, float64, float64, error):
@@ -549,19 +606,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, float64, float64, float64, error):
@@ -570,19 +629,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, float64, float64, int, error):
@@ -591,19 +652,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, float64, float64, int, error):
@@ -612,19 +675,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, float64, int, float64, error):
@@ -633,19 +698,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, float64, int, float64, error):
@@ -654,19 +721,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, float64, int, int, error):
@@ -675,19 +744,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, float64, int, int, error):
@@ -696,19 +767,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, int, float64, float64, error):
@@ -717,19 +790,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, int, float64, float64, error):
@@ -738,19 +813,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, int, float64, int, error):
@@ -759,19 +836,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, int, float64, int, error):
@@ -780,19 +859,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, int, int, float64, error):
@@ -801,19 +882,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (float64, int, int, float64, error):
@@ -822,19 +905,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (float64, int, int, int, error):
@@ -843,19 +928,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (float64, int, int, int, error):
@@ -864,19 +951,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, float64, float64, float64, error):
@@ -885,19 +974,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, float64, float64, float64, error):
@@ -906,19 +997,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, float64, float64, int, error):
@@ -927,19 +1020,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, float64, float64, int, error):
@@ -948,19 +1043,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, float64, int, float64, error):
@@ -969,19 +1066,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, float64, int, float64, error):
@@ -990,19 +1089,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, float64, int, int, error):
@@ -1011,19 +1112,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, float64, int, int, error):
@@ -1032,19 +1135,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, int, float64, float64, error):
@@ -1053,19 +1158,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, int, float64, float64, error):
@@ -1074,19 +1181,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, int, float64, int, error):
@@ -1095,19 +1204,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, int, float64, int, error):
@@ -1116,19 +1227,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, int, int, float64, error):
@@ -1137,19 +1250,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent) (int, int, int, float64, error):
@@ -1158,19 +1273,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func() (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f()
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func() (int, int, int, int, error):
@@ -1179,19 +1296,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent) (int, int, int, int, error):
@@ -1200,10 +1319,11 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64):
@@ -1235,7 +1355,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64) (float64, error):
@@ -1244,13 +1365,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64) (float64, error):
@@ -1259,13 +1382,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64) (int, error):
@@ -1274,13 +1399,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64) (int, error):
@@ -1289,14 +1416,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64) (float64, float64, error):
@@ -1305,15 +1434,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64) (float64, float64, error):
@@ -1322,15 +1453,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64) (float64, int, error):
@@ -1339,15 +1472,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64) (float64, int, error):
@@ -1356,15 +1491,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64) (int, float64, error):
@@ -1373,15 +1510,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64) (int, float64, error):
@@ -1390,15 +1529,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64) (int, int, error):
@@ -1407,15 +1548,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64) (int, int, error):
@@ -1424,16 +1567,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (float64, float64, float64, error):
@@ -1442,17 +1587,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (float64, float64, float64, error):
@@ -1461,17 +1608,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (float64, float64, int, error):
@@ -1480,17 +1629,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (float64, float64, int, error):
@@ -1499,17 +1650,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (float64, int, float64, error):
@@ -1518,17 +1671,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (float64, int, float64, error):
@@ -1537,17 +1692,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (float64, int, int, error):
@@ -1556,17 +1713,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (float64, int, int, error):
@@ -1575,17 +1734,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (int, float64, float64, error):
@@ -1594,17 +1755,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (int, float64, float64, error):
@@ -1613,17 +1776,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (int, float64, int, error):
@@ -1632,17 +1797,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (int, float64, int, error):
@@ -1651,17 +1818,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (int, int, float64, error):
@@ -1670,17 +1839,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64) (int, int, float64, error):
@@ -1689,17 +1860,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (int, int, int, error):
@@ -1708,17 +1881,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64) (int, int, int, error):
@@ -1727,18 +1902,20 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64) (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, float64, float64, float64, error):
@@ -1747,19 +1924,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, float64, float64, error):
@@ -1768,19 +1947,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, float64, float64, int, error):
@@ -1789,19 +1970,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, float64, int, error):
@@ -1810,19 +1993,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, float64, int, float64, error):
@@ -1831,19 +2016,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, int, float64, error):
@@ -1852,19 +2039,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, float64, int, int, error):
@@ -1873,19 +2062,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, float64, int, int, error):
@@ -1894,19 +2085,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, int, float64, float64, error):
@@ -1915,19 +2108,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, float64, float64, error):
@@ -1936,19 +2131,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, int, float64, int, error):
@@ -1957,19 +2154,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, float64, int, error):
@@ -1978,19 +2177,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, int, int, float64, error):
@@ -1999,19 +2200,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, int, float64, error):
@@ -2020,19 +2223,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (float64, int, int, int, error):
@@ -2041,19 +2246,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (float64, int, int, int, error):
@@ -2062,19 +2269,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, float64, float64, float64, error):
@@ -2083,19 +2292,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, float64, float64, error):
@@ -2104,19 +2315,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, float64, float64, int, error):
@@ -2125,19 +2338,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, float64, int, error):
@@ -2146,19 +2361,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, float64, int, float64, error):
@@ -2167,19 +2384,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, int, float64, error):
@@ -2188,19 +2407,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, float64, int, int, error):
@@ -2209,19 +2430,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, float64, int, int, error):
@@ -2230,19 +2453,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, int, float64, float64, error):
@@ -2251,19 +2476,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, float64, float64, error):
@@ -2272,19 +2499,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, int, float64, int, error):
@@ -2293,19 +2522,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, float64, int, error):
@@ -2314,19 +2545,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, int, int, float64, error):
@@ -2335,19 +2568,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, int, float64, error):
@@ -2356,19 +2591,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(float64) (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64) (int, int, int, int, error):
@@ -2377,19 +2614,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastFloat(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, float64) (int, int, int, int, error):
@@ -2398,10 +2637,11 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int):
@@ -2433,7 +2673,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int) (float64, error):
@@ -2442,13 +2683,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int) (float64, error):
@@ -2457,13 +2700,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int) (int, error):
@@ -2472,13 +2717,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int) (int, error):
@@ -2487,14 +2734,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int) (float64, float64, error):
@@ -2503,15 +2752,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int) (float64, float64, error):
@@ -2520,15 +2771,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int) (float64, int, error):
@@ -2537,15 +2790,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int) (float64, int, error):
@@ -2554,15 +2809,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int) (int, float64, error):
@@ -2571,15 +2828,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int) (int, float64, error):
@@ -2588,15 +2847,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int) (int, int, error):
@@ -2605,15 +2866,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int) (int, int, error):
@@ -2622,16 +2885,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (float64, float64, float64, error):
@@ -2640,17 +2905,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (float64, float64, float64, error):
@@ -2659,17 +2926,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (float64, float64, int, error):
@@ -2678,17 +2947,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (float64, float64, int, error):
@@ -2697,17 +2968,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (float64, int, float64, error):
@@ -2716,17 +2989,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (float64, int, float64, error):
@@ -2735,17 +3010,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (float64, int, int, error):
@@ -2754,17 +3031,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (float64, int, int, error):
@@ -2773,17 +3052,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (int, float64, float64, error):
@@ -2792,17 +3073,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (int, float64, float64, error):
@@ -2811,17 +3094,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (int, float64, int, error):
@@ -2830,17 +3115,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (int, float64, int, error):
@@ -2849,17 +3136,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (int, int, float64, error):
@@ -2868,17 +3157,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int) (int, int, float64, error):
@@ -2887,17 +3178,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (int, int, int, error):
@@ -2906,17 +3199,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int) (int, int, int, error):
@@ -2925,18 +3220,20 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int) (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, float64, float64, float64, error):
@@ -2945,19 +3242,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, float64, float64, error):
@@ -2966,19 +3265,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, float64, float64, int, error):
@@ -2987,19 +3288,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, float64, int, error):
@@ -3008,19 +3311,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, float64, int, float64, error):
@@ -3029,19 +3334,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, int, float64, error):
@@ -3050,19 +3357,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, float64, int, int, error):
@@ -3071,19 +3380,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, float64, int, int, error):
@@ -3092,19 +3403,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, int, float64, float64, error):
@@ -3113,19 +3426,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, float64, float64, error):
@@ -3134,19 +3449,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, int, float64, int, error):
@@ -3155,19 +3472,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, float64, int, error):
@@ -3176,19 +3495,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, int, int, float64, error):
@@ -3197,19 +3518,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, int, float64, error):
@@ -3218,19 +3541,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (float64, int, int, int, error):
@@ -3239,19 +3564,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (float64, int, int, int, error):
@@ -3260,19 +3587,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, float64, float64, float64, error):
@@ -3281,19 +3610,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, float64, float64, error):
@@ -3302,19 +3633,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, float64, float64, int, error):
@@ -3323,19 +3656,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, float64, int, error):
@@ -3344,19 +3679,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, float64, int, float64, error):
@@ -3365,19 +3702,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, int, float64, error):
@@ -3386,19 +3725,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, float64, int, int, error):
@@ -3407,19 +3748,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, float64, int, int, error):
@@ -3428,19 +3771,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, int, float64, float64, error):
@@ -3449,19 +3794,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, int, float64, float64, error):
@@ -3470,19 +3817,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, int, float64, int, error):
@@ -3491,19 +3840,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, int, float64, int, error):
@@ -3512,19 +3863,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, int, int, float64, error):
@@ -3533,19 +3886,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(*Agent, int) (int, int, int, float64, error):
@@ -3554,19 +3909,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(r4))
 			return 4
 		}
 	case func(int) (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(int) (int, int, int, int, error):
@@ -3575,19 +3932,21 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3, r4 := f(fastAgent(L, name), fastInt(L, 1, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(*Agent, int) (int, int, int, int, error):
@@ -3596,10 +3955,11 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
-			L.Push(lua.LNumber(r4))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
+			L.Push(nums.number(float64(r4)))
 			return 4
 		}
 	case func(float64, float64):
@@ -3631,7 +3991,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64) (float64, error):
@@ -3640,13 +4001,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64) (float64, error):
@@ -3655,13 +4018,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64) (int, error):
@@ -3670,13 +4035,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64) (int, error):
@@ -3685,14 +4052,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64) (float64, float64, error):
@@ -3701,15 +4070,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64) (float64, float64, error):
@@ -3718,15 +4089,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64) (float64, int, error):
@@ -3735,15 +4108,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64) (float64, int, error):
@@ -3752,15 +4127,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64) (int, float64, error):
@@ -3769,15 +4146,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64) (int, float64, error):
@@ -3786,15 +4165,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64) (int, int, error):
@@ -3803,15 +4184,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64) (int, int, error):
@@ -3820,16 +4203,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (float64, float64, float64, error):
@@ -3838,17 +4223,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, float64, float64, error):
@@ -3857,17 +4244,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (float64, float64, int, error):
@@ -3876,17 +4265,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, float64, int, error):
@@ -3895,17 +4286,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (float64, int, float64, error):
@@ -3914,17 +4307,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, int, float64, error):
@@ -3933,17 +4328,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (float64, int, int, error):
@@ -3952,17 +4349,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (float64, int, int, error):
@@ -3971,17 +4370,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (int, float64, float64, error):
@@ -3990,17 +4391,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, float64, float64, error):
@@ -4009,17 +4412,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (int, float64, int, error):
@@ -4028,17 +4433,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, float64, int, error):
@@ -4047,17 +4454,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (int, int, float64, error):
@@ -4066,17 +4475,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, int, float64, error):
@@ -4085,17 +4496,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64) (int, int, int, error):
@@ -4104,17 +4517,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, float64) (int, int, int, error):
@@ -4123,9 +4538,10 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int):
@@ -4157,7 +4573,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int) (float64, error):
@@ -4166,13 +4583,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int) (float64, error):
@@ -4181,13 +4600,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int) (int, error):
@@ -4196,13 +4617,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int) (int, error):
@@ -4211,14 +4634,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int) (float64, float64, error):
@@ -4227,15 +4652,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int) (float64, float64, error):
@@ -4244,15 +4671,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int) (float64, int, error):
@@ -4261,15 +4690,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int) (float64, int, error):
@@ -4278,15 +4709,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int) (int, float64, error):
@@ -4295,15 +4728,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int) (int, float64, error):
@@ -4312,15 +4747,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int) (int, int, error):
@@ -4329,15 +4766,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int) (int, int, error):
@@ -4346,16 +4785,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (float64, float64, float64, error):
@@ -4364,17 +4805,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, float64, float64, error):
@@ -4383,17 +4826,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (float64, float64, int, error):
@@ -4402,17 +4847,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, float64, int, error):
@@ -4421,17 +4868,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (float64, int, float64, error):
@@ -4440,17 +4889,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, int, float64, error):
@@ -4459,17 +4910,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (float64, int, int, error):
@@ -4478,17 +4931,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (float64, int, int, error):
@@ -4497,17 +4952,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (int, float64, float64, error):
@@ -4516,17 +4973,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, float64, float64, error):
@@ -4535,17 +4994,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (int, float64, int, error):
@@ -4554,17 +5015,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, float64, int, error):
@@ -4573,17 +5036,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (int, int, float64, error):
@@ -4592,17 +5057,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, int, float64, error):
@@ -4611,17 +5078,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(float64, int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, int) (int, int, int, error):
@@ -4630,17 +5099,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, float64, int) (int, int, int, error):
@@ -4649,9 +5120,10 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64):
@@ -4683,7 +5155,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64) (float64, error):
@@ -4692,13 +5165,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64) (float64, error):
@@ -4707,13 +5182,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64) (int, error):
@@ -4722,13 +5199,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64) (int, error):
@@ -4737,14 +5216,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64) (float64, float64, error):
@@ -4753,15 +5234,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64) (float64, float64, error):
@@ -4770,15 +5253,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64) (float64, int, error):
@@ -4787,15 +5272,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64) (float64, int, error):
@@ -4804,15 +5291,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64) (int, float64, error):
@@ -4821,15 +5310,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64) (int, float64, error):
@@ -4838,15 +5329,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64) (int, int, error):
@@ -4855,15 +5348,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64) (int, int, error):
@@ -4872,16 +5367,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (float64, float64, float64, error):
@@ -4890,17 +5387,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, float64, float64, error):
@@ -4909,17 +5408,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (float64, float64, int, error):
@@ -4928,17 +5429,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, float64, int, error):
@@ -4947,17 +5450,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (float64, int, float64, error):
@@ -4966,17 +5471,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, int, float64, error):
@@ -4985,17 +5492,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (float64, int, int, error):
@@ -5004,17 +5513,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (float64, int, int, error):
@@ -5023,17 +5534,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (int, float64, float64, error):
@@ -5042,17 +5555,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, float64, float64, error):
@@ -5061,17 +5576,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (int, float64, int, error):
@@ -5080,17 +5597,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, float64, int, error):
@@ -5099,17 +5618,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (int, int, float64, error):
@@ -5118,17 +5639,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, int, float64, error):
@@ -5137,17 +5660,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, float64) (int, int, int, error):
@@ -5156,17 +5681,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, float64) (int, int, int, error):
@@ -5175,9 +5702,10 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int):
@@ -5209,7 +5737,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int) (float64, error):
@@ -5218,13 +5747,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int) (float64, error):
@@ -5233,13 +5764,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int) (int, error):
@@ -5248,13 +5781,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int) (int, error):
@@ -5263,14 +5798,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int) (float64, float64, error):
@@ -5279,15 +5816,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int) (float64, float64, error):
@@ -5296,15 +5835,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int) (float64, int, error):
@@ -5313,15 +5854,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int) (float64, int, error):
@@ -5330,15 +5873,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int) (int, float64, error):
@@ -5347,15 +5892,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int) (int, float64, error):
@@ -5364,15 +5911,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int) (int, int, error):
@@ -5381,15 +5930,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int) (int, int, error):
@@ -5398,16 +5949,18 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (float64, float64, float64, error):
@@ -5416,17 +5969,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, float64, float64, error):
@@ -5435,17 +5990,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (float64, float64, int, error):
@@ -5454,17 +6011,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, float64, int, error):
@@ -5473,17 +6032,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (float64, int, float64, error):
@@ -5492,17 +6053,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, int, float64, error):
@@ -5511,17 +6074,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (float64, int, int, error):
@@ -5530,17 +6095,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (float64, int, int, error):
@@ -5549,17 +6116,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (int, float64, float64, error):
@@ -5568,17 +6137,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (int, float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (int, float64, float64, error):
@@ -5587,17 +6158,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (int, float64, int, error):
@@ -5606,17 +6179,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (int, float64, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (int, float64, int, error):
@@ -5625,17 +6200,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (int, int, float64, error):
@@ -5644,17 +6221,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (int, int, float64):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(*Agent, int, int) (int, int, float64, error):
@@ -5663,17 +6242,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(r3))
 			return 3
 		}
 	case func(int, int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(int, int) (int, int, int, error):
@@ -5682,17 +6263,19 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (int, int, int):
 		return func(L *lua.LState) int {
 			r1, r2, r3 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(*Agent, int, int) (int, int, int, error):
@@ -5701,9 +6284,10 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
-			L.Push(lua.LNumber(r3))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
+			L.Push(nums.number(float64(r3)))
 			return 3
 		}
 	case func(float64, float64, float64):
@@ -5735,7 +6319,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64) (float64, error):
@@ -5744,13 +6329,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64) (float64, error):
@@ -5759,13 +6346,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, float64) (int, error):
@@ -5774,13 +6363,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64) (int, error):
@@ -5789,14 +6380,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, float64) (float64, float64, error):
@@ -5805,15 +6398,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (float64, float64, error):
@@ -5822,15 +6417,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, float64) (float64, int, error):
@@ -5839,15 +6436,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (float64, int, error):
@@ -5856,15 +6455,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, float64) (int, float64, error):
@@ -5873,15 +6474,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (int, float64, error):
@@ -5890,15 +6493,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, float64) (int, int, error):
@@ -5907,15 +6512,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, float64) (int, int, error):
@@ -5924,8 +6531,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, int):
@@ -5957,7 +6565,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int) (float64, error):
@@ -5966,13 +6575,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int) (float64, error):
@@ -5981,13 +6592,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int) (int, error):
@@ -5996,13 +6609,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int) (int, error):
@@ -6011,14 +6626,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, int) (float64, float64, error):
@@ -6027,15 +6644,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (float64, float64, error):
@@ -6044,15 +6663,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, int) (float64, int, error):
@@ -6061,15 +6682,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (float64, int, error):
@@ -6078,15 +6701,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, int) (int, float64, error):
@@ -6095,15 +6720,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (int, float64, error):
@@ -6112,15 +6739,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, int) (int, int, error):
@@ -6129,15 +6758,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, float64, int) (int, int, error):
@@ -6146,8 +6777,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, float64):
@@ -6179,7 +6811,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64) (float64, error):
@@ -6188,13 +6821,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64) (float64, error):
@@ -6203,13 +6838,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64) (int, error):
@@ -6218,13 +6855,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64) (int, error):
@@ -6233,14 +6872,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, float64) (float64, float64, error):
@@ -6249,15 +6890,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (float64, float64, error):
@@ -6266,15 +6909,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, float64) (float64, int, error):
@@ -6283,15 +6928,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (float64, int, error):
@@ -6300,15 +6947,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, float64) (int, float64, error):
@@ -6317,15 +6966,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (int, float64, error):
@@ -6334,15 +6985,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, float64) (int, int, error):
@@ -6351,15 +7004,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, float64) (int, int, error):
@@ -6368,8 +7023,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, int):
@@ -6401,7 +7057,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int) (float64, error):
@@ -6410,13 +7067,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int) (float64, error):
@@ -6425,13 +7084,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int) (int, error):
@@ -6440,13 +7101,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int) (int, error):
@@ -6455,14 +7118,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, int) (float64, float64, error):
@@ -6471,15 +7136,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (float64, float64, error):
@@ -6488,15 +7155,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, int) (float64, int, error):
@@ -6505,15 +7174,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (float64, int, error):
@@ -6522,15 +7193,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, int) (int, float64, error):
@@ -6539,15 +7212,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (int, float64, error):
@@ -6556,15 +7231,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(float64, int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, int, int) (int, int, error):
@@ -6573,15 +7250,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, float64, int, int) (int, int, error):
@@ -6590,8 +7269,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, float64):
@@ -6623,7 +7303,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64) (float64, error):
@@ -6632,13 +7313,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64) (float64, error):
@@ -6647,13 +7330,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64) (int, error):
@@ -6662,13 +7347,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64) (int, error):
@@ -6677,14 +7364,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, float64) (float64, float64, error):
@@ -6693,15 +7382,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (float64, float64, error):
@@ -6710,15 +7401,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, float64) (float64, int, error):
@@ -6727,15 +7420,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (float64, int, error):
@@ -6744,15 +7439,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, float64) (int, float64, error):
@@ -6761,15 +7458,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (int, float64, error):
@@ -6778,15 +7477,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, float64) (int, int, error):
@@ -6795,15 +7496,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, float64) (int, int, error):
@@ -6812,8 +7515,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, int):
@@ -6845,7 +7549,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int) (float64, error):
@@ -6854,13 +7559,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int) (float64, error):
@@ -6869,13 +7576,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int) (int, error):
@@ -6884,13 +7593,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int) (int, error):
@@ -6899,14 +7610,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, int) (float64, float64, error):
@@ -6915,15 +7628,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (float64, float64, error):
@@ -6932,15 +7647,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, int) (float64, int, error):
@@ -6949,15 +7666,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (float64, int, error):
@@ -6966,15 +7685,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, int) (int, float64, error):
@@ -6983,15 +7704,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (int, float64, error):
@@ -7000,15 +7723,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, float64, int) (int, int, error):
@@ -7017,15 +7742,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, float64, int) (int, int, error):
@@ -7034,8 +7761,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, float64):
@@ -7067,7 +7795,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64) (float64, error):
@@ -7076,13 +7805,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64) (float64, error):
@@ -7091,13 +7822,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64) (int, error):
@@ -7106,13 +7839,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64) (int, error):
@@ -7121,14 +7856,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, float64) (float64, float64, error):
@@ -7137,15 +7874,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (float64, float64, error):
@@ -7154,15 +7893,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, float64) (float64, int, error):
@@ -7171,15 +7912,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (float64, int, error):
@@ -7188,15 +7931,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, float64) (int, float64, error):
@@ -7205,15 +7950,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (int, float64, error):
@@ -7222,15 +7969,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, float64) (int, int, error):
@@ -7239,15 +7988,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, float64) (int, int, error):
@@ -7256,8 +8007,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, int):
@@ -7289,7 +8041,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int) (float64, error):
@@ -7298,13 +8051,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int) (float64, error):
@@ -7313,13 +8068,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int) (int, error):
@@ -7328,13 +8085,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int) (int, error):
@@ -7343,14 +8102,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, int) (float64, float64, error):
@@ -7359,15 +8120,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, int) (float64, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, int) (float64, float64, error):
@@ -7376,15 +8139,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, int) (float64, int, error):
@@ -7393,15 +8158,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, int) (float64, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, int) (float64, int, error):
@@ -7410,15 +8177,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, int) (int, float64, error):
@@ -7427,15 +8196,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, int) (int, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent, int, int, int) (int, float64, error):
@@ -7444,15 +8215,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(int, int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(int, int, int) (int, int, error):
@@ -7461,15 +8234,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, int) (int, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name))
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent, int, int, int) (int, int, error):
@@ -7478,8 +8253,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
-			L.Push(lua.LNumber(r2))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(float64, float64, float64, float64):
@@ -7511,7 +8287,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64, float64) (float64, error):
@@ -7520,13 +8297,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, float64) (float64, error):
@@ -7535,13 +8314,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, float64, float64) (int, error):
@@ -7550,13 +8331,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, float64) (int, error):
@@ -7565,7 +8348,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, float64, int):
@@ -7597,7 +8381,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64, int) (float64, error):
@@ -7606,13 +8391,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, int) (float64, error):
@@ -7621,13 +8408,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, float64, int) (int, error):
@@ -7636,13 +8425,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, float64, int) (int, error):
@@ -7651,7 +8442,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int, float64):
@@ -7683,7 +8475,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int, float64) (float64, error):
@@ -7692,13 +8485,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, float64) (float64, error):
@@ -7707,13 +8502,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int, float64) (int, error):
@@ -7722,13 +8519,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, float64) (int, error):
@@ -7737,7 +8536,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int, int):
@@ -7769,7 +8569,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int, int) (float64, error):
@@ -7778,13 +8579,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, int) (float64, error):
@@ -7793,13 +8596,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, float64, int, int) (int, error):
@@ -7808,13 +8613,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, float64, int, int) (int, error):
@@ -7823,7 +8630,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64, float64):
@@ -7855,7 +8663,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64, float64) (float64, error):
@@ -7864,13 +8673,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, float64) (float64, error):
@@ -7879,13 +8690,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64, float64) (int, error):
@@ -7894,13 +8707,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, float64) (int, error):
@@ -7909,7 +8724,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64, int):
@@ -7941,7 +8757,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64, int) (float64, error):
@@ -7950,13 +8767,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, int) (float64, error):
@@ -7965,13 +8784,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, float64, int) (int, error):
@@ -7980,13 +8801,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, float64, int) (int, error):
@@ -7995,7 +8818,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int, float64):
@@ -8027,7 +8851,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int, float64) (float64, error):
@@ -8036,13 +8861,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int, float64) (float64, error):
@@ -8051,13 +8878,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int, float64) (int, error):
@@ -8066,13 +8895,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int, float64) (int, error):
@@ -8081,7 +8912,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int, int):
@@ -8113,7 +8945,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(float64, int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int, int) (float64, error):
@@ -8122,13 +8955,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, float64, int, int, int) (float64, error):
@@ -8137,13 +8972,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(float64, int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(float64, int, int, int) (int, error):
@@ -8152,13 +8989,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastFloat(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, float64, int, int, int) (int, error):
@@ -8167,7 +9006,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64, float64):
@@ -8199,7 +9039,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64, float64) (float64, error):
@@ -8208,13 +9049,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, float64) (float64, error):
@@ -8223,13 +9066,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64, float64) (int, error):
@@ -8238,13 +9083,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, float64) (int, error):
@@ -8253,7 +9100,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64, int):
@@ -8285,7 +9133,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64, int) (float64, error):
@@ -8294,13 +9143,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, int) (float64, error):
@@ -8309,13 +9160,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, float64, int) (int, error):
@@ -8324,13 +9177,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, float64, int) (int, error):
@@ -8339,7 +9194,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int, float64):
@@ -8371,7 +9227,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int, float64) (float64, error):
@@ -8380,13 +9237,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int, float64) (float64, error):
@@ -8395,13 +9254,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int, float64) (int, error):
@@ -8410,13 +9271,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int, float64) (int, error):
@@ -8425,7 +9288,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int, int):
@@ -8457,7 +9321,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int, int) (float64, error):
@@ -8466,13 +9331,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, float64, int, int) (float64, error):
@@ -8481,13 +9348,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, float64, int, int) (int, error):
@@ -8496,13 +9365,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastFloat(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, float64, int, int) (int, error):
@@ -8511,7 +9382,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64, float64):
@@ -8543,7 +9415,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64, float64) (float64, error):
@@ -8552,13 +9425,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64, float64) (float64, error):
@@ -8567,13 +9442,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64, float64) (int, error):
@@ -8582,13 +9459,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64, float64) (int, error):
@@ -8597,7 +9476,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64, int):
@@ -8629,7 +9509,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64, int) (float64, error):
@@ -8638,13 +9519,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, float64, int) (float64, error):
@@ -8653,13 +9536,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, float64, int) (int, error):
@@ -8668,13 +9553,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastFloat(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, float64, int) (int, error):
@@ -8683,7 +9570,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int, float64):
@@ -8715,7 +9603,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int, float64) (float64, error):
@@ -8724,13 +9613,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int, float64) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int, float64) (float64, error):
@@ -8739,13 +9630,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int, float64) (int, error):
@@ -8754,13 +9647,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int, float64) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastFloat(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int, float64) (int, error):
@@ -8769,7 +9664,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int, int):
@@ -8801,7 +9697,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(int, int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int, int) (float64, error):
@@ -8810,13 +9707,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int, int) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, int, int, int, int) (float64, error):
@@ -8825,13 +9724,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(int, int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(int, int, int, int) (int, error):
@@ -8840,13 +9741,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int, int) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastInt(L, 1, name), fastInt(L, 2, name), fastInt(L, 3, name), fastInt(L, 4, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, int, int, int, int) (int, error):
@@ -8855,7 +9758,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func() bool:
@@ -8921,7 +9825,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func() (float64, bool):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
@@ -8931,14 +9836,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
 	case func(*Agent) (float64, bool):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
@@ -8948,14 +9855,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
 	case func() (float64, string):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LString(r2))
 			return 2
 		}
@@ -8965,14 +9874,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LString(r2))
 			return 2
 		}
 	case func(*Agent) (float64, string):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LString(r2))
 			return 2
 		}
@@ -8982,14 +9893,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			L.Push(lua.LString(r2))
 			return 2
 		}
 	case func() (int, bool):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
@@ -8999,14 +9912,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
 	case func(*Agent) (int, bool):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
@@ -9016,14 +9931,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LBool(r2))
 			return 2
 		}
 	case func() (int, string):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LString(r2))
 			return 2
 		}
@@ -9033,14 +9950,16 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LString(r2))
 			return 2
 		}
 	case func(*Agent) (int, string):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LString(r2))
 			return 2
 		}
@@ -9050,15 +9969,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			L.Push(lua.LString(r2))
 			return 2
 		}
 	case func() (bool, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (bool, float64, error):
@@ -9067,15 +9988,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (bool, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (bool, float64, error):
@@ -9084,15 +10007,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (bool, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (bool, int, error):
@@ -9101,15 +10026,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (bool, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (bool, int, error):
@@ -9118,8 +10045,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LBool(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (bool, bool):
@@ -9193,8 +10121,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func() (string, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (string, float64, error):
@@ -9203,15 +10132,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (string, float64):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func(*Agent) (string, float64, error):
@@ -9220,15 +10151,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(r2))
 			return 2
 		}
 	case func() (string, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f()
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (string, int, error):
@@ -9237,15 +10170,17 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (string, int):
 		return func(L *lua.LState) int {
 			r1, r2 := f(fastAgent(L, name))
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func(*Agent) (string, int, error):
@@ -9254,8 +10189,9 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
+			nums := fastNumbers(L)
 			L.Push(lua.LString(r1))
-			L.Push(lua.LNumber(r2))
+			L.Push(nums.number(float64(r2)))
 			return 2
 		}
 	case func() (string, bool):
@@ -9475,7 +10411,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(bool) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastBool(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(bool) (float64, error):
@@ -9484,13 +10421,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, bool) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, bool) (float64, error):
@@ -9499,13 +10438,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(bool) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastBool(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(bool) (int, error):
@@ -9514,13 +10455,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, bool) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastBool(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, bool) (int, error):
@@ -9529,7 +10472,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(bool) bool:
@@ -9621,7 +10565,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 	case func(string) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastString(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(string) (float64, error):
@@ -9630,13 +10575,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, string) float64:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastString(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(*Agent, string) (float64, error):
@@ -9645,13 +10592,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(r1))
 			return 1
 		}
 	case func(string) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastString(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(string) (int, error):
@@ -9660,13 +10609,15 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, string) int:
 		return func(L *lua.LState) int {
 			r1 := f(fastAgent(L, name), fastString(L, 1, name))
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(*Agent, string) (int, error):
@@ -9675,7 +10626,8 @@ func fastFunc(name string, fn any) lua.LGFunction {
 			if err != nil {
 				fastRaise(L, err)
 			}
-			L.Push(lua.LNumber(r1))
+			nums := fastNumbers(L)
+			L.Push(nums.number(float64(r1)))
 			return 1
 		}
 	case func(string) bool:

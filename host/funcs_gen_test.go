@@ -177,8 +177,22 @@ func fastFunc(name string, fn any) lua.LGFunction {
 		if s.hasError {
 			b.WriteString("\t\t\tif err != nil {\n\t\t\t\tfastRaise(L, err)\n\t\t\t}\n")
 		}
+		numbers := false
+		for _, r := range s.results {
+			numbers = numbers || r == "float64" || r == "int"
+		}
+		if numbers {
+			b.WriteString("\t\t\tnums := fastNumbers(L)\n")
+		}
 		for i, r := range s.results {
-			fmt.Fprintf(&b, "\t\t\tL.Push(%s(r%d))\n", push[r], i+1)
+			switch r {
+			case "float64":
+				fmt.Fprintf(&b, "\t\t\tL.Push(nums.number(r%d))\n", i+1)
+			case "int":
+				fmt.Fprintf(&b, "\t\t\tL.Push(nums.number(float64(r%d)))\n", i+1)
+			default:
+				fmt.Fprintf(&b, "\t\t\tL.Push(%s(r%d))\n", push[r], i+1)
+			}
 		}
 		fmt.Fprintf(&b, "\t\t\treturn %d\n\t\t}\n", len(s.results))
 	}

@@ -54,6 +54,12 @@ type Host struct {
 	tickNo    int            // host ticks run (TickNumber); the tick running has this number
 	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
 	roster    int            // counts agents made, restored, imported, removed, exported
+	// fair: a frame deadline cut a tick and some agents are owed ticks
+	// others got (Agent.lag): ticks go by lag, across the workers
+	// (workers.go). lagFloor is what every agent of interval 1 is owed
+	// alike, taken off at the next tick.
+	fair     bool
+	lagFloor int32
 }
 
 type errKey struct {
@@ -89,12 +95,19 @@ type worker struct {
 	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
 	spawnSeq int             // spawns queued with no running agent
 	nums     numberBlock     // Lua numbers for Agent.Sync
-	// next is where the last tick cut short by TickContext stopped: the
-	// next tick starts there, so a frame deadline shares the time fairly.
-	next    int
-	rotated bool      // this tick did not start at the first agent
-	prof    *profiler // Options.Profile
-	cov     *coverage // Options.Coverage
+	rotated  bool            // this tick did not tick the agents in id order
+	// cut: TickContext's context ended before this worker ticked every
+	// agent it was to tick. lagMin1, lagMax1 and lagMaxK: the extremes of
+	// its agents' lags after a fair tick (interval 1, and above 1), for
+	// the next one (workers.go).
+	cut              bool
+	dt, owedDt       float64    // the last dt and owed dt boxed, in dtV and owedV
+	dtV, owedV       lua.LValue // (agents mostly share them)
+	lagMin1, lagMax1 int32
+	lagMaxK          int32
+	has1             bool
+	prof             *profiler // Options.Profile
+	cov              *coverage // Options.Coverage
 	// thread names the goroutine running the worker's scripts while it
 	// runs them with other workers (threadID), 0 otherwise.
 	thread atomic.Uint64

@@ -87,3 +87,62 @@ func BenchmarkSaveVsTick(b *testing.B) {
 	b.ReportMetric(float64(load)/float64(tick), "load/tick")
 	b.ReportMetric(float64(size), "bytes")
 }
+
+// BenchmarkLoadReaders loads one snapshot of 50,000 guards in turn with
+// the reader loads use for what Save writes and with encoding/json (the
+// same document with its first key in other case, which only encoding/json
+// takes), beside a tick of the same agents, and reports each per agent,
+// each as a ratio to the tick, and encoding/json's time over the reader's.
+//
+//	go test ./host -run XXX -bench LoadReaders -benchtime 3x -count 1
+func BenchmarkLoadReaders(b *testing.B) {
+	const agents = 50_000
+	h := newGuards(b, agents, 1, false)
+	defer h.Close()
+	var buf bytes.Buffer
+	if err := h.WriteSnapshot(&buf); err != nil {
+		b.Fatal(err)
+	}
+	fast := buf.Bytes()
+	slow := bytes.Replace(fast, []byte(`{"version":`), []byte(`{"Version":`), 1)
+	load := func(data []byte) time.Duration {
+		b.StopTimer()
+		h2, err := host.New(host.Options{Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h2.Close()
+		beh, err := h2.LoadString("guard.lua", guardSource(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		got, err := h2.Restore(data, beh)
+		d := time.Since(t0)
+		if err != nil || len(got) != agents {
+			b.Fatal(len(got), err)
+		}
+		return d
+	}
+	var tick, tFast, tSlow time.Duration
+	var ratios []float64
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if err := h.Tick(0.016); err != nil {
+			b.Fatal(err)
+		}
+		tk := time.Since(t0)
+		f, s := load(fast), load(slow)
+		tick, tFast, tSlow = tick+tk, tFast+f, tSlow+s
+		ratios = append(ratios, float64(s)/float64(f))
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / agents }
+	b.ReportMetric(per(tick), "tick-ns/agent")
+	b.ReportMetric(per(tFast), "load-ns/agent")
+	b.ReportMetric(per(tSlow), "json-load-ns/agent")
+	b.ReportMetric(float64(tFast)/float64(tick), "load/tick")
+	b.ReportMetric(float64(tSlow)/float64(tick), "json-load/tick")
+	b.ReportMetric(median(ratios), "json-load/load")
+}

@@ -9,27 +9,7 @@ import (
 // TestAppendSnapshotFileMatchesJSON: the hand-written document is byte for
 // byte what encoding/json writes for the same records.
 func TestAppendSnapshotFileMatchesJSON(t *testing.T) {
-	cool := 0.0
-	cool2 := 1e-9
-	odd := "a<b>&c\"d\\e\n\t\r\b\f\x01\x1f\u2028\u2029\xff\xfe é 😀"
-	full := agentSnapshot{
-		ID: 7, Behaviour: odd, Ticks: 1 << 40, Clock: 1e21, RNG: "AAE=",
-		Ctx: json.RawMessage(`{"a":1,"s":"x\u003cy"}`), Bound: []string{"ctx.body", odd},
-		States: map[string]stateSnapshot{
-			"b": {Time: 1e-7, Every: 0.1, Step: 3, StepTime: -0.5, StepSeen: true, TreeTime: 123456789012.5,
-				Tree: map[string]nodeSnapshot{"1.2": {Running: true, Child: 2, Start: 3.25, Done: "success", Cool: &cool}, "0": {Cool: &cool2}, "9": {}}},
-			"a": {},
-			odd: {Tree: map[string]nodeSnapshot{}},
-		},
-		Machines: map[string]machineSnapshot{
-			"":  {Stack: []string{"x", "y"}, History: "z", DecideAcc: 5e-324, Request: &requestSnapshot{Kind: "push", Target: "t", Where: "f.lua:3: ", Payload: json.RawMessage(`[1,null]`)}},
-			"m": {Stack: []string{}, Request: &requestSnapshot{Kind: "pop"}},
-			"n": {},
-		},
-		Events:    []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
-		Messages:  []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
-		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"}, Kind: odd,
-	}
+	full := fullAgentSnapshot()
 	for _, c := range []struct {
 		name   string
 		agents []agentSnapshot
@@ -71,5 +51,31 @@ func TestAppendJSONStringMatchesJSON(t *testing.T) {
 func TestAgentSnapshotFields(t *testing.T) {
 	if n := reflect.TypeFor[agentSnapshot]().NumField(); n != agentSnapshotFields {
 		t.Errorf("agentSnapshot has %d fields, appendJSON writes %d: add the new ones to it", n, agentSnapshotFields)
+	}
+}
+
+// fullAgentSnapshot is an agent's record with every field set, odd strings
+// and extreme numbers.
+func fullAgentSnapshot() agentSnapshot {
+	cool := 0.0
+	cool2 := 1e-9
+	odd := "a<b>&c\"d\\e\n\t\r\b\f\x01\x1f\u2028\u2029\xff\xfe é 😀"
+	return agentSnapshot{
+		ID: 7, Behaviour: odd, Ticks: 1 << 40, Clock: 1e21, RNG: "AAE=",
+		Ctx: json.RawMessage(`{"a":1,"s":"x\u003cy"}`), Bound: []string{"ctx.body", odd},
+		States: map[string]stateSnapshot{
+			"b": {Time: 1e-7, Every: 0.1, Step: 3, StepTime: -0.5, StepSeen: true, TreeTime: 123456789012.5,
+				Tree: map[string]nodeSnapshot{"1.2": {Running: true, Child: 2, Start: 3.25, Done: "success", Cool: &cool}, "0": {Cool: &cool2}, "9": {}}},
+			"a": {},
+			odd: {Tree: map[string]nodeSnapshot{}},
+		},
+		Machines: map[string]machineSnapshot{
+			"":  {Stack: []string{"x", "y"}, History: "z", DecideAcc: 5e-324, Request: &requestSnapshot{Kind: "push", Target: "t", Where: "f.lua:3: ", Payload: json.RawMessage(`[1,null]`)}},
+			"m": {Stack: []string{}, Request: &requestSnapshot{Kind: "pop"}},
+			"n": {},
+		},
+		Events:    []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
+		Messages:  []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
+		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"}, Kind: odd,
 	}
 }

@@ -86,8 +86,7 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	}
 	d.size = len(raw)
 	d.gapLeft = snapshotGapRatio * int64(len(raw))
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
+	dec := &tokReader{s: jsonBytes{b: raw}}
 	v, err := d.value(dec, 0, nil)
 	if err != nil {
 		return nil, err
@@ -103,6 +102,10 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	return v, nil
 }
 
+// objectKeys is the room a decoded object's table starts with for string
+// keys (it grows past them).
+const objectKeys = 4
+
 // newTable is a table for the decoder: empty, with no room reserved
 // (gopher-lua's NewTable reserves 32 array slots and a 32-entry map: 2 KB
 // for the two bytes of "[]").
@@ -115,7 +118,7 @@ func (d *decoder) newTable(into *lua.LTable) *lua.LTable {
 
 // value reads one value; a table is read into into when it is not nil
 // (the body of a shared table, which exists before it is read).
-func (d *decoder) value(dec *json.Decoder, depth int, into *lua.LTable) (lua.LValue, error) {
+func (d *decoder) value(dec *tokReader, depth int, into *lua.LTable) (lua.LValue, error) {
 	if depth > 2*maxSnapshotDepth+2 { // a shared table adds a level ($t)
 		return nil, fmt.Errorf("nested more than %d deep", maxSnapshotDepth)
 	}
@@ -151,7 +154,7 @@ func (d *decoder) value(dec *json.Decoder, depth int, into *lua.LTable) (lua.LVa
 }
 
 // list reads the elements of a JSON list (its '[' read) into t, from 1.
-func (d *decoder) list(dec *json.Decoder, depth int, t *lua.LTable) (*lua.LTable, error) {
+func (d *decoder) list(dec *tokReader, depth int, t *lua.LTable) (*lua.LTable, error) {
 	for i := 1; dec.More(); i++ {
 		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
@@ -165,7 +168,7 @@ func (d *decoder) list(dec *json.Decoder, depth int, t *lua.LTable) (*lua.LTable
 	return t, err
 }
 
-func (d *decoder) object(dec *json.Decoder, depth int, into *lua.LTable) (lua.LValue, error) {
+func (d *decoder) object(dec *tokReader, depth int, into *lua.LTable) (lua.LValue, error) {
 	t := into // made when a key needs it: a tagged value ($num, $ref) has none
 	first := true
 	for dec.More() {
@@ -204,7 +207,11 @@ func (d *decoder) object(dec *json.Decoder, depth int, into *lua.LTable) (lua.LV
 			return v, err
 		}
 		first = false
-		t = d.newTable(t)
+		if t == nil {
+			// Room for a few string keys: gopher-lua's first string key
+			// otherwise makes a map for 32.
+			t = d.L.CreateTable(0, objectKeys)
+		}
 		v, err := d.value(dec, depth+1, nil)
 		if err != nil {
 			return nil, err
@@ -223,7 +230,7 @@ func (d *decoder) object(dec *json.Decoder, depth int, into *lua.LTable) (lua.LV
 // It is long because it is one switch over the tagged values a snapshot may
 // hold (NaN, infinities, non-string keys, bound names), each case a few
 // lines.
-func (d *decoder) special(dec *json.Decoder, key string, depth int, t *lua.LTable) (lua.LValue, error) {
+func (d *decoder) special(dec *tokReader, key string, depth int, t *lua.LTable) (lua.LValue, error) {
 	switch key {
 	case "$num":
 		v, err := d.value(dec, depth+1, nil)

@@ -145,9 +145,19 @@ type RestoreOptions struct {
 
 // RestoreFrom is Restore reading the snapshot from r, with opts.
 func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Behaviour) ([]*Agent, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("restore: %w", err)
+	var data []byte
+	switch b := r.(type) {
+	case *bytes.Buffer:
+		data = b.Next(b.Len()) // read as a whole, without a copy
+	default:
+		buf := &bytes.Buffer{}
+		if l, ok := r.(interface{ Len() int }); ok {
+			buf.Grow(l.Len() + bytes.MinRead)
+		}
+		if _, err := buf.ReadFrom(r); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+		data = buf.Bytes()
 	}
 	return h.restore(data, opts, behaviours)
 }
@@ -233,7 +243,7 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 	if h.running {
 		return nil, fmt.Errorf("%s: %w", what, ErrReentrant)
 	}
-	f, err := readSnapshotDoc(what, data, opts.Migrate)
+	data, err := migrateSnapshot(what, data, opts.Migrate)
 	if err != nil {
 		return nil, err
 	}
@@ -245,11 +255,7 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 			return nil, ErrWrongBehaviour
 		}
 	}
-	newIDs, err := h.placeIDs(f.Agents, opts.ids)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	out, err := h.makeRestored(what, &f, newIDs, opts, behaviours)
+	out, err := h.makeRestored(what, data, opts, behaviours)
 	if err != nil {
 		return nil, err
 	}
@@ -271,46 +277,6 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 		a.emitState(TransitionRestore, "")
 	}
 	h.dispatch()
-	return out, nil
-}
-
-// placeIDs is the id each agent of a document takes here (its own, or the
-// id map's), checked all at once: in range, not in use in the host, not
-// twice in the document; every key of the id map names an agent of it.
-func (h *Host) placeIDs(agents []agentSnapshot, ids map[int]int) ([]int, error) {
-	out := make([]int, len(agents))
-	taken := make(map[int]int, len(agents)) // new id → the saved id that takes it
-	saved := make(map[int]bool, len(agents))
-	for i := range agents {
-		old := agents[i].ID
-		if old < 1 || old > MaxID {
-			return nil, fmt.Errorf("%w: agent %d: %w", ErrBadSnapshot, old, ErrBadID)
-		}
-		if saved[old] {
-			return nil, fmt.Errorf("%w: agent %d is twice in the document: %w", ErrBadSnapshot, old, ErrIDInUse)
-		}
-		saved[old] = true
-		id := old
-		if to, ok := ids[old]; ok {
-			id = to
-		}
-		if prev, ok := taken[id]; ok {
-			return nil, fmt.Errorf("agents %d and %d both map to id %d: %w", prev, old, id, ErrIDInUse)
-		}
-		taken[id] = old
-		if err := h.checkID(id); err != nil {
-			if id != old {
-				return nil, fmt.Errorf("agent %d as %w", old, err)
-			}
-			return nil, err
-		}
-		out[i] = id
-	}
-	for old := range ids {
-		if !saved[old] {
-			return nil, fmt.Errorf("the id map names agent %d, which is not in the document", old)
-		}
-	}
 	return out, nil
 }
 
@@ -488,87 +454,4 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 		}
 	}
 	return nil
-}
-
-// readSnapshotDoc reads a snapshot document whole (after migrate, if set,
-// brought an older version up to this one): what names the operation in
-// errors ("restore", "import").
-func readSnapshotDoc(what string, data []byte, migrate func(version int, data []byte) ([]byte, error)) (f snapshotFile, err error) {
-	if migrate != nil {
-		var head struct {
-			Version int `json:"version"`
-		}
-		if err := json.Unmarshal(data, &head); err == nil && head.Version != SnapshotVersion {
-			migrated, err := migrate(head.Version, data)
-			if err != nil {
-				return f, fmt.Errorf("%s: migrating version %d: %w", what, head.Version, err)
-			}
-			data = migrated
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return f, fmt.Errorf("%s: %w: %v", what, ErrBadSnapshot, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return f, fmt.Errorf("%s: %w: data after the snapshot", what, ErrBadSnapshot)
-	}
-	if f.Version != SnapshotVersion {
-		return f, fmt.Errorf("%s: %w: version %d, this build reads version %d", what, ErrBadSnapshot, f.Version, SnapshotVersion)
-	}
-	return f, nil
-}
-
-// makeRestored makes the agents of a read snapshot document under newIDs,
-// rebinds and attaches them: all of them, or none (the ones made are
-// released) and the error.
-func (h *Host) makeRestored(what string, f *snapshotFile, newIDs []int, opts restoreMode, behaviours []*Behaviour) ([]*Agent, error) {
-	var out []*Agent
-	var rebinds [][]boundSlot
-	undo := func() {
-		for _, a := range out {
-			h.release(a)
-		}
-	}
-	for i := range f.Agents {
-		s := &f.Agents[i]
-		b := behaviours[0]
-		if len(behaviours) > 1 {
-			b = nil
-			for _, c := range behaviours {
-				if c.name == s.Behaviour {
-					b = c
-				}
-			}
-			if b == nil {
-				undo()
-				return nil, fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, s.ID, s.Behaviour)
-			}
-		}
-		a, slots, err := h.restoreAgent(b, s, newIDs[i], opts.ids)
-		if err != nil {
-			undo()
-			return nil, fmt.Errorf("%s: agent %d: %w", what, s.ID, err)
-		}
-		out = append(out, a)
-		if opts.Rebind != nil {
-			rebinds = append(rebinds, slots)
-		}
-	}
-	for i, slots := range rebinds {
-		if err := out[i].rebind(slots, opts.Rebind); err != nil {
-			undo()
-			return nil, fmt.Errorf("%s: agent %d: %w", what, out[i].id, err)
-		}
-	}
-	if opts.Attach != nil {
-		for i, a := range out {
-			if err := opts.Attach(a, f.Agents[i].Synced); err != nil {
-				undo()
-				return nil, fmt.Errorf("%s: agent %d: attach: %w", what, a.id, err)
-			}
-		}
-	}
-	return out, nil
 }

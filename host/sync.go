@@ -261,12 +261,16 @@ func writeNumber(p unsafe.Pointer, k reflect.Kind, n float64) {
 // numberBlock hands out Lua numbers whose floats live in blocks of 256, as
 // gopher-lua's VM does for the numbers scripts compute: boxing each float
 // on its own would be an allocation per copied field per tick. A block is
-// garbage once none of its numbers is referenced. One worker uses it.
+// garbage once none of its numbers is referenced. One worker uses it. A nil
+// block boxes each number on its own.
 type numberBlock struct {
 	floats []float64
 }
 
 func (b *numberBlock) number(n float64) lua.LValue {
+	if b == nil {
+		return lua.LNumber(n)
+	}
 	if len(b.floats) == cap(b.floats) {
 		b.floats = make([]float64, 0, 256)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -31,10 +32,18 @@ func (h *Host) Tick(dt float64) error {
 // the hooks run for what happened, and the error wraps the cause. A game
 // shutting down, or with a frame deadline, cancels it.
 //
-// A frame deadline ticks what fits, fairly: the next tick starts with the
-// agents a cut left out (then goes round to the rest), and each of them
-// gets the time it missed added to the dt of its next tick, so its clock,
-// timers and waits stay true. A snapshot keeps that owed time.
+// A frame deadline ticks what fits, fairly across the whole host: the next
+// tick starts with the agents a cut left out, in id order, then goes round
+// to the rest; and each of them gets the time it missed added to the dt
+// of its next tick, so its clock, timers and waits stay true. With several
+// workers, no worker goes on to agents that are owed fewer ticks while
+// another still has agents owed more: a worker that gets less CPU time (or
+// whose agents call slow Go functions) holds the others back rather than
+// falling behind them, so over any run of ticks two agents of interval 1
+// differ in how often they were ticked by at most one. Ticks without a cut
+// pay nothing for this; after a cut, until every agent has caught up, each
+// tick makes a few extra passes over the agents. A snapshot keeps the owed
+// time, not the order.
 func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if err := h.usable(); err != nil {
 		return err
@@ -63,7 +72,12 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if h.opts.Profile {
 		t0 = time.Now()
 	}
-	h.eachWorker(func(w *worker) { w.tick(dt) })
+	var f *fairFrame
+	if h.fair {
+		f = newFairFrame(len(h.workers))
+	}
+	h.eachWorker(func(w *worker) { w.tick(dt, f) })
+	h.settleFair(f != nil)
 	if h.opts.Profile {
 		h.profTime += time.Since(t0)
 		h.profTicks++
@@ -119,43 +133,40 @@ func pinned(w *worker, fn func(*worker)) {
 	fn(w)
 }
 
-// tick ticks the worker's agents in spawn order, from where the last
-// tick cut short by TickContext stopped (then round to it). The agents a
-// cut leaves out, and those whose interval skips this host tick, owe the
-// time they missed, added to the dt of their next tick, so their clocks
-// stay true.
-func (w *worker) tick(dt float64) {
-	dtv := lua.LValue(lua.LNumber(dt)) // boxed once for every agent
-	done, tn := w.h.tickDone, w.h.tickNo
-	owedDt, owedV := -1.0, lua.LValue(lua.LNil) // the last owed dt, boxed
-	n := len(w.agents)
-	start := w.next
-	if start >= n {
-		start = 0
+// tick ticks the worker's agents whose interval makes them due on this
+// host tick, in spawn order. The agents that a cut (TickContext) leaves
+// out, and those whose interval skips this host tick, owe the time they
+// missed, added to the dt of their next tick, so their clocks stay true.
+//
+// After a cut, the host ticks fairly (tickFair) until every agent has
+// caught up: the agents a cut left out go first, across all the workers.
+func (w *worker) tick(dt float64, f *fairFrame) {
+	w.cut, w.rotated = false, false
+	if f != nil {
+		w.tickFair(dt, f)
+		return
 	}
-	w.next, w.rotated = 0, start != 0
-	for k := range n {
-		i := start + k
-		if i >= n {
-			i -= n
-		}
+	done, tn := w.h.tickDone, w.h.tickNo
+	for k, a := range w.agents {
 		if done != nil {
 			select {
 			case <-done:
-				// TickContext's ctx ended: the rest wait for the next tick,
-				// which starts with them.
-				for j := k; j < n; j++ {
-					a := w.agents[(start+j)%n]
+				// TickContext's ctx ended: the rest wait for the next
+				// tick, which starts with them (lag 1; every other lag is
+				// 0 while the host is not fair).
+				for _, a := range w.agents[k:] {
 					if a.suspension == NotSuspended {
 						a.owed += dt
+						if a.due(tn) {
+							a.lag = 1
+						}
 					}
 				}
-				w.next = i
+				w.cut = true
 				return
 			default:
 			}
 		}
-		a := w.agents[i]
 		if a.suspension != NotSuspended {
 			continue
 		}
@@ -163,19 +174,183 @@ func (w *worker) tick(dt float64) {
 			a.owed += dt
 			continue
 		}
-		if a.owed > 0 {
-			d := dt + a.owed
-			a.owed = 0
-			if d != owedDt {
-				// Agents of one interval are owed the same time: box it
-				// once for them all.
-				owedDt, owedV = d, lua.LNumber(d)
-			}
-			_ = a.tick(d, owedV)
+		w.tickAgent(a, dt)
+	}
+}
+
+// tickAgent ticks a by dt plus what it is owed.
+func (w *worker) tickAgent(a *Agent, dt float64) {
+	if a.owed > 0 {
+		d := dt + a.owed
+		a.owed = 0
+		if d != w.owedDt || w.owedV == nil {
+			// Agents of one interval are owed the same time: box it once
+			// for them all.
+			w.owedDt, w.owedV = d, lua.LNumber(d)
+		}
+		_ = a.tick(d, w.owedV)
+		return
+	}
+	if dt != w.dt || w.dtV == nil {
+		w.dt, w.dtV = dt, lua.LNumber(dt) // boxed once for every agent
+	}
+	_ = a.tick(dt, w.dtV) // dt is checked; an agent in its own tick cannot be here
+}
+
+// fairFrame coordinates the workers in a fair tick: every worker ticks the
+// agents with the highest lag before any worker goes on to the next lag,
+// so a worker that gets less CPU time (or runs slow Go functions) holds
+// the others back instead of leaving its agents behind theirs.
+type fairFrame struct {
+	top  atomic.Int32 // the highest lag of any agent, after phase 0
+	bars []fairBarrier
+}
+
+type fairBarrier struct {
+	left atomic.Int32
+	ch   chan struct{}
+}
+
+// maxLagClasses bounds the lag classes a fair tick goes through (and so
+// its barriers); agents owed more are ticked with the highest class.
+const maxLagClasses = 16
+
+func newFairFrame(workers int) *fairFrame {
+	f := &fairFrame{bars: make([]fairBarrier, maxLagClasses+1)}
+	for i := range f.bars {
+		f.bars[i].left.Store(int32(workers))
+		f.bars[i].ch = make(chan struct{})
+	}
+	return f
+}
+
+// wait is barrier i: false when done (the cut) came first.
+func (f *fairFrame) wait(i int, done <-chan struct{}) bool {
+	b := &f.bars[i]
+	if b.left.Add(-1) == 0 {
+		close(b.ch)
+		return true
+	}
+	select {
+	case <-b.ch:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// tickFair is a tick while some agents are owed ticks others got (a cut
+// left them out): each agent's lag counts them. In phase 0 every due
+// agent's lag goes up by one; then the workers tick the agents of the
+// highest lag, wait for each other, the next lag, and so on down to 1,
+// each agent at most once. A cut stops it anywhere: the agents of interval
+// 1 then differ by at most one lag, so by at most one tick, whichever
+// worker got how much CPU. At the end, what every agent of interval 1 is
+// owed alike is taken off (lagFloor), and once no agent is owed more than
+// another the host leaves the fair mode.
+func (w *worker) tickFair(dt float64, f *fairFrame) {
+	h := w.h
+	done, tn, floor := h.tickDone, h.tickNo, h.lagFloor
+	w.rotated = true // records are sorted by agent before the hooks
+	var top int32
+	for _, a := range w.agents {
+		if a.suspension != NotSuspended {
 			continue
 		}
-		_ = a.tick(dt, dtv) // dt is checked; an agent in its own tick cannot be here
+		if a.interval <= 1 {
+			a.lag = max(a.lag-floor, 0)
+		}
+		if a.due(tn) {
+			a.lag++
+		}
+		top = max(top, a.lag)
 	}
+	for {
+		old := f.top.Load()
+		if old >= top || f.top.CompareAndSwap(old, top) {
+			break
+		}
+	}
+	ok := f.wait(0, done)
+	if ok {
+		top = min(f.top.Load(), maxLagClasses)
+	classes:
+		for c := top; c >= 1; c-- {
+			for _, a := range w.agents {
+				if a.frameAt == tn || a.suspension != NotSuspended || (a.lag != c && (c < top || a.lag < c)) {
+					continue
+				}
+				if done != nil {
+					select {
+					case <-done:
+						ok = false
+						break classes
+					default:
+					}
+				}
+				a.frameAt = tn
+				a.lag--
+				w.tickAgent(a, dt)
+			}
+			if c > 1 && !f.wait(int(top-c+1), done) {
+				ok = false
+				break
+			}
+		}
+	}
+	w.cut = !ok
+	w.has1, w.lagMin1, w.lagMax1, w.lagMaxK = false, 0, 0, 0
+	for _, a := range w.agents {
+		if a.suspension != NotSuspended {
+			continue
+		}
+		if a.frameAt != tn {
+			a.owed += dt
+		}
+		if a.interval <= 1 {
+			if !w.has1 {
+				w.has1, w.lagMin1, w.lagMax1 = true, a.lag, a.lag
+			}
+			w.lagMin1, w.lagMax1 = min(w.lagMin1, a.lag), max(w.lagMax1, a.lag)
+		} else {
+			w.lagMaxK = max(w.lagMaxK, a.lag)
+		}
+	}
+}
+
+// settleFair, after the workers ticked, decides whether the next tick is
+// fair (workers.go: tickFair) and what it takes off every lag.
+func (h *Host) settleFair(fair bool) {
+	cut := false
+	for _, w := range h.workers {
+		cut = cut || w.cut
+	}
+	if !fair {
+		if cut {
+			h.fair, h.lagFloor = true, 0
+		}
+		return
+	}
+	has1, min1, max1, maxK := false, int32(0), int32(0), int32(0)
+	for _, w := range h.workers {
+		maxK = max(maxK, w.lagMaxK)
+		if !w.has1 {
+			continue
+		}
+		if !has1 {
+			has1, min1, max1 = true, w.lagMin1, w.lagMax1
+		}
+		min1, max1 = min(min1, w.lagMin1), max(max1, w.lagMax1)
+	}
+	if min1 == max1 && maxK == 0 {
+		// Every agent is owed as much as every other: plain ticks again.
+		for _, a := range h.agents {
+			a.lag = 0
+		}
+		h.fair, h.lagFloor = false, 0
+		return
+	}
+	h.lagFloor = min1
 }
 
 // dispatch calls the hooks for what the workers recorded, ordered by agent

@@ -1,0 +1,186 @@
+package host
+
+// Reading a snapshot document into agents, for Restore and Import: the
+// ids they take, the fast reader and its encoding/json fallback.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// idPlacer gives each agent of a document, as it is read, the id it takes
+// here: its own, or the id map's. An id out of range, an agent twice in
+// the document, two agents mapped onto one id, or an id the host holds is
+// an error; finish reports an id map naming an agent the document lacks.
+type idPlacer struct {
+	h     *Host
+	ids   map[int]int  // saved id → new id (Import's map)
+	taken map[int]int  // new id → the saved id that takes it
+	saved map[int]bool // saved ids seen
+}
+
+func (h *Host) newIDPlacer(ids map[int]int) *idPlacer {
+	return &idPlacer{h: h, ids: ids, taken: map[int]int{}, saved: map[int]bool{}}
+}
+
+// place is the id the agent saved as old takes here.
+func (p *idPlacer) place(old int) (int, error) {
+	if old < 1 || old > MaxID {
+		return 0, fmt.Errorf("%w: agent %d: %w", ErrBadSnapshot, old, ErrBadID)
+	}
+	if p.saved[old] {
+		return 0, fmt.Errorf("%w: agent %d is twice in the document: %w", ErrBadSnapshot, old, ErrIDInUse)
+	}
+	p.saved[old] = true
+	id := old
+	if to, ok := p.ids[old]; ok {
+		id = to
+	}
+	if prev, ok := p.taken[id]; ok {
+		return 0, fmt.Errorf("agents %d and %d both map to id %d: %w", prev, old, id, ErrIDInUse)
+	}
+	p.taken[id] = old
+	if err := p.h.checkID(id); err != nil {
+		if id != old {
+			return 0, fmt.Errorf("agent %d as %w", old, err)
+		}
+		return 0, err
+	}
+	return id, nil
+}
+
+// finish reports an id map that names an agent the document did not hold.
+func (p *idPlacer) finish() error {
+	for old := range p.ids {
+		if !p.saved[old] {
+			return fmt.Errorf("the id map names agent %d, which is not in the document", old)
+		}
+	}
+	return nil
+}
+
+// migrateSnapshot brings a document of an older version up to this one
+// with migrate, when it is set and the version differs: what names the
+// operation in errors ("restore", "import").
+func migrateSnapshot(what string, data []byte, migrate func(version int, data []byte) ([]byte, error)) ([]byte, error) {
+	if migrate == nil {
+		return data, nil
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err == nil && head.Version != SnapshotVersion {
+		migrated, err := migrate(head.Version, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: migrating version %d: %w", what, head.Version, err)
+		}
+		return migrated, nil
+	}
+	return data, nil
+}
+
+// readSnapshotDoc reads a snapshot document whole with encoding/json and
+// its rules: the reading for any document the fast reader does not take.
+func readSnapshotDoc(what string, data []byte) (f snapshotFile, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: %w: %v", what, ErrBadSnapshot, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return f, fmt.Errorf("%s: %w: data after the snapshot", what, ErrBadSnapshot)
+	}
+	if f.Version != SnapshotVersion {
+		return f, fmt.Errorf("%s: %w: version %d, this build reads version %d", what, ErrBadSnapshot, f.Version, SnapshotVersion)
+	}
+	return f, nil
+}
+
+// makeRestored makes the agents of a snapshot document under their new
+// ids, rebinds and attaches them: all of them, or none (the ones made are
+// released) and the error. The documents Save writes are read fast, each
+// agent made as it is read; anything else (or a record that fails) is read
+// again from the start with encoding/json, its rules and its errors, so a
+// crafted document gets the errors it always got.
+func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviours []*Behaviour) ([]*Agent, error) {
+	var out []*Agent
+	var rebinds [][]boundSlot
+	var synced [][]string
+	ids := h.newIDPlacer(opts.ids)
+	undo := func() {
+		for _, a := range out {
+			h.release(a)
+		}
+		out, rebinds, synced = nil, nil, nil
+		ids = h.newIDPlacer(opts.ids)
+	}
+	take := func(s *agentSnapshot) error {
+		b := behaviours[0]
+		if len(behaviours) > 1 {
+			b = nil
+			for _, c := range behaviours {
+				if c.name == s.Behaviour {
+					b = c
+				}
+			}
+			if b == nil {
+				return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, s.ID, s.Behaviour)
+			}
+		}
+		id, err := ids.place(s.ID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		a, slots, err := h.restoreAgent(b, s, id, opts.ids)
+		if err != nil {
+			return fmt.Errorf("%s: agent %d: %w", what, s.ID, err)
+		}
+		out = append(out, a)
+		if opts.Rebind != nil {
+			rebinds = append(rebinds, slots)
+		}
+		if opts.Attach != nil {
+			synced = append(synced, s.Synced)
+		}
+		return nil
+	}
+	version, err := streamSnapshotFile(data, take)
+	if err == nil && version == SnapshotVersion {
+		err = ids.finish()
+	}
+	if err != nil || version != SnapshotVersion {
+		undo()
+		f, err := readSnapshotDoc(what, data)
+		if err != nil {
+			return nil, err
+		}
+		for i := range f.Agents {
+			if err := take(&f.Agents[i]); err != nil {
+				undo()
+				return nil, err
+			}
+		}
+		if err := ids.finish(); err != nil {
+			undo()
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	for i, slots := range rebinds {
+		if err := out[i].rebind(slots, opts.Rebind); err != nil {
+			id := out[i].id
+			undo()
+			return nil, fmt.Errorf("%s: agent %d: %w", what, id, err)
+		}
+	}
+	if opts.Attach != nil {
+		for i, a := range out {
+			if err := opts.Attach(a, synced[i]); err != nil {
+				undo()
+				return nil, fmt.Errorf("%s: agent %d: attach: %w", what, a.id, err)
+			}
+		}
+	}
+	return out, nil
+}
