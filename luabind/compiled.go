@@ -1,0 +1,124 @@
+package luabind
+
+// Compiled callbacks: a short Lua function — a transition condition, a
+// utility scorer, an update or hook — whose bytecode internal/lcomp
+// accepts is run in Go by the Call helpers, with the VM's result; anything
+// the compiled form cannot run exactly is handed to the VM (see
+// internal/lcomp's package comment, and docs/performance-compiled.md).
+//
+// A compiled run executes each instruction at most once, so it cannot run
+// away and needs no budget poll. What it must keep of the budget:
+//
+//   - the instruction budget (Options.BudgetSteps): a function longer than
+//     what is left of it runs in the VM, which stops it where it would;
+//     a compiled run charges the instructions it executed, as the VM's
+//     poll counts them (TestCompiledMatchesVM checks the counts);
+//   - the work count the wall-clock watchdog reads (the same count);
+//   - a stop already decided — StopOn's context ended, the agent's tick
+//     past its budget, a call stopped by the watchdog: the VM runs the call
+//     and raises the stop, as it would have.
+//
+// A compiled run allocates nothing but the numbers it stores in tables, so
+// the memory limit has nothing to stop. With RecordCalls or TimeCalls
+// (profiling) every call runs in the VM, so what they see is the VM's.
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luaai/luaai/luabind/internal/lcomp"
+)
+
+// compiledState is a VM's compiled functions and the math functions they
+// may call.
+type compiledState struct {
+	off   bool
+	progs map[*lua.FunctionProto]*lcomp.Program // nil: refused
+	math  *lcomp.Math
+}
+
+// SetCompiled turns the compiled path on (the default) or off; off, every
+// callback runs in the VM (benchmarks compare the two).
+func (vm *VM) SetCompiled(on bool) { vm.comp.off = !on }
+
+// program is fn's compiled form, or nil.
+func (vm *VM) program(fn *lua.LFunction) *lcomp.Program {
+	if vm.comp.off || fn.IsG || fn.Proto == nil {
+		return nil
+	}
+	p, ok := vm.comp.progs[fn.Proto]
+	if !ok {
+		p, _ = lcomp.Compile(fn.Proto)
+		if vm.comp.progs == nil {
+			vm.comp.progs = map[*lua.FunctionProto]*lcomp.Program{}
+		}
+		vm.comp.progs[fn.Proto] = p
+	}
+	return p
+}
+
+// mathFns are the sandbox's math functions a compiled function may call.
+func (vm *VM) mathFns() *lcomp.Math {
+	if vm.comp.math == nil {
+		m := &lcomp.Math{}
+		if proxy, ok := vm.L.G.Global.RawGetString(lua.MathLibName).(*lua.LTable); ok {
+			if ro, ok := vm.readOnly[proxy]; ok {
+				m = lcomp.MathOf(ro.real)
+			}
+		}
+		vm.comp.math = m
+	}
+	return vm.comp.math
+}
+
+// runCompiled runs fn(a0, a1) compiled when it can; ok is false when the
+// caller must call it through the VM (nothing was changed then).
+func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res lcomp.Result, ok bool) {
+	p := vm.program(fn)
+	if p == nil || vm.recorder != nil || vm.timer != nil {
+		return res, false
+	}
+	if vm.stopCtx != nil && vm.stopCtx.Err() != nil {
+		return res, false
+	}
+	b := vm.guard.bud
+	if b != nil {
+		if b.closed || b.cancel.Load() != nil || (b.tickDepth > 0 && b.firedTick.Load() == b.tickSeq) {
+			return res, false
+		}
+		if b.active {
+			// Nested in a budgeted call: its steps and its stop.
+			c := &b.ctx
+			if c.over || (c.stepLimit > 0 && c.steps+int64(p.Steps()) > c.stepLimit) {
+				return res, false
+			}
+			select {
+			case <-*c.done.Load():
+				return res, false
+			default:
+			}
+		} else if b.steps > 0 && int64(p.Steps()) > b.steps {
+			return res, false
+		}
+	}
+	res, ok = p.Run(fn, vm.mathFns(), nargs, a0, a1)
+	if ok && b != nil {
+		c := &b.ctx
+		c.addWork(uint64(res.Steps))
+		if b.active && c.stepLimit > 0 {
+			c.steps += int64(res.Steps)
+		}
+	}
+	return res, ok
+}
+
+// Compiled says whether fn runs compiled (when the values it meets allow),
+// and if not why: the first construct the compiler refuses, with its line.
+func Compiled(fn *lua.LFunction) (bool, string) {
+	if fn == nil || fn.IsG || fn.Proto == nil {
+		return false, "a Go function"
+	}
+	if _, err := lcomp.Compile(fn.Proto); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
