@@ -16,13 +16,19 @@ package luabind
 //   - the work count the wall-clock watchdog reads (the same count);
 //   - a stop already decided — StopOn's context ended, the agent's tick
 //     past its budget, a call stopped by the watchdog: the VM runs the call
-//     and raises the stop, as it would have.
+//     and raises the stop, as it would have;
+//   - the agent's tick budget (Options.TickBudget): the watchdog follows a
+//     tick through the state word its calls leave, so until a call of the
+//     running tick has gone through the VM (and while the watchdog is not
+//     running) callbacks run in the VM.
 //
 // A compiled run allocates nothing but the numbers it stores in tables, so
 // the memory limit has nothing to stop. With RecordCalls or TimeCalls
 // (profiling) every call runs in the VM, so what they see is the VM's.
 
 import (
+	"slices"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luaai/luaai/luabind/internal/lcomp"
@@ -82,8 +88,17 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 	}
 	b := vm.guard.bud
 	if b != nil {
-		if b.closed || b.cancel.Load() != nil || (b.tickDepth > 0 && b.firedTick.Load() == b.tickSeq) {
+		if b.closed || b.cancel.Load() != nil {
 			return res, false
+		}
+		if b.tickDepth > 0 {
+			// The agent's tick budget: the watchdog watches the tick through
+			// the state word the last call left, so the tick's first call,
+			// and any call after the watchdog went idle, runs in the VM to
+			// show it this tick; once the tick is over, the VM raises it.
+			if b.firedTick.Load() == b.tickSeq || b.state.Load()>>budgetTickShift&budgetTickMask != b.tickSeq || !b.running.Load() {
+				return res, false
+			}
 		}
 		if b.active {
 			// Nested in a budgeted call: its steps and its stop.
@@ -121,4 +136,32 @@ func Compiled(fn *lua.LFunction) (bool, string) {
 		return false, err.Error()
 	}
 	return true, ""
+}
+
+// CompiledFunc is one function of a chunk as the compiled path sees it.
+type CompiledFunc struct {
+	Line     int    // where the function is defined
+	Compiled bool   // runs compiled when the values it meets allow
+	Why      string // why not: the first construct refused, "line N: …"
+}
+
+// CompiledFuncs lists every function defined in a compiled chunk (not the
+// chunk itself), in the order they appear, with whether each would run
+// compiled as a callback.
+func CompiledFuncs(chunk *lua.FunctionProto) []CompiledFunc {
+	var out []CompiledFunc
+	var walk func(p *lua.FunctionProto)
+	walk = func(p *lua.FunctionProto) {
+		for _, sub := range p.FunctionPrototypes {
+			f := CompiledFunc{Line: sub.LineDefined, Compiled: true}
+			if _, err := lcomp.Compile(sub); err != nil {
+				f.Compiled, f.Why = false, err.Error()
+			}
+			out = append(out, f)
+			walk(sub)
+		}
+	}
+	walk(chunk)
+	slices.SortStableFunc(out, func(a, b CompiledFunc) int { return a.Line - b.Line })
+	return out
 }
