@@ -26,12 +26,13 @@ func (c *counter) Value(any) any               { return nil }
 // harness runs generated functions compiled (falling back to the VM as the
 // engine does) and through the VM, on twin contexts.
 type harness struct {
-	w     *world
-	cnt   *counter
-	math  *lcomp.Math
-	envs  []*lua.LTable
-	stats struct{ funcs, compiled, runs, ran, fellBack int }
-	ops   map[string]int // instructions run compiled to the end, by name
+	w       *world
+	cnt     *counter
+	math    *lcomp.Math
+	envs    []*lua.LTable
+	stats   struct{ funcs, compiled, runs, ran, fellBack int }
+	ops     map[string]int // instructions run compiled to the end, by name
+	refused map[string]int // why functions were refused
 }
 
 func newHarness() *harness {
@@ -40,7 +41,7 @@ func newHarness() *harness {
 		L.Push(L.NewFunction(lib))
 		L.Call(0, 0)
 	}
-	h := &harness{cnt: &counter{}, ops: map[string]int{}}
+	h := &harness{cnt: &counter{}, ops: map[string]int{}, refused: map[string]int{}}
 	h.w = &world{L: L, goFn: L.NewFunction(func(L *lua.LState) int { L.Push(lua.LString("meta")); return 1 })}
 	L.SetContext(h.cnt)
 	real := L.G.Global.RawGetString("math").(*lua.LTable)
@@ -89,6 +90,11 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 	h.stats.funcs++
 	prog, cerr := lcomp.Compile(fn.Proto)
 	if cerr != nil {
+		reason := cerr.Error()
+		if i := strings.Index(reason, ": "); i >= 0 {
+			reason = reason[i+2:]
+		}
+		h.refused[reason]++
 		return
 	}
 	h.stats.compiled++
@@ -220,6 +226,7 @@ func TestCompiledMatchesVM(t *testing.T) {
 		h.check(t, genFunc(r), r, 12)
 	}
 	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end, %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.fellBack)
+	t.Logf("refused: %v", h.refused)
 	// The comparison means something only where the compiled path ran:
 	// most functions compile, a good share of runs finish compiled, and
 	// every instruction kind the compiler accepts was among them.

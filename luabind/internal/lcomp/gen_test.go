@@ -94,7 +94,7 @@ func (g *gen) expr() string {
 	case 12:
 		return g.pick([]string{"math.abs", "math.floor", "math.sqrt"}) + "(" + g.expr() + ")"
 	default:
-		switch g.r.IntN(8) {
+		switch g.r.IntN(40) {
 		case 0:
 			return "(" + g.expr() + " .. \"x\")" // refused: concatenation
 		case 1:

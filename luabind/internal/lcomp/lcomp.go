@@ -3,6 +3,7 @@ package lcomp
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -260,7 +261,10 @@ func Compile(p *lua.FunctionProto) (*Program, error) {
 			}
 		case lua.OP_CALL, lua.OP_TAILCALL:
 			// Only calls of the math functions run compiled; which function
-			// the register holds is checked when it runs.
+			// the register holds is checked again when it runs.
+			if what, ok := callee(p, pc, in.a); !ok {
+				return nil, fail(what)
+			}
 			if !reg(in.a) || (in.b > 0 && in.a+in.b-1 >= prog.nregs) || (in.op == lua.OP_CALL && in.c > 2 && in.a+in.c-2 >= prog.nregs) {
 				return nil, fail("a call out of range")
 			}
@@ -646,4 +650,59 @@ func callMath(m *Math, callee lua.LValue, args []val) (float64, bool) {
 		return math.Sqrt(x), true
 	}
 	return 0, false
+}
+
+// mathNames are the math functions a compiled function may call.
+var mathNames = map[string]bool{"min": true, "max": true, "abs": true, "floor": true, "sqrt": true}
+
+// callee names what the call at pc calls, from the instruction that loaded
+// register a before it: ok when it is math.min, max, abs, floor or sqrt
+// read from the global math.
+func callee(p *lua.FunctionProto, pc, a int) (what string, ok bool) {
+	// load finds the instruction before pc that wrote register r.
+	load := func(pc, r int) (int, bool) {
+		for i := pc - 1; i >= 0; i-- {
+			if opA(p.Code[i]) == r {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	name := func(code uint32) string {
+		switch opCode(code) {
+		case lua.OP_GETGLOBAL:
+			if bx := opBx(code); bx < len(p.Constants) {
+				return p.Constants[bx].String()
+			}
+		case lua.OP_GETUPVAL:
+			if b := opB(code); b < len(p.DbgUpvalues) {
+				return p.DbgUpvalues[b]
+			}
+		}
+		return ""
+	}
+	at, found := load(pc, a)
+	if !found {
+		return "a call", false
+	}
+	fn := p.Code[at]
+	if opCode(fn) == lua.OP_GETTABLEKS && opC(fn)&rkBit != 0 && opC(fn)&^rkBit < len(p.Constants) {
+		key := p.Constants[opC(fn)&^rkBit].String()
+		if lib, found := load(at, opB(fn)); found && name(p.Code[lib]) == "math" {
+			if mathNames[key] {
+				return "", true
+			}
+			return "a call of math." + key + " (only math.min, max, abs, floor and sqrt run compiled)", false
+		}
+		return "a call of a field " + key, false
+	}
+	switch n := name(fn); {
+	case strings.Contains(n, "luaai concat"):
+		return "string concatenation (..)", false
+	case strings.Contains(n, "luaai absent"):
+		return "a call of a missing function", false
+	case n != "":
+		return "a call of " + n, false
+	}
+	return "a call", false
 }
