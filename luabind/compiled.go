@@ -39,7 +39,7 @@ import (
 type compiledState struct {
 	off   bool
 	progs map[*lua.FunctionProto]*lcomp.Program // nil: refused
-	math  *lcomp.Math
+	m     *lcomp.Machine                        // with the sandbox's math functions
 }
 
 // SetCompiled turns the compiled path on (the default) or off; off, every
@@ -62,18 +62,19 @@ func (vm *VM) program(fn *lua.LFunction) *lcomp.Program {
 	return p
 }
 
-// mathFns are the sandbox's math functions a compiled function may call.
-func (vm *VM) mathFns() *lcomp.Math {
-	if vm.comp.math == nil {
-		m := &lcomp.Math{}
+// machine runs the VM's compiled functions; the math functions they may
+// call are the sandbox's.
+func (vm *VM) machine() *lcomp.Machine {
+	if vm.comp.m == nil {
+		m := &lcomp.Machine{Math: &lcomp.Math{}}
 		if proxy, ok := vm.L.G.Global.RawGetString(lua.MathLibName).(*lua.LTable); ok {
 			if ro, ok := vm.readOnly[proxy]; ok {
-				m = lcomp.MathOf(ro.real)
+				m.Math = lcomp.MathOf(ro.real)
 			}
 		}
-		vm.comp.math = m
+		vm.comp.m = m
 	}
-	return vm.comp.math
+	return vm.comp.m
 }
 
 // runCompiled runs fn(a0, a1) compiled when it can; ok is false when the
@@ -115,7 +116,7 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 			return res, false
 		}
 	}
-	res, ok = p.Run(fn, vm.mathFns(), nargs, a0, a1)
+	res, ok = p.Run(vm.machine(), fn, nargs, a0, a1)
 	if ok && b != nil {
 		c := &b.ctx
 		c.addWork(uint64(res.Steps))

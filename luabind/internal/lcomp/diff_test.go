@@ -28,8 +28,7 @@ func (c *counter) Value(any) any               { return nil }
 type harness struct {
 	w       *world
 	cnt     *counter
-	math    *lcomp.Math
-	envs    []*lua.LTable
+	envs    []env
 	stats   struct{ funcs, compiled, runs, ran, fellBack int }
 	ops     map[string]int // instructions run compiled to the end, by name
 	refused map[string]int // why functions were refused
@@ -45,23 +44,39 @@ func newHarness() *harness {
 	h.w = &world{L: L, goFn: L.NewFunction(func(L *lua.LState) int { L.Push(lua.LString("meta")); return 1 })}
 	L.SetContext(h.cnt)
 	real := L.G.Global.RawGetString("math").(*lua.LTable)
-	h.math = lcomp.MathOf(real)
-	// Two global tables: the math library itself, and a read-only view of
-	// it (an empty table whose __index is the library), as mods see it.
-	for i := 0; i < 2; i++ {
-		env := L.NewTable()
-		L.G.Global.ForEach(func(k, v lua.LValue) { env.RawSet(k, v) })
-		env.RawSetString("G", lua.LNumber(7))
+	// The sandbox's math library: its min, max and abs are its own.
+	vm := luabind.NewVM(luabind.Options{})
+	sandboxed := L.NewTable()
+	real.ForEach(func(k, v lua.LValue) { sandboxed.RawSet(k, v) })
+	vmMath := vm.L.G.Global.RawGetString("math").(*lua.LTable).Metatable.(*lua.LTable).RawGetString("__index").(*lua.LTable)
+	for _, name := range []string{"min", "max", "abs"} {
+		sandboxed.RawSetString(name, vmMath.RawGetString(name))
+	}
+	vm.Close()
+	// Three global tables: gopher-lua's math library; a read-only view of
+	// it (an empty table whose __index is the library), as mods see it;
+	// the sandbox's library.
+	for i, lib := range []*lua.LTable{real, real, sandboxed} {
+		e := L.NewTable()
+		L.G.Global.ForEach(func(k, v lua.LValue) { e.RawSet(k, v) })
+		e.RawSetString("G", lua.LNumber(7))
+		e.RawSetString("math", lib)
 		if i == 1 {
 			view := L.NewTable()
 			mt := L.NewTable()
-			mt.RawSetString("__index", real)
+			mt.RawSetString("__index", lib)
 			L.SetMetatable(view, mt)
-			env.RawSetString("math", view)
+			e.RawSetString("math", view)
 		}
-		h.envs = append(h.envs, env)
+		h.envs = append(h.envs, env{e, &lcomp.Machine{Math: lcomp.MathOf(lib)}})
 	}
 	return h
+}
+
+// env is a global table and the machine that knows its math functions.
+type env struct {
+	globals *lua.LTable
+	m       *lcomp.Machine
 }
 
 // outcome is everything a caller can observe of one call.
@@ -80,7 +95,8 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 	}
 	L := h.w.L
 	chunk := L.NewFunctionFromProto(proto)
-	chunk.Env = h.envs[r.IntN(len(h.envs))]
+	e := h.envs[r.IntN(len(h.envs))]
+	chunk.Env = e.globals
 	L.Push(chunk)
 	if err := L.PCall(0, 1, nil); err != nil {
 		t.Fatalf("chunk: %v", err)
@@ -112,7 +128,7 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 		}
 		want := h.vm(fn, nargs, c1, s1)
 		h.stats.runs++
-		res, ok := prog.Run(fn, h.math, nargs, c2, s2)
+		res, ok := prog.Run(e.m, fn, nargs, c2, s2)
 		var got outcome
 		if ok {
 			h.stats.ran++

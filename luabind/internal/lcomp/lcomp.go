@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -311,17 +312,66 @@ type undo struct {
 	old lua.LValue
 }
 
-// Run runs the program as fn(a0, a1) (nargs of them given): fn supplies
-// the upvalues and the globals (fn.Env). ok is false when the VM must run
-// the call instead (see the package comment): the field writes made are
-// undone then, and nothing else was changed.
+// Machine is what runs programs for one VM: its math functions, its
+// registers and the numbers it boxes. Not safe for concurrent use: one
+// goroutine owns it, as it owns the VM.
+type Machine struct {
+	Math *Math
+	regs [MaxRegs]val
+	log  [MaxWrites]undo
+	nlog int
+	nums []float64 // numbers boxed into table fields, a block at a time
+}
+
+// box gives a number stored into a table its interface without an
+// allocation of its own: small whole numbers are shared, the others are
+// placed in a block of floats, as gopher-lua's own allocator does (-0
+// keeps its sign).
+func (m *Machine) box(x val) lua.LValue {
+	if x.v != nil || !x.num {
+		return x.box()
+	}
+	f := x.n
+	if f >= 0 && f < smallNums && f == math.Trunc(f) && !math.Signbit(f) {
+		return small[int(f)]
+	}
+	if len(m.nums) == cap(m.nums) {
+		m.nums = make([]float64, 0, numBlock)
+	}
+	m.nums = append(m.nums, f)
+	v := lua.LValue(lua.LNumber(0))
+	(*eface)(unsafe.Pointer(&v)).data = unsafe.Pointer(&m.nums[len(m.nums)-1])
+	return v
+}
+
+const (
+	smallNums = 128
+	numBlock  = 256
+)
+
+// eface is the layout of an interface value: its type and a pointer to
+// the value.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+var small = func() (s [smallNums]lua.LValue) {
+	for i := range s {
+		s[i] = lua.LNumber(i)
+	}
+	return s
+}()
+
+// Run runs the program as fn(a0, a1) (nargs of them given) on m: fn
+// supplies the upvalues and the globals (fn.Env). ok is false when the VM
+// must run the call instead (see the package comment): the field writes
+// made are undone then, and nothing else was changed.
 //
 // It is long because it is the interpreter loop, one switch over the
 // instructions Compile accepts.
-func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
-	var regs [MaxRegs]val
-	var log [MaxWrites]undo
-	nlog := 0
+func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
+	regs := &m.regs
+	m.nlog = 0
 	for i := 0; i < p.nregs; i++ {
 		regs[i] = val{v: lua.LNil}
 	}
@@ -359,16 +409,16 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 			}
 		case lua.OP_GETUPVAL:
 			if in.b >= len(fn.Upvalues) || fn.Upvalues[in.b] == nil {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			regs[in.a] = mk(fn.Upvalues[in.b].Value())
 		case lua.OP_GETGLOBAL:
 			if fn.Env == nil {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			v, good := getField(fn.Env, in.key)
 			if !good {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			regs[in.a] = mk(v)
 		case lua.OP_GETTABLEKS:
@@ -376,13 +426,13 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 			if !in.ck {
 				s, isStr := regs[in.c].v.(lua.LString)
 				if !isStr {
-					return p.bail(log[:nlog])
+					return m.bail(p)
 				}
 				key = string(s)
 			}
 			v, good := getField(regs[in.b].v, key)
 			if !good {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			regs[in.a] = mk(v)
 		case lua.OP_SETTABLEKS:
@@ -391,24 +441,24 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 			if !in.bk {
 				s, isStr := regs[in.b].v.(lua.LString)
 				if !isStr {
-					return p.bail(log[:nlog])
+					return m.bail(p)
 				}
 				key = string(s)
 			}
 			if !isTable {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			old := t.RawGetString(key)
 			if old == lua.LNil && t.Metatable != lua.LNil {
-				return p.bail(log[:nlog]) // __newindex could answer
+				return m.bail(p) // __newindex could answer
 			}
 			v := in.kc
 			if !in.ck {
 				v = regs[in.c]
 			}
-			log[nlog] = undo{t: t, key: key, old: old}
-			nlog++
-			t.RawSetString(key, v.box())
+			m.log[m.nlog] = undo{t: t, key: key, old: old}
+			m.nlog++
+			t.RawSetString(key, m.box(v))
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			x, y := in.kb, in.kc
 			if !in.bk {
@@ -418,7 +468,7 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 				y = regs[in.c]
 			}
 			if !x.num || !y.num {
-				return p.bail(log[:nlog]) // coercion, metamethod or error: the VM's
+				return m.bail(p) // coercion, metamethod or error: the VM's
 			}
 			r := arith(in.op, x.n, y.n)
 			if r == 0 {
@@ -430,7 +480,7 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 		case lua.OP_UNM:
 			x := regs[in.b]
 			if !x.num {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			regs[in.a] = val{n: -x.n, num: true}
 		case lua.OP_NOT:
@@ -445,11 +495,11 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 				regs[in.a] = val{n: float64(len(v)), num: true}
 			case *lua.LTable:
 				if v.Metatable != lua.LNil {
-					return p.bail(log[:nlog]) // __len
+					return m.bail(p) // __len
 				}
 				regs[in.a] = val{n: float64(v.Len()), num: true}
 			default:
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 		case lua.OP_JMP:
 			pc += in.b
@@ -471,7 +521,7 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 				r, good = x.n <= y.n, x.num && y.num
 			}
 			if !good {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			if r != (in.a != 0) {
 				pc++
@@ -490,20 +540,21 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 			n := in.b - 1
 			if in.b == 0 {
 				if top < 0 {
-					return p.bail(log[:nlog])
+					return m.bail(p)
 				}
 				n = top - (in.a + 1)
 			}
 			if n < 0 || in.a+1+n > p.nregs {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
-			r, good := callMath(m, regs[in.a].v, regs[in.a+1:in.a+1+n])
+			r, good := callMath(m.Math, regs[in.a].v, regs[in.a+1:in.a+1+n])
 			if !good {
-				return p.bail(log[:nlog])
+				return m.bail(p)
 			}
 			if in.op == lua.OP_TAILCALL {
 				// A Go function's tail call returns from the callback at
 				// once: the RETURN after it is not executed.
+				m.done(p)
 				return Result{ret: val{n: r, num: true}, Steps: steps}, true
 			}
 			top = -1
@@ -524,27 +575,36 @@ func (p *Program) Run(fn *lua.LFunction, m *Math, nargs int, a0, a1 lua.LValue) 
 				ret = regs[in.a]
 			case in.b == 0:
 				if top < 0 {
-					return p.bail(log[:nlog])
+					return m.bail(p)
 				}
 				if in.a < top {
 					ret = regs[in.a]
 				}
 			}
+			m.done(p)
 			return Result{ret: ret, Steps: steps}, true
 		case lua.OP_NOP:
 		default:
-			return p.bail(log[:nlog])
+			return m.bail(p)
 		}
 	}
-	return p.bail(log[:nlog])
+	return m.bail(p)
 }
 
 // bail undoes the writes, newest first, and hands the call to the VM.
-func (p *Program) bail(log []undo) (Result, bool) {
-	for i := len(log) - 1; i >= 0; i-- {
-		log[i].t.RawSetString(log[i].key, log[i].old)
+func (m *Machine) bail(p *Program) (Result, bool) {
+	for i := m.nlog - 1; i >= 0; i-- {
+		m.log[i].t.RawSetString(m.log[i].key, m.log[i].old)
 	}
+	m.done(p)
 	return Result{}, false
+}
+
+// done lets go of the values a run left in the registers and the log.
+func (m *Machine) done(p *Program) {
+	clear(m.regs[:p.nregs])
+	clear(m.log[:m.nlog])
+	m.nlog = 0
 }
 
 // getField is gopher-lua's field read with a string key, where it involves
