@@ -94,11 +94,21 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 		}
 		if b.tickDepth > 0 {
 			// The agent's tick budget: the watchdog watches the tick through
-			// the state word the last call left, so the tick's first call,
-			// and any call after the watchdog went idle, runs in the VM to
-			// show it this tick; once the tick is over, the VM raises it.
-			if b.firedTick.Load() == b.tickSeq || b.state.Load()>>budgetTickShift&budgetTickMask != b.tickSeq || !b.running.Load() {
+			// the state word the last call left. Before the tick's first
+			// call, and after the watchdog went idle, a call that begins
+			// and ends at once shows it this tick (where the thread must be
+			// looked up for that, the VM runs the call); once the tick is
+			// over, the VM raises it.
+			if b.firedTick.Load() == b.tickSeq {
 				return res, false
+			}
+			if !b.active && (b.state.Load()>>budgetTickShift&budgetTickMask != b.tickSeq || !b.running.Load()) {
+				if b.cpu && b.pins == 0 {
+					return res, false
+				}
+				if _, fired := b.end(b.begin(false)); fired {
+					return res, false
+				}
 			}
 		}
 		if b.active {

@@ -46,7 +46,9 @@ func TestCompiledCallsMatchVM(t *testing.T) {
 				return nil, vm.CallUpdate(fn, ctx, lua.LNumber(0.5))
 			}},
 		{src: "function(ctx) if ctx.hp > 0 then return \"running\" end return \"failure\" end", ctx: map[string]lua.LValue{"hp": lua.LNumber(1)},
-			call: func(vm *VM, fn *lua.LFunction, ctx *lua.LTable) (any, error) { return vm.CallStatus(fn, ctx, lua.LNumber(0.1)) }},
+			call: func(vm *VM, fn *lua.LFunction, ctx *lua.LTable) (any, error) {
+				return vm.CallStatus(fn, ctx, lua.LNumber(0.1))
+			}},
 	} {
 		var outs [2]string
 		for i, on := range []bool{true, false} {
