@@ -16,6 +16,7 @@ import (
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
 )
@@ -152,8 +153,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	h, err := host.New(host.Options{Workers: 1, Roots: []string{dir}, Stdout: &bytes.Buffer{}})
 	require.NoError(t, err)
 	defer h.Close()
-	var vm *luabind.VM
-	require.NoError(t, h.RunLua(func(v *luabind.VM) error { vm = v; return nil }))
+	var vm *defs.VM
+	require.NoError(t, h.RunLua(func(v *defs.VM) error { vm = v; return nil }))
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
@@ -166,7 +167,7 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 		}
 		v, err := vm.RunFile(filepath.Join(dir, b.file))
 		require.NoError(t, err, b.where())
-		if _, ok := luabind.MachineValue(v); ok {
+		if _, ok := defs.MachineValue(v); ok {
 			def, err := vm.LoadBehaviour(filepath.Join(dir, b.file))
 			require.NoError(t, err, b.where())
 			require.Empty(t, inspect.Lint(def), "%s: %s has warnings", b.where(), b.file)
@@ -174,8 +175,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	default:
 		v, err := vm.RunString("example.lua", b.text)
 		require.NoError(t, err, b.where())
-		if m, ok := luabind.MachineValue(v); ok {
-			require.Empty(t, luabind.CheckRoot(m, "example.lua"), b.where())
+		if m, ok := defs.MachineValue(v); ok {
+			require.Empty(t, defs.CheckRoot(m, "example.lua"), b.where())
 			require.Empty(t, inspect.Lint(m), "%s: warnings", b.where())
 			_, err := h.LoadString("example.lua", b.text)
 			require.NoError(t, err, b.where())
@@ -342,10 +343,10 @@ func referenceText(t *testing.T) []byte {
 }
 
 // Every function of the luaai module is documented in the README (the
-// editor definitions are checked in luabind).
+// editor definitions are checked in luabind/defs).
 func TestReadmeNamesEveryExport(t *testing.T) {
 	readme := referenceText(t)
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	for _, name := range vm.Exports() {
 		require.Regexp(t, `\bai\.`+regexp.QuoteMeta(name)+`\b`, string(readme), "ai.%s is not in the README", name)
@@ -355,7 +356,7 @@ func TestReadmeNamesEveryExport(t *testing.T) {
 // Every curve kind is in the README.
 func TestReadmeNamesEveryCurveKind(t *testing.T) {
 	readme := referenceText(t)
-	for _, k := range luabind.CurveKinds() {
+	for _, k := range defs.CurveKinds() {
 		require.Contains(t, string(readme), "`"+k+"`", "curve kind %s is not in the README", k)
 	}
 }

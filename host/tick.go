@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -335,13 +336,13 @@ func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 	}
 	var err error
 	switch t.Kind {
-	case luabind.To:
+	case defs.To:
 		err = a.replace(n, t.target, TransitionTo, payload, t.Run)
-	case luabind.Push:
+	case defs.Push:
 		err = a.push(n, t.target, payload, t.Run)
-	case luabind.Pop:
+	case defs.Pop:
 		err = a.pop(n, payload, t.Run)
-	case luabind.Internal:
+	case defs.Internal:
 		a.action(s, t.Run, payload) // no state changes; the event is handled
 	}
 	if err != nil {
@@ -427,7 +428,7 @@ func (a *Agent) hookDt(n *place, fn *lua.LFunction, dt lua.LValue) {
 	}
 }
 
-func (a *Agent) test(n *place, c luabind.Cond, payload lua.LValue, k callback) bool {
+func (a *Agent) test(n *place, c defs.Cond, payload lua.LValue, k callback) bool {
 	pn, pk, ps := a.setCur(n, k)
 	var ok bool
 	var err error

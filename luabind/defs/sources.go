@@ -1,15 +1,18 @@
-package luabind
+package defs
 
-import "github.com/luaai/luaai/luabind/internal/srcpos"
+import (
+	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/internal/srcpos"
+)
 
 // Place is where a state is written: the line of its key in the parent
 // machine's `states`, and of each entry of its `transitions`. Zero
 // positions are unknown.
 type Place struct {
-	Line  Pos
-	Trans []Pos
+	Line  luabind.Pos
+	Trans []luabind.Pos
 	// Fields: where each `name = …` entry of a plain-table state is.
-	Fields map[string]Pos
+	Fields map[string]luabind.Pos
 }
 
 // Sources finds where the states of a machine are written, by reading the
@@ -48,7 +51,7 @@ func (s *Sources) locate(m *State) map[string]Place {
 	}
 	toks, ok := s.files[m.Pos.File]
 	if !ok {
-		if src, err := ReadScript(m.Pos.File); err == nil {
+		if src, err := luabind.ReadScript(m.Pos.File); err == nil {
 			toks = srcpos.Tokenize(src)
 		}
 		s.files[m.Pos.File] = toks
@@ -59,15 +62,15 @@ func (s *Sources) locate(m *State) map[string]Place {
 	}
 	kids := make(map[string]Place, len(written))
 	for _, w := range written {
-		p := Place{Line: Pos{File: m.Pos.File, Line: w.Line}}
+		p := Place{Line: luabind.Pos{File: m.Pos.File, Line: w.Line}}
 		for name, line := range w.Fields {
 			if p.Fields == nil {
-				p.Fields = map[string]Pos{}
+				p.Fields = map[string]luabind.Pos{}
 			}
-			p.Fields[name] = Pos{File: m.Pos.File, Line: line}
+			p.Fields[name] = luabind.Pos{File: m.Pos.File, Line: line}
 		}
 		for _, line := range w.Trans {
-			p.Trans = append(p.Trans, Pos{File: m.Pos.File, Line: line})
+			p.Trans = append(p.Trans, luabind.Pos{File: m.Pos.File, Line: line})
 		}
 		kids[w.Name] = p
 	}
