@@ -196,6 +196,13 @@ func BenchmarkGuard(b *testing.B) {
 	b.Run("floor_ctx", func(b *testing.B) { benchFloor(b, true, false) })
 	b.Run("update_only", func(b *testing.B) { benchFloor(b, false, true) })
 	b.Run("engine", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
+	// engine_vm is engine with every callback run by the VM (no compiled
+	// callbacks): what compiling them saves.
+	b.Run("engine_vm", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false)
+		host.VM(h).SetCompiled(false)
+		tickGuards(b, h, benchAgents)
+	})
 	// engine_no_budget is engine without the runaway budget: the difference
 	// is what the safe default costs, the rest is scheduling.
 	b.Run("engine_no_budget", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false, -1), benchAgents) })
@@ -253,13 +260,11 @@ func BenchmarkWorkers(b *testing.B) {
 	}
 }
 
-// BenchmarkUtility scores 8 states per decision, with Lua and native scorers.
+// BenchmarkUtility scores 8 states per decision, with Lua and native
+// scorers; lua_vm runs the Lua scorers in the VM (compiling off).
 func BenchmarkUtility(b *testing.B) {
-	for _, native := range []bool{false, true} {
-		name := "lua"
-		if native {
-			name = "native"
-		}
+	for _, name := range []string{"lua", "lua_vm", "native"} {
+		native := name == "native"
 		b.Run(name, func(b *testing.B) {
 			var states []string
 			for i := 0; i < 8; i++ {
@@ -280,6 +285,7 @@ return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "
 				b.Fatal(err)
 			}
 			defer h.Close()
+			host.VM(h).SetCompiled(name != "lua_vm")
 			beh, err := h.LoadString("utility.lua", src)
 			if err != nil {
 				b.Fatal(err)

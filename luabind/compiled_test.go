@@ -140,3 +140,35 @@ func TestCompiledUpdateAllocs(t *testing.T) {
 	require.Zero(t, allocs)
 	require.InDelta(t, 1001*1.5*0.016, float64(ctx.RawGetString("x").(lua.LNumber)), 1e-9)
 }
+
+// BenchmarkCompiledScorer calls a Lua scorer compiled and through the VM.
+func BenchmarkCompiledScorer(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		name := "compiled"
+		if !on {
+			name = "vm"
+		}
+		b.Run(name, func(b *testing.B) {
+			vm := NewVM(Options{})
+			defer vm.Close()
+			vm.SetCompiled(on)
+			v, err := vm.RunString("s.lua", "return function(ctx) return ctx.hunger * (1 - ctx.d3) end")
+			if err != nil {
+				b.Fatal(err)
+			}
+			fn := v.(*lua.LFunction)
+			ctx := vm.L.NewTable()
+			ctx.RawSetString("hunger", lua.LNumber(0.5))
+			for _, k := range []string{"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"} {
+				ctx.RawSetString(k, lua.LNumber(0.3))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := vm.CallNumber(fn, ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

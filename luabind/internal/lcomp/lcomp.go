@@ -600,11 +600,13 @@ func (m *Machine) bail(p *Program) (Result, bool) {
 	return Result{}, false
 }
 
-// done lets go of the values a run left in the registers and the log.
-func (m *Machine) done(p *Program) {
-	clear(m.regs[:p.nregs])
-	clear(m.log[:m.nlog])
-	m.nlog = 0
+// done lets go of the tables the undo log holds (the registers keep
+// their values until the next run overwrites them: a few values at most).
+func (m *Machine) done(*Program) {
+	if m.nlog > 0 {
+		clear(m.log[:m.nlog])
+		m.nlog = 0
+	}
 }
 
 // getField is gopher-lua's field read with a string key, where it involves
