@@ -23,11 +23,13 @@ package luabind
 //     running) callbacks run in the VM.
 //
 // A compiled run allocates nothing but the numbers it stores in tables, so
-// the memory limit has nothing to stop. With RecordCalls or TimeCalls
-// (profiling) every call runs in the VM, so what they see is the VM's.
+// the memory limit has nothing to stop. With RecordCalls every call runs in
+// the VM (the recording is what the VM would run); TimeCalls (profiling)
+// times compiled runs as it times the VM's calls.
 
 import (
 	"slices"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -81,7 +83,7 @@ func (vm *VM) machine() *lcomp.Machine {
 // caller must call it through the VM (nothing was changed then).
 func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res lcomp.Result, ok bool) {
 	p := vm.program(fn)
-	if p == nil || vm.recorder != nil || vm.timer != nil {
+	if p == nil || vm.recorder != nil {
 		return res, false
 	}
 	if vm.stopCtx != nil && vm.stopCtx.Err() != nil {
@@ -126,15 +128,35 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 			return res, false
 		}
 	}
-	res, ok = p.Run(vm.machine(), fn, nargs, a0, a1)
+	if vm.timer != nil {
+		// Profiling: the compiled run is timed as the VM's calls are.
+		t0 := time.Now()
+		res, ok = p.Run(vm.machine(), fn, nargs, a0, a1)
+		if ok {
+			vm.timer(fn, time.Since(t0))
+		}
+	} else {
+		res, ok = p.Run(vm.machine(), fn, nargs, a0, a1)
+	}
 	if ok && b != nil {
 		c := &b.ctx
-		c.addWork(uint64(res.Steps))
+		// As Done counts them: the watchdog's copy is published every 256.
+		old := c.work
+		if c.work += uint64(res.Steps); c.work>>8 != old>>8 {
+			c.published.Store(c.work)
+		}
 		if b.active && c.stepLimit > 0 {
 			c.steps += int64(res.Steps)
 		}
 	}
 	return res, ok
+}
+
+// ProtoCompiled says whether a function of this prototype runs compiled
+// as a callback (when the values it meets allow): what the profile marks.
+func ProtoCompiled(p *lua.FunctionProto) bool {
+	_, err := lcomp.Compile(p)
+	return err == nil
 }
 
 // Compiled says whether fn runs compiled (when the values it meets allow),
