@@ -36,6 +36,9 @@ import (
 	"github.com/luaai/luaai/luabind/internal/lcomp"
 )
 
+// maxPrograms bounds a VM's cache of compiled functions.
+const maxPrograms = 1 << 14
+
 // compiledState is a VM's compiled functions and the math functions they
 // may call.
 type compiledState struct {
@@ -56,7 +59,10 @@ func (vm *VM) program(fn *lua.LFunction) *lcomp.Program {
 	p, ok := vm.comp.progs[fn.Proto]
 	if !ok {
 		p, _ = lcomp.Compile(fn.Proto)
-		if vm.comp.progs == nil {
+		if vm.comp.progs == nil || len(vm.comp.progs) >= maxPrograms {
+			// A reload brings new functions: the old ones' entries go, a
+			// map at a time, instead of piling up (the live ones are
+			// compiled again when they next run).
 			vm.comp.progs = map[*lua.FunctionProto]*lcomp.Program{}
 		}
 		vm.comp.progs[fn.Proto] = p
