@@ -90,6 +90,7 @@ type ins struct {
 	kb, kc  val  // those constants
 	key     string
 	line    int
+	last    bool // SETTABLEKS: nothing after it can hand the call to the VM
 }
 
 // Program is a compiled function.
@@ -286,6 +287,23 @@ func Compile(p *lua.FunctionProto) (*Program, error) {
 	if len(prog.code) == 0 || prog.code[len(prog.code)-1].op != lua.OP_RETURN {
 		return nil, &Unsupported{Line: p.LastLineDefined, Reason: "no final return"}
 	}
+	// A write that nothing after it can undo needs no undo entry (code
+	// only jumps forward, so what runs after it comes after it).
+	canBail := false
+	for pc := len(prog.code) - 1; pc >= 0; pc-- {
+		in := &prog.code[pc]
+		if in.op == lua.OP_SETTABLEKS {
+			in.last = !canBail
+		}
+		switch in.op {
+		case lua.OP_MOVE, lua.OP_MOVEN, lua.OP_LOADK, lua.OP_LOADBOOL, lua.OP_LOADNIL, lua.OP_NOT, lua.OP_JMP,
+			lua.OP_TEST, lua.OP_TESTSET, lua.OP_NOP:
+		case lua.OP_RETURN:
+			canBail = canBail || in.b == 0
+		default:
+			canBail = true
+		}
+	}
 	return prog, nil
 }
 
@@ -448,13 +466,17 @@ func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValu
 			if !isTable {
 				return m.bail(p)
 			}
-			old := t.RawGetString(key)
-			if old == lua.LNil && t.Metatable != lua.LNil {
-				return m.bail(p) // __newindex could answer
-			}
 			v := in.kc
 			if !in.ck {
 				v = regs[in.c]
+			}
+			if in.last && t.Metatable == lua.LNil {
+				t.RawSetString(key, m.box(v)) // nothing left to undo it
+				break
+			}
+			old := t.RawGetString(key)
+			if old == lua.LNil && t.Metatable != lua.LNil {
+				return m.bail(p) // __newindex could answer
 			}
 			m.log[m.nlog] = undo{t: t, key: key, old: old}
 			m.nlog++
