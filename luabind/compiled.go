@@ -30,6 +30,7 @@ package luabind
 import (
 	"slices"
 	"time"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -42,9 +43,17 @@ const maxPrograms = 1 << 14
 // compiledState is a VM's compiled functions and the math functions they
 // may call.
 type compiledState struct {
-	off   bool
-	progs map[*lua.FunctionProto]*lcomp.Program // nil: refused
-	m     *lcomp.Machine                        // with the sandbox's math functions
+	off    bool
+	progs  map[*lua.FunctionProto]*lcomp.Program // nil: refused
+	recent [64]recentProgram                     // progs' entries last used, by the prototype's address
+	m      *lcomp.Machine                        // with the sandbox's math functions
+}
+
+// recentProgram is one entry of the cache in front of the map: a
+// prototype's program never changes, so an entry is never stale.
+type recentProgram struct {
+	proto *lua.FunctionProto
+	prog  *lcomp.Program
 }
 
 // SetCompiled turns the compiled path on (the default) or off; off, every
@@ -56,6 +65,10 @@ func (vm *VM) program(fn *lua.LFunction) *lcomp.Program {
 	if vm.comp.off || fn.IsG || fn.Proto == nil {
 		return nil
 	}
+	slot := &vm.comp.recent[uintptr(unsafe.Pointer(fn.Proto))>>6%uintptr(len(vm.comp.recent))]
+	if slot.proto == fn.Proto {
+		return slot.prog
+	}
 	p, ok := vm.comp.progs[fn.Proto]
 	if !ok {
 		p, _ = lcomp.Compile(fn.Proto)
@@ -64,9 +77,11 @@ func (vm *VM) program(fn *lua.LFunction) *lcomp.Program {
 			// map at a time, instead of piling up (the live ones are
 			// compiled again when they next run).
 			vm.comp.progs = map[*lua.FunctionProto]*lcomp.Program{}
+			clear(vm.comp.recent[:])
 		}
 		vm.comp.progs[fn.Proto] = p
 	}
+	*slot = recentProgram{fn.Proto, p}
 	return p
 }
 
