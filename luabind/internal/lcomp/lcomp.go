@@ -448,6 +448,13 @@ func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValu
 				}
 				key = string(s)
 			}
+			// A plain table (the usual context) inline, the rest in getField.
+			if t, isTable := regs[in.b].v.(*lua.LTable); isTable {
+				if v := t.RawGetString(key); v != lua.LNil || t.Metatable == lua.LNil {
+					regs[in.a] = mk(v)
+					break
+				}
+			}
 			v, good := getField(regs[in.b].v, key)
 			if !good {
 				return m.bail(p)
