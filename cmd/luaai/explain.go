@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/inspect"
 )
 
 // explainCompiled prints, for luaai check --explain, every function a
@@ -12,11 +12,11 @@ import (
 // the values it meets allow), or why it runs in the VM: one line each,
 // "file:line: compiled" or "file:line: VM: why".
 func explainCompiled(w io.Writer, script string) {
-	proto, err := luabind.CompileFile(script)
+	funcs, err := inspect.CompiledFuncs(script)
 	if err != nil {
 		return // check has reported it
 	}
-	for _, f := range luabind.CompiledFuncs(proto) {
+	for _, f := range funcs {
 		if f.Compiled {
 			fmt.Fprintln(w, oneLine(fmt.Sprintf("%s:%d: compiled", script, f.Line)))
 			continue
