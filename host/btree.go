@@ -11,7 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Behaviour trees (README: Behaviour trees): the body a state runs in its
+// Behaviour trees (docs/lua-reference.md: Behaviour trees): the body a state runs in its
 // update phase (its update hook, its steps, its tree), one tick function
 // per kind of node (the kinds are luabind's table), and how a tree's
 // records are saved, restored, carried over a reload and shown.
@@ -89,7 +89,7 @@ func (a *Agent) haltRunning(n *place, tn *defs.BTPlace, k int) {
 // btTicker ticks node i of n's tree: one per kind of node.
 type btTicker func(a *Agent, n *place, i int, dt lua.LValue) defs.Status
 
-// btTickers is the tick function of each kind of node (README: Behaviour
+// btTickers is the tick function of each kind of node (docs/lua-reference.md: Behaviour
 // trees); the kinds themselves are luabind's.
 var btTickers [defs.BTKindCount]btTicker
 
@@ -517,7 +517,7 @@ func treeInfo(n *place, i int) *TreeNodeInfo {
 	return out
 }
 
-// remapTree carries the records of a tree over a reload (README: Behaviour
+// remapTree carries the records of a tree over a reload (docs/lua-reference.md: Behaviour
 // trees): cooldown timers where the node path still exists; the running
 // path's records when every node on it still exists, of the same kind,
 // else the tree starts again at its root.

@@ -392,6 +392,10 @@ func (h *Host) target(id int) (*Agent, bool) {
 	return a, a != nil
 }
 
+// Agent is the agent with the given id that Tick ticks (spawned by the
+// game, restored or imported), and false when there is none. Agents a
+// script spawned with ai.spawn belong to that script and are not found
+// here.
 func (h *Host) Agent(id int) (*Agent, bool) {
 	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
 	if !ok {
@@ -485,6 +489,10 @@ type SpawnOptions struct {
 	// default (zero) value is 1, every host tick; a negative one is an
 	// error wrapping ErrBadInterval, and no agent is made.
 	Interval int
+	// Kind is what ai.agents(kind) finds the agent by: a name the game
+	// gives ("guard", "villager"). The default (zero) value is the
+	// script's name without folder and extension (DefaultKind).
+	Kind string
 }
 
 // SpawnWith is Spawn with everything the game attaches to the agent
@@ -522,6 +530,7 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 		a.bound = c.bound
 		a.user = opts.UserData
 		a.interval = opts.Interval
+		a.kind = opts.Kind
 		for _, k := range sortedMapKeys(opts.Bind) {
 			if err := a.Bind(k, opts.Bind[k]); err != nil {
 				return fmt.Errorf("spawn: %w", err)

@@ -1,6 +1,6 @@
 package host
 
-// Events and messages (README: A tick, Functions usable inside callbacks):
+// Events and messages (docs/lua-reference.md: A tick, Functions usable inside callbacks):
 // an agent's own events (Agent.Send, ai.send, agent:send) wait in its
 // incoming list for its next decide phase; messages from other agents
 // (ai.send_to) are queued per worker during a tick and delivered at its end,

@@ -31,7 +31,7 @@ var (
 	ErrIDInUse = errors.New("agent id already in use")
 )
 
-// snapshotFile is the JSON document: see "Snapshots" in docs/reference/luaai.md.
+// snapshotFile is the JSON document: see "The snapshot format" in docs/embedding.md.
 type snapshotFile struct {
 	Version int             `json:"version"`
 	Agents  []agentSnapshot `json:"agents"`
@@ -60,6 +60,9 @@ type agentSnapshot struct {
 	// Interval is the agent's tick interval (Agent.SetInterval); absent
 	// (an older snapshot) for 1.
 	Interval int `json:"interval,omitempty"`
+	// Kind is the kind the game gave (SpawnOptions.Kind); absent for the
+	// script's name.
+	Kind string `json:"kind,omitempty"`
 	// Synced lists the keys Agent.Sync filled (saved as plain data), for
 	// RestoreOptions.Attach.
 	Synced []string `json:"synced,omitempty"`
@@ -369,7 +372,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	L := w.vm.L
 	a := w.newAgent(s.ID, b, t)
 	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
-	a.interval = s.Interval
+	a.interval, a.kind = s.Interval, s.Kind
 	if why != NotSuspended {
 		a.suspend(why)
 	}

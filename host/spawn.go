@@ -29,6 +29,10 @@ var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", ma
 func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent, error) {
 	w, h := s.w, s.w.h
 	b, _ := def.Owner().(*Behaviour)
+	if b != nil && b.h == h && b.layouts[w.index] != nil && b.layouts[w.index].def != def {
+		// The definition of a behaviour reloaded since: its new version.
+		def = b.layouts[w.index].def
+	}
 	if b == nil || b.h != h || b.layouts[w.index] == nil || b.layouts[w.index].def != def {
 		// A definition built by a script (ai.spawn(ai.fsm{…})) or a script
 		// path loaded by ai.spawn: it exists in this worker only, and lives

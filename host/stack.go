@@ -1,6 +1,6 @@
 package host
 
-// The stack of an fsm (README: A tick, step 1; Transitions): ai.push,
+// The stack of an fsm (docs/lua-reference.md: A tick, step 1; Transitions): ai.push,
 // ai.pop and ai.replace asked for by hooks are requests, applied at the
 // start of the next tick, innermost machine first; the same push, pop and
 // replace carry out the transitions that name them. Here too: how a stack

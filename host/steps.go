@@ -1,6 +1,6 @@
 package host
 
-// Steps (README: Steps): a state's list of items run in order in its
+// Steps (docs/lua-reference.md: Steps): a state's list of items run in order in its
 // update phase, after its update hook and before its tree and children —
 // their tick, the check of a saved progress, how a reload carries it over
 // and how AgentView shows it. Their progress lives in the state's placeRT

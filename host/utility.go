@@ -1,6 +1,6 @@
 package host
 
-// Utility machines (README: Utility machines): every child scored, the
+// Utility machines (docs/lua-reference.md: Utility machines): every child scored, the
 // winner made active (momentum, lock, random_top), each decision traced
 // where decisions are watched, and shown with the curves' inputs
 // (AgentView).

@@ -58,7 +58,7 @@ type GraphOptions struct {
 	Never map[[2]string]bool
 }
 
-// WriteGraph with options: the same drawing, with the parts never reached
+// WriteGraphWith is WriteGraph with options: the same drawing, with the parts never reached
 // marked.
 func WriteGraphWith(w io.Writer, root *defs.State, name string, opts GraphOptions) error {
 	format := opts.Format

@@ -180,9 +180,9 @@ func ProtoCompiled(p *lua.FunctionProto) bool {
 	return err == nil
 }
 
-// Compiled says whether fn runs compiled (when the values it meets allow),
+// compiled says whether fn runs compiled (when the values it meets allow),
 // and if not why: the first construct the compiler refuses, with its line.
-func Compiled(fn *lua.LFunction) (bool, string) {
+func compiled(fn *lua.LFunction) (bool, string) {
 	if fn == nil || fn.IsG || fn.Proto == nil {
 		return false, "a Go function"
 	}

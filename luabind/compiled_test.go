@@ -12,7 +12,7 @@ func compiledFn(t *testing.T, vm *VM, src string) *lua.LFunction {
 	v, err := vm.RunString("c.lua", "return "+src)
 	require.NoError(t, err)
 	fn := v.(*lua.LFunction)
-	ok, why := Compiled(fn)
+	ok, why := compiled(fn)
 	require.True(t, ok, "%s compiles: %s", src, why)
 	return fn
 }

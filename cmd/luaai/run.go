@@ -177,7 +177,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
-		// In a terminal, --watch takes commands (README: The CLI, Commands).
+		// In a terminal, --watch takes commands (docs/cli.md: The CLI, Commands).
 		if c := openConsole(); c != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
@@ -390,7 +390,7 @@ func openInput(cfg *runConfig) (*runInput, error) {
 func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, script string, out *runOutput, stderr io.Writer) (*host.Behaviour, int) {
 	b, err := h.LoadFile(script)
 	if err != nil {
-		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
+		if cfg.json { // errors also as JSON lines on stdout (docs/cli.md: The CLI)
 			for _, l := range strings.Split(err.Error(), "\n") {
 				out.line(loadErrorLine{0, l})
 			}

@@ -21,7 +21,7 @@ type Scorer interface {
 	Score(vm *VM, ctx *lua.LTable) (float64, error)
 }
 
-// Runner is what the luaai functions usable inside callbacks (README: Functions usable inside callbacks) act
+// Runner is what the luaai functions usable inside callbacks (docs/lua-reference.md: Functions usable inside callbacks) act
 // on: the agent whose callback is running. host implements it.
 type Runner interface {
 	// Request asks for a Push, Pop or Replace on the nearest fsm holding
@@ -49,7 +49,7 @@ type Spawner interface {
 	Spawn(def *State, overrides *lua.LTable) (LuaAgent, error)
 }
 
-// LuaAgent is an agent as ai.spawn hands it to Lua (README: Agents from Lua, and tests).
+// LuaAgent is an agent as ai.spawn hands it to Lua (docs/lua-reference.md: Agents from Lua, and tests).
 type LuaAgent interface {
 	// ID is the agent's id (what ai.send_to takes); 0 while an agent
 	// queued by ai.spawn during a tick does not exist yet.

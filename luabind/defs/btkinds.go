@@ -95,6 +95,8 @@ var btKinds = [BTKindCount]btKindInfo{
 	BTWaitUntil: {name: "wait_until", param: btCondition, label: condLabel},
 }
 
+// String is the node kind's name as the ai.* function that makes it
+// ("sequence", "wait_until").
 func (k BTKind) String() string { return btKinds[k].name }
 
 // IsComposite reports whether the kind takes a list of children.

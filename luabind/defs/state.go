@@ -21,6 +21,7 @@ const (
 	KindRegions             // ai.regions{}: machines all active at once
 )
 
+// String is the kind's name: "fsm", "utility", "tree", "regions" or "leaf".
 func (k Kind) String() string {
 	switch k {
 	case KindFSM:
@@ -118,6 +119,8 @@ const (
 // replace); pop and internal transitions name none.
 func (k TransitionKind) HasTarget() bool { return k == To || k == Push || k == Replace }
 
+// String is the transition's kind: "to", "push", "pop", "replace" or
+// "internal".
 func (k TransitionKind) String() string {
 	switch k {
 	case Push:

@@ -9,8 +9,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Behaviour-tree nodes (README: Behaviour trees) and the step items of a
-// state's steps list (README: Steps) are built by the ai.* functions below
+// Behaviour-tree nodes (docs/lua-reference.md: Behaviour trees) and the step items of a
+// state's steps list (docs/lua-reference.md: Steps) are built by the ai.* functions below
 // into immutable BTNode values; ai.tree flattens a root node into a Tree,
 // where every node has its resolved name and its place.
 
@@ -31,6 +31,8 @@ const (
 	Running
 )
 
+// String is the status as a script returns it: "success", "failure",
+// "running".
 func (s Status) String() string {
 	switch s {
 	case Success:
