@@ -15,7 +15,7 @@ import (
 	"github.com/luaai/luaai/inspect"
 )
 
-const checkUsage = `Usage: luaai check SCRIPT|DIR...
+const checkUsage = `Usage: luaai check SCRIPT|DIR... [--explain]
 
 Loads and validates each behaviour SCRIPT without running it, and prints on
 stdout every problem, one a line, sorted by file and line:
