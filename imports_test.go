@@ -18,6 +18,7 @@ import (
 var (
 	allowedImports = map[string][]string{
 		"luabind/internal/astpass": nil,
+		"luabind/internal/lcomp":   nil,
 		"luabind/internal/dialect": nil,
 		"luabind/internal/pattern": nil,
 		"luabind/internal/srcpos":  nil,
@@ -29,7 +30,7 @@ var (
 		"types":                    nil,
 		// The Lua machine: it knows nothing of behaviour definitions.
 		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
-			"luabind/internal/syntax", "internal/safefile"},
+			"luabind/internal/syntax", "luabind/internal/lcomp", "internal/safefile"},
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// inspect) may import defs, nothing below them.

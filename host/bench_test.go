@@ -196,6 +196,13 @@ func BenchmarkGuard(b *testing.B) {
 	b.Run("floor_ctx", func(b *testing.B) { benchFloor(b, true, false) })
 	b.Run("update_only", func(b *testing.B) { benchFloor(b, false, true) })
 	b.Run("engine", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false), benchAgents) })
+	// engine_vm is engine with every callback run by the VM (no compiled
+	// callbacks): what compiling them saves.
+	b.Run("engine_vm", func(b *testing.B) {
+		h := newGuards(b, benchAgents, 1, false)
+		host.VM(h).SetCompiled(false)
+		tickGuards(b, h, benchAgents)
+	})
 	// engine_no_budget is engine without the runaway budget: the difference
 	// is what the safe default costs, the rest is scheduling.
 	b.Run("engine_no_budget", func(b *testing.B) { tickGuards(b, newGuards(b, benchAgents, 1, false, -1), benchAgents) })
@@ -253,13 +260,11 @@ func BenchmarkWorkers(b *testing.B) {
 	}
 }
 
-// BenchmarkUtility scores 8 states per decision, with Lua and native scorers.
+// BenchmarkUtility scores 8 states per decision, with Lua and native
+// scorers; lua_vm runs the Lua scorers in the VM (compiling off).
 func BenchmarkUtility(b *testing.B) {
-	for _, native := range []bool{false, true} {
-		name := "lua"
-		if native {
-			name = "native"
-		}
+	for _, name := range []string{"lua", "lua_vm", "native"} {
+		native := name == "native"
 		b.Run(name, func(b *testing.B) {
 			var states []string
 			for i := 0; i < 8; i++ {
@@ -280,6 +285,7 @@ return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "
 				b.Fatal(err)
 			}
 			defer h.Close()
+			host.VM(h).SetCompiled(name != "lua_vm")
 			beh, err := h.LoadString("utility.lua", src)
 			if err != nil {
 				b.Fatal(err)
@@ -417,4 +423,61 @@ func BenchmarkScale(b *testing.B) {
 	for _, n := range []int{1000, 10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) { tickGuards(b, newGuards(b, n, 1, true), n) })
 	}
+}
+
+// BenchmarkUtilityRatio ticks the hosts of BenchmarkUtility (Lua scorers
+// compiled, the same run by the VM, natives) in turn, each iteration, and
+// reports the median per-tick ratios: lua/native (compiled Lua scorers
+// against natives) and vm/native (natives' speed-up over the VM's Lua
+// scorers), robust to a machine whose load changes between benchmarks.
+func BenchmarkUtilityRatio(b *testing.B) {
+	mk := func(native, compiled bool) *host.Host {
+		var states, ctx []string
+		ctx = append(ctx, "hunger = 0.5")
+		for i := 0; i < 8; i++ {
+			score := fmt.Sprintf("function(ctx) return ctx.hunger * (1 - ctx.d%d) end", i)
+			if native {
+				score = fmt.Sprintf(`ai.product(ai.field("hunger"), ai.inverse(ai.field("d%d")))`, i)
+			}
+			states = append(states, fmt.Sprintf("s%d = { score = %s }", i, score))
+			ctx = append(ctx, fmt.Sprintf("d%d = %v", i, float64(i)/10))
+		}
+		src := fmt.Sprintf(`local ai = require("luaai")
+return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "), strings.Join(states, ", "))
+		h, err := host.New(host.Options{Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		host.VM(h).SetCompiled(compiled)
+		beh, err := h.LoadString("utility.lua", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 1000; i++ {
+			if _, err := h.Spawn(beh, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return h
+	}
+	lua, vm, native := mk(false, true), mk(false, false), mk(true, true)
+	defer lua.Close()
+	defer vm.Close()
+	defer native.Close()
+	timed := func(h *host.Host) time.Duration {
+		t0 := time.Now()
+		if err := h.Tick(0.016); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	var luaNative, vmNative []float64
+	b.ResetTimer()
+	for range b.N {
+		l, v, n := timed(lua), timed(vm), timed(native)
+		luaNative = append(luaNative, float64(l)/float64(n))
+		vmNative = append(vmNative, float64(v)/float64(n))
+	}
+	b.ReportMetric(median(luaNative), "lua/native")
+	b.ReportMetric(median(vmNative), "vm/native")
 }

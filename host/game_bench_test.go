@@ -135,16 +135,21 @@ type recordedCall struct {
 // BenchmarkGame reports, for each kind alone and for the whole game, the
 // engine's ns/agent-tick, the floor's, their ratio and the engine's
 // allocations per agent-tick, from ticks of the engine and replays of the
-// floor taken in turn.
+// floor taken in turn. game_vm is the whole game with every callback run
+// by the VM (compiled callbacks off).
 func BenchmarkGame(b *testing.B) {
-	for _, kind := range append([]string{"soldiers", "villagers", "scouts"}, "") {
+	for _, kind := range []string{"soldiers", "villagers", "scouts", "", "vm"} {
 		name := kind
-		if name == "" {
+		switch kind {
+		case "":
 			name = "game"
+		case "vm":
+			name, kind = "game_vm", ""
 		}
 		b.Run(name, func(b *testing.B) {
 			h, world := newGame(b, kind, 1, 1)
 			defer h.Close()
+			host.VM(h).SetCompiled(name != "game_vm")
 			agents := h.Len()
 			tick := 1
 			replay, calls := recordFloor(b, h, world, tick)

@@ -20,6 +20,7 @@ import (
 // in Go): how often it ran and for how long in all.
 type ProfileEntry struct {
 	Native   string // the native's description ("gt(hunger, 0.5)"); "" for a Lua function
+	Compiled bool   // a Lua function that runs compiled to Go (see docs/performance-compiled.md)
 	File     string
 	Line     int      // where the function (or the native's state) is defined
 	Callback Callback // "update", "when", "score", …
@@ -148,6 +149,7 @@ func (h *Host) Profile() Profile {
 		e := ProfileEntry{Callback: Callback(k.callback.String()), State: k.state, Calls: c.calls, Total: c.total}
 		if k.proto != nil {
 			e.File, e.Line = k.proto.SourceName, k.proto.LineDefined
+			e.Compiled = luabind.ProtoCompiled(k.proto)
 			p.InLua += c.total
 		} else {
 			e.Native = defs.Describe(k.native)

@@ -46,6 +46,7 @@ func TestProfile(t *testing.T) {
 			continue
 		}
 		require.Equal(t, "prof.lua", e.File)
+		require.True(t, e.Compiled, "each of the three runs compiled: %+v", e)
 		calls[string(e.Callback)+" "+e.State+" "+string(rune('0'+e.Line))] = e.Calls
 		sum += e.Total
 		require.Positive(t, e.Total)

@@ -491,6 +491,8 @@ func profileTop(p host.Profile) *profileJSON {
 		where := fmt.Sprintf("%s:%d", e.File, e.Line)
 		if e.Native != "" {
 			where = "native " + e.Native
+		} else if e.Compiled {
+			where = "compiled " + where
 		}
 		out.Top = append(out.Top, profileRowJSON{
 			Calls: e.Calls, TotalMs: ms(e.Total), MeanUs: float64(e.Total.Nanoseconds()) / 1000 / float64(max(e.Calls, 1)),

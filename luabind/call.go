@@ -35,6 +35,13 @@ func (vm *VM) Call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
 
 // CallHook runs a hook: fn(ctx) or, with hasDt, fn(ctx, dt).
 func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float64) error {
+	if hasDt {
+		if _, ok := vm.runCompiled(fn, 2, ctx, lua.LNumber(dt)); ok {
+			return nil
+		}
+	} else if _, ok := vm.runCompiled(fn, 1, ctx, lua.LNil); ok {
+		return nil
+	}
 	L := vm.L
 	top := L.GetTop()
 	L.Push(fn)
@@ -53,6 +60,9 @@ func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float6
 // so a tick that passes the same dt to many agents boxes it once; it also
 // runs enter(ctx, payload) and resume(ctx, payload).
 func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) error {
+	if _, ok := vm.runCompiled(fn, 2, ctx, dt); ok { // compiled.go
+		return nil
+	}
 	L := vm.L
 	top := L.GetTop()
 	L.Push(fn)
@@ -66,6 +76,9 @@ func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) erro
 // CallStatus runs a behaviour-tree action or a step, fn(ctx, dt), and
 // returns its first result.
 func (vm *VM) CallStatus(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) (lua.LValue, error) {
+	if r, ok := vm.runCompiled(fn, 2, ctx, dt); ok {
+		return r.Value(), nil
+	}
 	L := vm.L
 	top := L.GetTop()
 	L.Push(fn)
@@ -82,6 +95,9 @@ func (vm *VM) CallStatus(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) (lua
 
 // CallBool runs fn(ctx, payload) and reads Lua truthiness.
 func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (bool, error) {
+	if r, ok := vm.runCompiled(fn, 2, ctx, payload); ok {
+		return r.Truthy(), nil
+	}
 	L := vm.L
 	top := L.GetTop()
 	L.Push(fn)
@@ -98,6 +114,12 @@ func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (
 
 // CallNumber runs fn(ctx) and reads a number; anything else is ErrNotANumber.
 func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
+	if r, ok := vm.runCompiled(fn, 1, ctx, lua.LNil); ok {
+		if n, isNum := r.Number(); isNum && n == n {
+			return n, nil
+		}
+		return 0, &notANumber{got: r.Value().Type().String()}
+	}
 	L := vm.L
 	top := L.GetTop()
 	L.Push(fn)

@@ -117,6 +117,8 @@ type VM struct {
 
 	ctxArgs [2]lua.LValue
 
+	comp compiledState // compiled callbacks (compiled.go)
+
 	guard guard // sandbox state: budget, math.random, string cap (sandbox.go)
 
 	stopCtx context.Context // StopOn's context, on a VM without a budget

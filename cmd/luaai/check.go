@@ -15,7 +15,7 @@ import (
 	"github.com/luaai/luaai/inspect"
 )
 
-const checkUsage = `Usage: luaai check SCRIPT|DIR...
+const checkUsage = `Usage: luaai check SCRIPT|DIR... [--explain]
 
 Loads and validates each behaviour SCRIPT without running it, and prints on
 stdout every problem, one a line, sorted by file and line:
@@ -39,6 +39,11 @@ luaai test), and so is a file found in a DIR that returns something
 other than a machine (a module). Prints nothing for a clean script. Modules are required from the script's
 folder and from ./scripts when it exists.
 
+--explain also lists every function a script defines, one a line:
+"file:line: compiled" when it runs compiled to Go as a callback (a short
+condition, scorer or update: see docs/performance-compiled.md), or
+"file:line: VM: why" with the first construct that keeps it in the VM.
+
 Exit codes: 0 no errors (warnings allowed); 1 a script with an error;
 2 a usage error.
 `
@@ -46,6 +51,7 @@ Exit codes: 0 no errors (warnings allowed); 1 a script with an error;
 func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("luaai check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	explain := fs.Bool("explain", false, "")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, checkUsage)
@@ -81,6 +87,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(errs) > 0 {
 			code = exitFail
+		} else if *explain {
+			explainCompiled(stdout, f.path) // explain.go
 		}
 	}
 	return code

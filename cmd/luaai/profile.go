@@ -65,11 +65,15 @@ func (o *runOutput) profile(p host.Profile, workers int) {
 	}
 }
 
-// profileWhere names a profile entry: file:line for a Lua function, the
+// profileWhere names a profile entry: file:line for a Lua function
+// ("compiled file:line" for one that runs compiled to Go), the
 // description for a native ("native gt(hunger, 0.5)").
 func profileWhere(e host.ProfileEntry) string {
 	if e.Native != "" {
 		return "native " + e.Native
+	}
+	if e.Compiled {
+		return fmt.Sprintf("compiled %s:%d", e.File, e.Line)
 	}
 	return fmt.Sprintf("%s:%d", e.File, e.Line)
 }
