@@ -70,6 +70,9 @@ func (g *gen) send() Step {
 	e := g.v.events[g.pick(len(g.v.events))]
 	s := Step{Op: OpSend, Agent: g.pick(g.v.agents), Event: e.name}
 	switch {
+	case len(e.fields) > 0 && g.chance(0.1):
+		// None at all: a game (and luaai run --input) may send the event
+		// bare, and a handler reading its payload must say what it does then.
 	case len(e.fields) > 0:
 		// Every key its handlers read, as a game sending it would.
 		fs := make([]field, len(e.fields))
@@ -112,10 +115,19 @@ func (g *gen) value(f *fieldVocab) Value {
 	if len(f.strs) > 0 {
 		opts = append(opts, func() Value { return strValue(f.strs[g.pick(len(f.strs))]) })
 	}
+	if len(f.vals) > 0 {
+		// What the natives reading it decide on, as often as the rest.
+		pick := func() Value { return f.vals[g.pick(len(f.vals))] }
+		opts = append(opts, pick, pick)
+	}
 	if f.table {
 		opts = append(opts, func() Value {
 			var fs []field
 			for _, k := range f.keys {
+				if vs := f.keyVals[k]; len(vs) > 0 && g.chance(0.8) {
+					fs = append(fs, field{k, vs[g.pick(len(vs))]})
+					continue
+				}
 				fs = append(fs, field{k, g.num()})
 			}
 			return tableValue(fs)
