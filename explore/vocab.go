@@ -30,6 +30,7 @@ type eventVocab struct {
 	// scalar: a handler takes the payload but reads no field of it (a
 	// position sent as a number, a name as a string).
 	scalar bool
+	to     []int // the agents (0-based) whose script handles it
 }
 
 // fieldVocab is a field and the values worth writing into it: of its
@@ -50,6 +51,7 @@ type fieldVocab struct {
 	// of a table field read by a dotted path (ai.is("target.visible")).
 	vals    []Value
 	keyVals map[string][]Value
+	on      []int // the agents (0-based) whose script reads it
 }
 
 // writable tells whether there is anything to write.
@@ -355,4 +357,35 @@ func uniqueFloats(xs []float64) []float64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// castVocab is what the behaviours of a runner's cast react to, together:
+// each event and field goes to the agents whose script reads it; the
+// constants, strings and durations are shared, as are the agents' ids.
+func castVocab(r *runner) *vocab {
+	v := &vocab{agents: r.agents}
+	for i, b := range r.bs {
+		var mine []int
+		for a, k := range r.kinds {
+			if k == i {
+				mine = append(mine, a)
+			}
+		}
+		one := readVocab(b, r.agents)
+		for _, e := range one.events {
+			e.to = mine
+			v.events = append(v.events, e)
+		}
+		for _, f := range one.fields {
+			f.on = mine
+			v.fields = append(v.fields, f)
+		}
+		v.nums = append(v.nums, one.nums...)
+		v.strs = append(v.strs, one.strs...)
+		v.durations = append(v.durations, one.durations...)
+	}
+	v.nums = uniqueFloats(v.nums)
+	v.strs = uniqueStrings(v.strs)
+	v.durations = uniqueFloats(v.durations)
+	return v
 }
