@@ -1,0 +1,112 @@
+package host_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+	"github.com/stretchr/testify/require"
+)
+
+// pitfall is the pushdown pitfall: investigate, pushed over patrol,
+// leaves with to, which replaces the top and leaves patrol paused below,
+// so alert's later to patrol is refused on every tick.
+const pitfall = `local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { noise = false, enemy = false },
+  states = {
+    patrol = {
+      transitions = {
+        { push = "investigate", when = ai.is("noise") },
+      },
+    },
+    investigate = {
+      transitions = {
+        { to = "alert", when = ai.is("enemy") },
+      },
+    },
+    alert = {
+      transitions = {
+        { to = "patrol", after = 0.2 },
+      },
+    },
+  },
+}`
+
+// stuck runs an agent of the pitfall into its refusal.
+func stuck(t *testing.T, o host.Options) (*host.Host, *host.Behaviour, *host.Agent) {
+	t.Helper()
+	h, err := host.New(o)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	path := filepath.Join(t.TempDir(), "guard.lua")
+	require.NoError(t, os.WriteFile(path, []byte(pitfall), 0o644))
+	b, err := h.LoadFile(path)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Set("noise", true))
+	require.NoError(t, h.Tick(0.1))
+	require.NoError(t, a.Set("enemy", true))
+	for range 4 {
+		require.NoError(t, h.Tick(0.1))
+	}
+	require.Equal(t, "alert", a.Path())
+	require.Equal(t, []string{"patrol"}, a.Paused())
+	return h, b, a
+}
+
+// A transition the stack refuses is reported at the transition's line,
+// naming the paused state, where it was pushed, and the fix.
+func TestRefusedTransitionNamesThePitfall(t *testing.T) {
+	_, _, a := stuck(t, host.Options{})
+	errs := a.Errors()
+	require.NotEmpty(t, errs)
+	e := errs[0]
+	require.ErrorIs(t, e, host.ErrOnStack)
+	require.Equal(t, host.CallbackTransition, e.Callback)
+	require.Equal(t, "guard.lua", filepath.Base(e.Script))
+	require.Equal(t, 18, e.Line, e.Error())
+	msg := e.Error()
+	for _, want := range []string{
+		`to "patrol"`,
+		`"patrol" is paused below "alert"`,
+		`pushed over it at ` + e.Script + `:8`,
+		`pop = true`,
+	} {
+		require.True(t, strings.Contains(msg, want), "%q lacks %q", msg, want)
+	}
+}
+
+// A reload that changes the refused transition's line frees the agents
+// stuck on it: suspended ones (the Suspend fault policy) are resumed, as
+// a fixed runaway's are, and every one takes the new transition.
+func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
+	for _, faults := range []host.FaultPolicy{host.Continue, host.Suspend} {
+		t.Run(fmt.Sprint(faults), func(t *testing.T) {
+			var reloads []host.ReloadResult
+			h, b, a := stuck(t, host.Options{Faults: faults, OnReload: func(r host.ReloadResult) { reloads = append(reloads, r) }})
+			require.NoError(t, h.Tick(0.1))
+			require.Equal(t, "alert", a.Path(), "still stuck")
+			require.Equal(t, faults == host.Suspend, a.Suspended())
+			fixed := strings.Replace(pitfall, `{ to = "patrol", after = 0.2 },`, `{ pop = true, after = 0.2 },`, 1)
+			require.NoError(t, os.WriteFile(b.Name(), []byte(fixed), 0o644))
+			require.NoError(t, b.Reload())
+			require.Len(t, reloads, 1)
+			if faults == host.Suspend {
+				require.Equal(t, 1, reloads[0].Resumed)
+			}
+			require.False(t, a.Suspended())
+			require.NoError(t, a.Set("noise", false))
+			for range 3 {
+				require.NoError(t, h.Tick(0.1))
+			}
+			require.Equal(t, "patrol", a.Path())
+			require.Empty(t, a.Paused())
+		})
+	}
+}
