@@ -10,8 +10,8 @@ package host
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
