@@ -29,6 +29,10 @@ import (
 //   - a Lua callback reading ctx.X (from its first parameter) where X is in
 //     no context defaults and nothing in the script writes it (t.X = …).
 //
+//   - the pushdown pitfall (pushdown.go): a state entered only by push that
+//     leaves by `to`, and the `to` back to the paused state that is then
+//     refused at run time.
+//
 // A definition placed in several parents
 // is reported once, under the first path found (children in name order).
 //
@@ -79,6 +83,7 @@ func (l *linter) state(n *luabind.Node) {
 	l.transitions(s, what, where.Trans)
 	if s.Kind == luabind.KindFSM {
 		l.unreachable(s, n.Path, l.src.Children(s))
+		l.pushdown(s, n.Path, l.src.Children(s))
 	}
 }
 
