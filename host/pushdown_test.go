@@ -110,3 +110,39 @@ func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
 		})
 	}
 }
+
+// Reset takes a stuck agent back to its initial state with its context;
+// Respawn does it with a fresh context; both keep the id.
+func TestResetAndRespawn(t *testing.T) {
+	var kinds []string
+	h, _, a := stuck(t, host.Options{OnTransition: func(tr host.Transition) {
+		kinds = append(kinds, fmt.Sprintf("%s %s>%s", tr.Kind, tr.From, tr.To))
+	}})
+	require.NoError(t, a.Set("noise", false))
+	require.NoError(t, a.Set("hp", 3.0))
+	require.NoError(t, a.Reset())
+	require.Equal(t, "patrol", a.Path())
+	require.Empty(t, a.Paused())
+	hp, _ := a.Number("hp")
+	require.Equal(t, 3.0, hp, "the context is kept")
+	require.Equal(t, "reset alert>patrol", kinds[len(kinds)-1])
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, "patrol", a.Path())
+
+	require.NoError(t, a.Set("noise", true))
+	require.NoError(t, h.Tick(0.1))
+	require.Equal(t, "investigate", a.Path())
+	require.NoError(t, a.Respawn(map[string]any{"enemy": true}))
+	require.Equal(t, "patrol", a.Path())
+	require.Nil(t, a.Get("hp"), "a fresh context")
+	noise, _ := a.Bool("noise")
+	require.False(t, noise)
+	enemy, _ := a.Bool("enemy")
+	require.True(t, enemy, "with the overrides")
+	require.Equal(t, "respawn investigate>patrol", kinds[len(kinds)-1])
+	got, ok := h.Agent(a.ID())
+	require.True(t, ok)
+	require.Same(t, a, got)
+	require.ErrorIs(t, a.Respawn(map[string]any{"bad": struct{ X int }{1}}), host.ErrBindByValue)
+	require.Equal(t, "patrol", a.Path(), "a refused respawn changes nothing")
+}
