@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -34,6 +35,9 @@ type inputLine struct {
 	set     map[string]any
 	assign  []assignment // set A key=value, checked against the field's value
 	resume  bool         // resume A: let suspended agents tick again
+	reset   bool         // reset A: back to the initial state, the context kept
+	respawn bool         // respawn A: back to the initial state with a new context
+	show    bool         // show A: print the state, the stack and the context
 
 	// A control command (pause, step, resume, help): the run loop takes it
 	// at once, not before a tick.
@@ -56,9 +60,12 @@ const commandHelp = `commands (A is an agent id, or * for every agent):
   step [N]              run N ticks (default 1), then pause
   resume                tick again
   resume A              let suspended agents (A, or * for all) tick again
+  reset A               back to the initial state, the context kept (an agent stuck on its stack)
+  respawn A             back to the initial state with a new context (the defaults and --set)
+  show A                print the state, what is paused under it, and the context
   help                  this list`
 
-var commandNames = []string{"send", "set", "pause", "step", "resume", "help"}
+var commandNames = []string{"send", "set", "pause", "step", "resume", "reset", "respawn", "show", "help"}
 
 // parseCommand reads a command line (README: The CLI, Commands): what a modder
 // types with --watch in a terminal, or sends on --input -.
@@ -126,6 +133,11 @@ func parseCommand(where, text string) (inputLine, error) {
 			return usage("want resume (the run) or resume A (suspended agents), with A an agent id or *; got %q", a+" "+rest)
 		}
 		l.resume = true
+	case "reset", "respawn", "show":
+		if a, ok := target(); !ok || rest != "" {
+			return usage("want %s A, with A an agent id or *; got %q", name, strings.TrimSpace(a+" "+rest))
+		}
+		l.reset, l.respawn, l.show = name == "reset", name == "respawn", name == "show"
 	case "pause", "help":
 		if rest != "" {
 			return usage("takes nothing, got %q", rest)
@@ -172,7 +184,7 @@ func parseAssignments(text string) ([]assignment, error) {
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		want := map[string]string{"tick": "a number", "send": "a string", "set": "an object of key: value", "resume": "true or false"}[te.Field]
+		want := map[string]string{"tick": "a number", "send": "a string", "set": "an object of key: value", "resume": "true or false", "reset": "true or false", "respawn": "true or false"}[te.Field]
 		if want == "" {
 			want = "another kind of value"
 		}
@@ -190,7 +202,7 @@ func jsonProblem(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
 		name, _ := strconv.Unquote(field)
-		if best := suggest.Closest(name, []string{"tick", "agent", "send", "payload", "set", "resume"}); best != "" {
+		if best := suggest.Closest(name, []string{"tick", "agent", "send", "payload", "set", "resume", "reset", "respawn"}); best != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", best)
 		}
 	}
@@ -226,6 +238,8 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		Payload any             `json:"payload"`
 		Set     map[string]any  `json:"set"`
 		Resume  bool            `json:"resume"`
+		Reset   bool            `json:"reset"`
+		Respawn bool            `json:"respawn"`
 	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -265,11 +279,21 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		}
 		l.agent = int(id)
 	}
+	alone := 0
+	for _, b := range []bool{raw.Resume, raw.Reset, raw.Respawn, raw.Send != nil || raw.Set != nil} {
+		if b {
+			alone++
+		}
+	}
 	switch {
-	case raw.Resume && (raw.Send != nil || raw.Set != nil):
-		return l, fmt.Errorf(`%s: "resume" goes alone`, where)
+	case alone > 1 && (raw.Resume || raw.Reset || raw.Respawn):
+		return l, fmt.Errorf(`%s: "resume", "reset" and "respawn" each go alone`, where)
 	case raw.Resume:
 		l.resume = true
+	case raw.Reset:
+		l.reset = true
+	case raw.Respawn:
+		l.respawn = true
 	case raw.Send != nil && raw.Set != nil:
 		return l, fmt.Errorf(`%s: "send" or "set", not both`, where)
 	case raw.Send != nil:
@@ -283,7 +307,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		}
 		l.set = raw.Set
 	default:
-		return l, fmt.Errorf(`%s: "send", "set" or "resume" is missing`, where)
+		return l, fmt.Errorf(`%s: "send", "set", "resume", "reset" or "respawn" is missing`, where)
 	}
 	return l, nil
 }
@@ -294,7 +318,18 @@ type runInput struct {
 	pending []inputLine // by tick, then in the order given
 	live    chan inputLine
 	errs    chan error
+	over    spawnOverrides // what respawn gives a new context
+	// refused counts the lines of --input FILE that could not be applied
+	// (an unknown agent, a value of the wrong type): the run then exits 1,
+	// as a scripted scenario in CI should. The lines of --input - and the
+	// console's are reported and do not count (counts false).
+	refused int
+	counts  bool
 }
+
+// spawnOverrides is what the run spawned an agent of b with (--set): a
+// respawn gives the new context the same.
+type spawnOverrides func(b *host.Behaviour) map[string]any
 
 // loadInput reads --input FILE whole: a bad line is an error naming its
 // file and line, before anything runs.
@@ -303,7 +338,7 @@ func loadInput(path string) (*runInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &runInput{}
+	in := &runInput{counts: true}
 	for i, text := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
@@ -378,14 +413,18 @@ func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer, rec *recorde
 	sort.SliceStable(in.pending, func(i, j int) bool { return in.pending[i].tick < in.pending[j].tick })
 	n := 0
 	for n < len(in.pending) && in.pending[n].tick <= tick {
-		in.pending[n].applyTo(h, stderr)
-		rec.input(tick, in.pending[n])
+		if in.pending[n].applyTo(h, stderr, in.over) != nil {
+			in.refused++
+		}
+		if !in.pending[n].show {
+			rec.input(tick, in.pending[n])
+		}
 		n++
 	}
 	in.pending = in.pending[n:]
 }
 
-func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
+func (l *inputLine) applyTo(h *host.Host, stderr io.Writer, over spawnOverrides) error {
 	var errs []error
 	report := func(err error) {
 		fmt.Fprintf(stderr, "%s: %v\n", l.where, err)
@@ -406,6 +445,12 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
 	}
 	sort.Strings(keys)
 	for _, a := range agents {
+		if l.reset || l.respawn || l.show {
+			if err := restart(a, l, over, stderr); err != nil {
+				report(err)
+			}
+			continue
+		}
 		if l.resume {
 			switch {
 			case a.Suspended():
@@ -476,4 +521,48 @@ func (as assignment) applyTo(a *host.Agent) error {
 		return fmt.Errorf("set %s: %v", key, err)
 	}
 	return a.SetPath(as.path, v)
+}
+
+// restart applies reset, respawn or show to a, and says what it did.
+func restart(a *host.Agent, l *inputLine, over spawnOverrides, stderr io.Writer) error {
+	from := a.Path()
+	switch {
+	case l.reset:
+		if err := a.Reset(); err != nil {
+			return fmt.Errorf("agent %d: reset: %w", a.ID(), err)
+		}
+		fmt.Fprintf(stderr, "agent %d reset: %s -> %s (context kept)\n", a.ID(), oneLine(from), oneLine(a.Path()))
+	case l.respawn:
+		var o map[string]any
+		if over != nil {
+			o = over(a.Behaviour())
+		}
+		if err := a.Respawn(o); err != nil {
+			return fmt.Errorf("agent %d: respawn: %w", a.ID(), err)
+		}
+		fmt.Fprintf(stderr, "agent %d respawned: %s -> %s (new context)\n", a.ID(), oneLine(from), oneLine(a.Path()))
+	default:
+		fmt.Fprintln(stderr, showAgent(a))
+	}
+	return nil
+}
+
+// showAgent is show A's line: "agent 2 (guard.lua): alert, paused
+// patrol, tick 12, suspended; ctx {...}".
+func showAgent(a *host.Agent) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent %d (%s): %s", a.ID(), filepath.Base(a.Behaviour().Name()), a.Path())
+	if p := a.Paused(); len(p) > 0 {
+		fmt.Fprintf(&b, ", paused %s", strings.Join(p, ", "))
+	}
+	fmt.Fprintf(&b, ", tick %d", a.Ticks())
+	if a.Suspended() {
+		b.WriteString(", suspended")
+	}
+	data, err := json.Marshal(plainjson.Safe(a.Context()))
+	if err != nil {
+		data = []byte(err.Error())
+	}
+	fmt.Fprintf(&b, "; ctx %s", data)
+	return oneLine(b.String())
 }

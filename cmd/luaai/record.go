@@ -120,10 +120,12 @@ type recInput struct {
 	Set     map[string]any    `json:"set,omitempty"`
 	Assign  map[string]string `json:"assign,omitempty"`
 	Resume  bool              `json:"resume,omitempty"`
+	Reset   bool              `json:"reset,omitempty"`
+	Respawn bool              `json:"respawn,omitempty"`
 }
 
 func (r *recInput) line(where string) inputLine {
-	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set, resume: r.Resume}
+	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set, resume: r.Resume, reset: r.Reset, respawn: r.Respawn}
 	if r.Agent == "*" {
 		l.all = true
 	} else if id, ok := r.Agent.(float64); ok {
@@ -141,7 +143,7 @@ func (r *recInput) line(where string) inputLine {
 }
 
 func inputOf(l inputLine) *recInput {
-	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent, Resume: l.resume}
+	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent, Resume: l.resume, Reset: l.reset, Respawn: l.respawn}
 	if l.all {
 		r.Agent = "*"
 	}

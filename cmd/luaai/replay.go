@@ -317,7 +317,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for i, raw := range rec.inputs[tick] {
 			in := decodeLine(raw).Input
 			l := in.line(fmt.Sprintf("%s: input %d of tick %d", rec.file, i+1, tick))
-			l.applyTo(h, oneLineWriter{stderr})
+			l.applyTo(h, oneLineWriter{stderr}, nil)
 		}
 		if err := h.TickContext(ctx, hd.Dt); err != nil {
 			return fail("tick %d: %v", tick, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"io/fs"
 	"os"
@@ -126,6 +127,7 @@ type runConfig struct {
 	// With --watch in a terminal: where commands are typed, and what ends
 	// the run when it is closed (Ctrl-C, Ctrl-D).
 	console     *console
+	lineConsole bool // commands typed are read from stdin as plain lines (stdout is not the terminal)
 	stopConsole context.CancelFunc
 
 	strict  bool // warnings refuse a load or a reload
@@ -178,6 +180,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
 		// In a terminal, --watch takes commands (README: The CLI, Commands).
+		// With stdout piped (luaai run … | tee log) the terminal still
+		// types them: read as plain lines, without the line editor.
+		cfg.lineConsole = consoleMode(term.IsTerminal(int(os.Stdin.Fd())), term.IsTerminal(int(os.Stdout.Fd()))) == consoleLines
 		if c := openConsole(); c != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
@@ -189,6 +194,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 				stderr = c
 			}
 			fmt.Fprintln(stderr, "luaai run: type help for the commands (send, set, pause, step, resume); Ctrl-C stops")
+		} else if cfg.lineConsole {
+			fmt.Fprintln(stderr, "luaai run: type help and Enter for the commands (send, set, pause, step, resume, reset, show); Ctrl-C stops")
 		}
 	}
 	return runInterruptible(ctx, func() int { return runScript(ctx, cfg, stdout, stderr) }, stderr)
@@ -323,7 +330,14 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return fail("--input: %v", err)
 	}
 
-	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in}
+	over := func(b *host.Behaviour) map[string]any {
+		o, _ := overrides(settingsFor(cfg.set, b, len(bs)), b)
+		return o
+	}
+	if in != nil {
+		in.over = over
+	}
+	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in, over: over}
 	if len(bs) > 1 {
 		for _, b := range bs {
 			l.changed(b) // their files as loaded
@@ -354,6 +368,10 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			return fail("--save %s: %v", cfg.save, err)
 		}
 	}
+	if in != nil && in.refused > 0 {
+		fmt.Fprintf(stderr, "luaai run: --input: %d line%s refused\n", in.refused, plural(in.refused))
+		return exitFail
+	}
 	if out.failed {
 		return exitFail
 	}
@@ -376,9 +394,12 @@ func openInput(cfg *runConfig) (*runInput, error) {
 		if cfg.console != nil {
 			return cfg.console.input(cfg.stopConsole), nil
 		}
+		if cfg.lineConsole {
+			return liveInput(stdin), nil // typos are reported, and do not fail the run
+		}
 		return nil, nil
 	case "-":
-		return liveInput(stdin), nil
+		return liveInput(stdin), nil // a line refused is reported; the commands come as typed
 	}
 	return loadInput(cfg.input)
 }
