@@ -40,7 +40,9 @@ const (
 // {"op":"send","agent":3,"event":"alarm","payload":{…}}, {"op":"set",
 // "agent":"*","path":"target.range","value":5}, {"op":"step","n":10},
 // {"op":"pause"}, {"op":"resume"}, {"op":"rate","hz":20}; with an agent,
-// {"op":"resume","agent":"*"} lets suspended agents tick again). A bad one is an
+// {"op":"resume","agent":"*"} lets suspended agents tick again;
+// {"op":"reset","agent":2} takes agents back to their initial state,
+// keeping their context, {"op":"respawn","agent":2} with a new one). A bad one is an
 // error wrapping ErrBadCommand that says what is wrong.
 func ParseCommand(data []byte) (Command, error) {
 	var cj commandJSON
@@ -63,6 +65,10 @@ func ParseCommand(data []byte) (Command, error) {
 			if err := parseTargets(cj.Agent, &c); err != nil {
 				return bad("resume: %v", err)
 			}
+		}
+	case "reset", "respawn":
+		if err := parseTargets(cj.Agent, &c); err != nil {
+			return bad("%s: %v", cj.Op, err)
 		}
 	case "step":
 		c.Steps = max(cj.N, 1)
@@ -108,9 +114,9 @@ func ParseCommand(data []byte) (Command, error) {
 		}
 		c.Path, c.Value = parts, v
 	case "":
-		return bad("op is missing (send, set, pause, step, resume or rate)")
+		return bad("op is missing (send, set, pause, step, resume, rate, reset or respawn)")
 	default:
-		return bad("unknown op %q (want send, set, pause, step, resume or rate)", cj.Op)
+		return bad("unknown op %q (want send, set, pause, step, resume, rate, reset or respawn)", cj.Op)
 	}
 	return c, nil
 }

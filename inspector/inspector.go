@@ -86,9 +86,9 @@ const DefaultHistoryBytes = 32 << 20
 // value, pause, step, resume or change the tick rate. Agents lists the
 // agents a send or set is for; All means every agent.
 type Command struct {
-	Op      string   // "send", "set", "pause", "step", "resume" or "rate"
-	All     bool     // send, set, resume: every agent
-	Agents  []int    // send, set, resume: the agents' ids (a resume with agents resumes suspended agents, not the game)
+	Op      string   // "send", "set", "pause", "step", "resume", "rate", "reset" or "respawn"
+	All     bool     // send, set, resume, reset, respawn: every agent
+	Agents  []int    // send, set, resume, reset, respawn: the agents' ids (a resume with agents resumes suspended agents, not the game)
 	Event   string   // send
 	Payload any      // send: plain data decoded from JSON
 	Path    []string // set: the context key, or a path into a table of it
@@ -101,10 +101,15 @@ type Command struct {
 }
 
 // ForAgents reports whether the command acts on agents (a send, a set, a
-// resume of suspended agents) rather than on the game (pause, step, resume,
-// rate): those are applied by ApplyCommand, and reported with Handler.Done.
+// resume of suspended agents, a reset or respawn) rather than on the game
+// (pause, step, resume, rate): those are applied by ApplyCommand, and
+// reported with Handler.Done.
 func (c Command) ForAgents() bool {
-	return c.Op == "send" || c.Op == "set" || c.Op == "resume" && (c.All || len(c.Agents) > 0)
+	switch c.Op {
+	case "send", "set", "reset", "respawn":
+		return true
+	}
+	return c.Op == "resume" && (c.All || len(c.Agents) > 0)
 }
 
 // Errors of the inspector's commands.
@@ -361,7 +366,8 @@ func (in *inspector) apply(c Command) error {
 }
 
 // ApplyCommand applies a Command for agents (ForAgents: a send, a set, a
-// resume of suspended agents) to h's agents: what the inspector does
+// resume of suspended agents, a reset (host.Agent.Reset) or a respawn
+// (host.Agent.Respawn, with the behaviour's context defaults)) to h's agents: what the inspector does
 // between ticks, for a game loop that takes the commands itself
 // (Options.OnCommand). Other ops are an error wrapping ErrBadCommand; an
 // agent h does not have, ErrUnknownAgent. A write that fails for one agent
@@ -369,7 +375,7 @@ func (in *inspector) apply(c Command) error {
 // others are still written.
 func ApplyCommand(h *host.Host, c Command) error {
 	if !c.ForAgents() {
-		return fmt.Errorf("%w: ApplyCommand takes send, set and resume with agents, not %q", ErrBadCommand, c.Op)
+		return fmt.Errorf("%w: ApplyCommand takes send, set, reset, respawn and resume with agents, not %q", ErrBadCommand, c.Op)
 	}
 	var agents []*host.Agent
 	if c.All {
@@ -384,11 +390,17 @@ func ApplyCommand(h *host.Host, c Command) error {
 		}
 	}
 	var errs []error
+	var unknown error // the first agent of all whose script lacks the key
+	reached := 0
 	for _, a := range agents {
 		var err error
 		switch c.Op {
 		case "send":
 			err = a.Send(c.Event, c.Payload)
+		case "reset":
+			err = a.Reset()
+		case "respawn":
+			err = a.Respawn(nil)
 		case "resume":
 			if a.Suspended() {
 				err = a.Resume()
@@ -400,10 +412,22 @@ func ApplyCommand(h *host.Host, c Command) error {
 			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {
 				err = a.SetPath(c.Path, c.Value)
 			}
+			if c.All && errors.Is(err, host.ErrUnknownKey) {
+				// A set on all reaches the scripts whose context has the
+				// key, as luaai run --set does.
+				if unknown == nil {
+					unknown = fmt.Errorf("agent %d: %w", a.ID(), err)
+				}
+				continue
+			}
+			reached++
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))
 		}
+	}
+	if c.Op == "set" && reached == 0 && unknown != nil {
+		return fmt.Errorf("no agent's context has the key: %w", unknown)
 	}
 	return errors.Join(errs...)
 }

@@ -444,6 +444,15 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer, over spawnOverrides)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	if l.all && (len(l.set) > 0 || len(l.assign) > 0) {
+		// A set on all reaches the scripts whose context has the key, as
+		// --set does; a key no script has is refused once.
+		var err error
+		if agents, err = havingKeys(agents, l); err != nil {
+			report(err)
+			return errors.Join(errs...)
+		}
+	}
 	for _, a := range agents {
 		if l.reset || l.respawn || l.show {
 			if err := restart(a, l, over, stderr); err != nil {
@@ -565,4 +574,35 @@ func showAgent(a *host.Agent) string {
 	}
 	fmt.Fprintf(&b, "; ctx %s", data)
 	return oneLine(b.String())
+}
+
+// havingKeys is the agents whose context has every key l sets (the first
+// key of a dotted path); none of them is an error naming a key no agent
+// has.
+func havingKeys(agents []*host.Agent, l *inputLine) ([]*host.Agent, error) {
+	var paths [][]string
+	for k := range l.set {
+		paths = append(paths, strings.Split(k, "."))
+	}
+	for _, as := range l.assign {
+		paths = append(paths, as.path)
+	}
+	var out []*host.Agent
+	var missing string
+	for _, a := range agents {
+		ok := true
+		for _, p := range paths {
+			if _, has := a.Behaviour().Default(p[:1]); !has {
+				ok, missing = false, p[0]
+				break
+			}
+		}
+		if ok {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 && len(agents) > 0 {
+		return nil, fmt.Errorf("set %s: no agent's context has the key %q", missing, missing)
+	}
+	return out, nil
 }

@@ -133,6 +133,17 @@ func (l *runLoop) command(c inspector.Command, done int) {
 			errs = append(errs, l.take(in, done))
 		}
 		l.insp.Done(c.Seq, errors.Join(errs...))
+	case "reset", "respawn":
+		in := inputLine{where: "inspector", reset: c.Op == "reset", respawn: c.Op == "respawn", all: c.All}
+		var errs []error
+		if c.All {
+			errs = append(errs, l.take(in, done))
+		}
+		for _, id := range c.Agents {
+			in.agent = id
+			errs = append(errs, l.take(in, done))
+		}
+		l.insp.Done(c.Seq, errors.Join(errs...))
 	case "pause", "resume", "step":
 		l.take(inputLine{control: c.Op, steps: c.Steps}, done)
 	case "rate":
