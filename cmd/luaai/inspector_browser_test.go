@@ -245,14 +245,18 @@ return ai.fsm {
 }`), 0o644))
 	r, url := startInspected(t, script, "--hz", "20")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
-	r.waitFor(t, "the refusal", func(_, stderr string) bool { return strings.Contains(stderr, `to "patrol": state is already on the stack`) })
+	r.waitFor(t, "the refusal", func(_, stderr string) bool {
+		return strings.Contains(stderr, `to "patrol": state is already on the stack`)
+	})
 	poll(t, ctx, "the reset button clicked", `(() => {
 		const b = document.querySelector('.agent-view[data-id="1"] .reset-agent');
 		if (!b) return false;
 		b.click();
 		return true;
 	})()`)
-	r.waitFor(t, "agent 1 reset", func(_, stderr string) bool { return strings.Contains(stderr, "agent 1 reset: alert -> patrol (context kept)") })
+	r.waitFor(t, "agent 1 reset", func(_, stderr string) bool {
+		return strings.Contains(stderr, "agent 1 reset: alert -> patrol (context kept)")
+	})
 	poll(t, ctx, "the respawn button clicked", `(() => {
 		const b = document.querySelector('.agent-view[data-id="1"] .respawn-agent');
 		if (!b) return false;
