@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,7 +31,11 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	stderr := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	require.NoError(t, cmd.Start())
-	time.Sleep(2 * time.Second) // loaded and spinning (its output waits for the tick's end)
+	// Loaded and spinning: its output waits for the tick's end, so the
+	// sign is the CPU time it has used (loading costs a few milliseconds).
+	for cpuTime(t, cmd.Process.Pid) < 300*time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
+	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	sent := time.Now()
 	done := make(chan error, 1)
@@ -43,8 +48,29 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 		require.ErrorAs(t, err, &exit)
 		require.Equal(t, 1, exit.ExitCode())
 		require.Contains(t, stderr.String(), "did not end within 1s")
-	case <-time.After(15 * time.Second):
+	case <-time.After(time.Minute): // a generous bound for a busy machine: a second is expected
 		_ = cmd.Process.Kill()
 		t.Fatal("luaai run did not stop after SIGTERM")
 	}
+}
+
+// cpuTime is the CPU time process pid has used so far (Linux: utime and
+// stime of /proc/PID/stat, in clock ticks of 1/100 s); 0 where that file
+// cannot be read.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		t.Skipf("no CPU time to read: %v", err)
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		t.Fatalf("unexpected /proc stat: %q", b)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	require.NoError(t, err1)
+	require.NoError(t, err2)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }

@@ -12,7 +12,7 @@ import (
 // machine), and print each failure with the inputs that cause it.
 func ExampleRun() {
 	rep, err := explore.Run(context.Background(), "testdata/threshold.lua", explore.Options{
-		Runs: 2000, Seed: 1, Duration: time.Minute,
+		Runs: 2000, Seed: 1, Duration: time.Hour, // the runs end it, not the clock
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,14 +1,10 @@
 package host
 
-import "errors"
-
-// ErrPaused is wrapped by the error of Tick and TickContext on a paused
-// host (Host.Pause): no agent ticked.
-var ErrPaused = errors.New("host is paused")
-
 // Pause stops the host's ticks: until Resume, Tick and TickContext tick
-// nothing and return an error wrapping ErrPaused (an inspector's page
-// still gets its frame, and its commands are still applied). Agents keep
+// nothing and return nil, so a game loop goes on drawing its frames (the
+// game asks Paused when it cares; TickNumber does not move). An
+// inspector's page still gets its frame, and its commands are still
+// applied. Agents keep
 // their state; Agent.Tick still ticks one agent. Call it on the goroutine
 // that owns h (the inspector's pause button calls it between ticks).
 func (h *Host) Pause() { h.paused, h.steps = true, 0 }

@@ -52,7 +52,7 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 	if h.paused {
 		if h.steps == 0 {
 			h.observeAfter(false)
-			return fmt.Errorf("tick: %w", ErrPaused)
+			return nil // paused is a state, not a failure: see Pause
 		}
 		h.steps--
 	}

@@ -58,7 +58,7 @@ type Options struct {
 	// Handler.Done. The default (zero) value is none: sends and
 	// sets are applied at the start of the next Tick; pause, step and
 	// resume call Host.Pause, Host.Step and Host.Resume there (a paused
-	// Tick returns an error wrapping ErrPaused).
+	// Tick ticks nobody and returns nil).
 	OnCommand func(Command)
 	// RateControl says the page may change the tick rate: OnCommand then
 	// receives "rate" commands. The default (zero) value is false.

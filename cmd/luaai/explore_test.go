@@ -25,7 +25,7 @@ func inTemp(t *testing.T, from string) string {
 func TestExploreFindsWritesAndTheTestFails(t *testing.T) {
 	script := inTemp(t, "../../explore/testdata/timing.lua")
 	var out, errOut bytes.Buffer
-	code := run([]string{"explore", script, "--runs", "3000", "--seed", "1"}, &out, &errOut)
+	code := run([]string{"explore", script, "--seconds", "3600", "--runs", "3000", "--seed", "1"}, &out, &errOut)
 	require.Equal(t, exitFail, code, errOut.String())
 	text := out.String()
 	require.Contains(t, text, "1 failure:")
@@ -48,7 +48,7 @@ func TestExploreJSON(t *testing.T) {
 	script := inTemp(t, "../../explore/testdata/deadend.lua")
 	cov := filepath.Join(t.TempDir(), "cov.json")
 	var out, errOut bytes.Buffer
-	code := run([]string{"explore", script, "--runs", "2000", "--json", "--coverage", cov}, &out, &errOut)
+	code := run([]string{"explore", script, "--seconds", "3600", "--runs", "2000", "--json", "--coverage", cov}, &out, &errOut)
 	require.Equal(t, exitOK, code, errOut.String())
 	var rep struct {
 		Runs     int               `json:"runs"`
@@ -77,7 +77,7 @@ func TestExploreJSON(t *testing.T) {
 
 func TestExploreCleanScriptExitsZero(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run([]string{"explore", "../../scripts/guard.lua", "--runs", "500"}, &out, &errOut)
+	code := run([]string{"explore", "../../scripts/guard.lua", "--seconds", "3600", "--runs", "500"}, &out, &errOut)
 	require.Equal(t, exitOK, code, errOut.String())
 	require.Contains(t, out.String(), "no failures found")
 	require.Contains(t, out.String(), "explored ../../scripts/guard.lua: 500 input sequences")
@@ -114,7 +114,7 @@ func TestExploreUsage(t *testing.T) {
 // and agent ids 1-based.
 func TestExploreJSONSteps(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run([]string{"explore", "../../explore/testdata/message.lua", "--agents", "2", "--runs", "3000", "--seed", "1", "--json", "--out", t.TempDir()}, &out, &errOut)
+	code := run([]string{"explore", "../../explore/testdata/message.lua", "--agents", "2", "--seconds", "3600", "--runs", "3000", "--seed", "1", "--json", "--out", t.TempDir()}, &out, &errOut)
 	require.Equal(t, exitFail, code, errOut.String())
 	var rep struct {
 		Findings []struct {

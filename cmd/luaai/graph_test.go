@@ -116,7 +116,7 @@ func TestGraphCoverage(t *testing.T) {
 	script := "../../explore/testdata/deadend.lua"
 	cov := filepath.Join(t.TempDir(), "cov.json")
 	var out, errOut bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"explore", script, "--runs", "2000", "--coverage", cov, "--out", t.TempDir()}, &out, &errOut), errOut.String())
+	require.Equal(t, exitOK, run([]string{"explore", script, "--seconds", "3600", "--runs", "2000", "--coverage", cov, "--out", t.TempDir()}, &out, &errOut), errOut.String())
 
 	out.Reset()
 	require.Equal(t, exitOK, run([]string{"graph", script, "--coverage", cov}, &out, &errOut), errOut.String())

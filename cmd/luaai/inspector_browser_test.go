@@ -77,7 +77,14 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
 	poll(t, ctx, "the list", `document.querySelectorAll('#agents tbody tr').length === 3`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#agents tr[data-id="2"] input.pick`))))
+	// Found and clicked in one step of the page's own: the list is redrawn
+	// every frame, and a node found by one request may be gone by the next.
+	poll(t, ctx, "agent 2 picked", `(() => {
+		const b = document.querySelector('#agents tr[data-id="2"] input.pick');
+		if (!b) return false;
+		if (!b.checked) b.click();
+		return true;
+	})()`)
 	poll(t, ctx, "agent 2's view", `(document.querySelector('.agent-view[data-id="2"] .path')||{}).textContent === 'patrolling'`)
 	poll(t, ctx, "its diagram with the active state", `!!document.querySelector('.agent-view[data-id="2"] .state.active[data-path="patrolling"]')`)
 	poll(t, ctx, "its context", `!!document.querySelector('.agent-view[data-id="2"] .ctx [data-key="hearing"]')`)
@@ -172,11 +179,16 @@ func TestInspectorScoresInBrowser(t *testing.T) {
 // regions show on the page.
 func TestInspectorTreesInBrowser(t *testing.T) {
 	ctx := browser(t)
+	// The prey comes at tick 3, and the run pauses after tick 2 (--ticks
+	// with --inspect): the roaming is there to see however late the page
+	// comes, and the page's resume lets the prey in.
 	input := filepath.Join(t.TempDir(), "prey.jsonl")
-	require.NoError(t, os.WriteFile(input, []byte(`{"tick":1,"agent":"*","set":{"prey_x":14}}`+"\n"), 0o644))
-	r, url := startInspected(t, "../../scripts/hunter.lua", "--agents", "1", "--hz", "10", "--set", "patrol_end=100", "--set", "waypoint=100", "--input", input)
+	require.NoError(t, os.WriteFile(input, []byte(`{"tick":3,"agent":"*","set":{"prey_x":14}}`+"\n"), 0o644))
+	r, url := startInspected(t, "../../scripts/hunter.lua", "--agents", "1", "--hz", "10", "--ticks", "2", "--set", "patrol_end=100", "--set", "waypoint=100", "--input", input)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
 	poll(t, ctx, "roaming steps, the walk item current", `(() => { const s = document.querySelector('.agent-view[data-id="1"] .state[data-path="roam"] .step.active'); return !!s && /^fn@/.test(s.textContent); })()`)
+	poll(t, ctx, "paused after tick 2", `document.querySelector('#status').dataset.paused === 'true' && document.querySelector('#status').dataset.tick === '2'`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#resume"))))
 	poll(t, ctx, "the tree drawn", `document.querySelectorAll('.agent-view[data-id="1"] .bt').length === 12`)
 	poll(t, ctx, "the chase running, its ancestors too", `(() => {
 		const on = [...document.querySelectorAll('.agent-view[data-id="1"] .bt.active')].map(b => b.dataset.path);
@@ -308,7 +320,7 @@ func TestInspectorProfileAndCoverageInBrowser(t *testing.T) {
 
 	script := "../../explore/testdata/deadend.lua"
 	cov := filepath.Join(t.TempDir(), "cov.json")
-	code, out, errOut := cli("explore", script, "--runs", "2000", "--coverage", cov, "--out", t.TempDir())
+	code, out, errOut := cli("explore", script, "--seconds", "3600", "--runs", "2000", "--coverage", cov, "--out", t.TempDir())
 	require.Equal(t, exitOK, code, out+errOut)
 	r, url = startInspected(t, script, "--agents", "1", "--hz", "20")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
