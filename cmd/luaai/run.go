@@ -68,12 +68,16 @@ Flags (before or after SCRIPT):
                 start is reported and watched until a version loads. In a
                 terminal it takes commands as it runs (help lists them):
                 send A EVENT [json], set A key=value, pause, step [N],
-                resume; the arrows recall earlier lines
+                resume, reset A, respawn A, show A; the arrows recall earlier
+                lines (with stdout piped, the terminal's lines are read as
+                they are typed)
   --input FILE  drive the run: JSON lines {"tick":N,"agent":A,"send":E,
-                "payload":P} or {"tick":N,"agent":A,"set":{...}} ("agent":"*"
-                for every agent), each applied before tick N; "-" reads them
-                from stdin as they come ("tick" may then be left out: the
-                next tick), and the commands of --watch too
+                "payload":P}, {"tick":N,"agent":A,"set":{...}},
+                {"tick":N,"agent":A,"reset":true} or "respawn":true ("agent":"*"
+                for every agent), each applied before tick N; a line that
+                cannot be applied is reported and makes the run exit 1; "-"
+                reads them from stdin as they come ("tick" may then be left
+                out: the next tick), and the commands of --watch too
   --strict      treat the warnings every load prints (luaai check's:
                 unknown fields, unreachable states, ...) as errors: the run
                 does not start, a --watch reload keeps the old version
@@ -100,14 +104,15 @@ Flags (before or after SCRIPT):
                 first
   --record FILE write the seed, the script's content hash, every input and
                 every agent's state and context changes to FILE (gzip when it
-                ends in .gz), for luaai replay
+                ends in .gz), for luaai replay; with several scripts, every
+                script with its agents and its digest
 
 Ctrl-C (SIGINT or SIGTERM) stops the run cleanly after the current tick: the
 output is flushed, --save is written, and the exit code is as if it had ended.
 
 Exit codes: 0 success; 1 the script does not load, a callback raised an error
-during the run (the run still goes to its end), or --load / --save failed;
-2 a usage error.
+during the run (the run still goes to its end), a line of --input FILE could
+not be applied, or --load / --save failed; 2 a usage error.
 `
 
 // The range of --hz: slower than one tick in 1000 s or faster than a
@@ -469,7 +474,7 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 		undo = append(undo, func() { l.w.Close() })
 	}
 	if cfg.record != "" {
-		if l.rec, err = newRecorder(cfg, l.b, l.h, snapshot); err != nil {
+		if l.rec, err = newRecorder(cfg, append([]*host.Behaviour{l.b}, l.more...), l.h, snapshot); err != nil {
 			return stop, fmt.Errorf("--record %s: %v", cfg.record, err)
 		}
 	}

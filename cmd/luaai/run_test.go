@@ -363,7 +363,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"missing script", []string{"run"}, "missing SCRIPT"},
 		{"counts for other scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--agents", "1,2,3"}, "--agents gives 3 counts for 2 scripts"},
-		{"several scripts recorded", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--record", "x.jsonl"}, "--record takes one SCRIPT"},
+		{"record into a missing folder", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--record", "no/such/x.jsonl"}, "--record no/such/x.jsonl: folder no/such does not exist"},
 		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "unknown flag --bogus"},
 		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for --ticks`},
 		{"negative ticks", []string{"run", "testdata/guard.lua", "--ticks", "-1"}, "--ticks must be ≥ 0"},
