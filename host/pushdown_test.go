@@ -146,3 +146,33 @@ func TestResetAndRespawn(t *testing.T) {
 	require.ErrorIs(t, a.Respawn(map[string]any{"bad": struct{ X int }{1}}), host.ErrBindByValue)
 	require.Equal(t, "patrol", a.Path(), "a refused respawn changes nothing")
 }
+
+// on_reload runs once per agent after a reload whatever the root is: an
+// fsm, a utility machine, regions, or a behaviour tree.
+func TestOnReloadRunsForEveryRootKind(t *testing.T) {
+	roots := map[string]string{
+		"fsm":     `ai.fsm { initial = "a", on_reload = bump, states = { a = {} } }`,
+		"utility": `ai.utility { on_reload = bump, states = { a = { score = 1 } } }`,
+		"regions": `ai.regions { on_reload = bump, states = { r = ai.fsm { initial = "a", states = { a = {} } } } }`,
+		"tree":    `ai.tree { on_reload = bump, root = ai.action(function() return "running" end) }`,
+	}
+	for kind, root := range roots {
+		t.Run(kind, func(t *testing.T) {
+			src := `local ai = require("luaai")
+local function bump(ctx) ctx.reloads = (ctx.reloads or 0) + 1 end
+return ` + root
+			h, err := host.New(host.Options{})
+			require.NoError(t, err)
+			defer h.Close()
+			b, err := h.LoadString(kind+".lua", src)
+			require.NoError(t, err)
+			require.Empty(t, b.Definition().Warnings, "on_reload is a field of every root")
+			a, err := h.Spawn(b, nil)
+			require.NoError(t, err)
+			require.NoError(t, h.Tick(0.1))
+			require.NoError(t, b.ReloadSource(src))
+			n, _ := a.Number("reloads")
+			require.Equal(t, 1.0, n, "on_reload of the %s root", kind)
+		})
+	}
+}

@@ -337,7 +337,7 @@ func buildTree(root *BTNode, pos Pos, errs *ErrorList) *BTree {
 	return t
 }
 
-var treeFields = map[string]bool{"root": true, "context": true}
+var treeFields = map[string]bool{"root": true, "context": true, "on_reload": true}
 
 // decodeTree builds the state ai.tree{} makes.
 func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
@@ -356,6 +356,7 @@ func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
 		}
 	})
 	s.Context = d.optTable(t, "context", what, "a table")
+	s.OnReload = d.optFunc(t, "on_reload", what) // run after a reload when the tree is the root, as for every root
 	root, ok := btChild(t.RawGetString("root"), pos)
 	if !ok {
 		d.errorf(pos, "%s: root must be a node (ai.sequence{…}, ai.action(fn), …), got %s", what, t.RawGetString("root").Type())
