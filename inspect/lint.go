@@ -44,8 +44,8 @@ func Lint(root *luabind.State) luabind.ErrorList {
 	if root == nil {
 		return nil
 	}
-	out := luabind.Warnings(root)
 	l := &linter{defaults: contextKeys(root), src: luabind.NewSources()}
+	out := l.definitionWarnings(root)
 	luabind.EachState(root, l.state)
 	l.ctxReads(root)
 	out = append(out, l.out...)

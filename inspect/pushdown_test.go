@@ -3,6 +3,7 @@ package inspect
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
@@ -117,4 +118,44 @@ func TestLintPushdownShipped(t *testing.T) {
 		}
 		vm.Close()
 	}
+}
+
+// An unknown field is warned about at its own line, in a plain-table
+// state, the root machine and a nested one.
+func TestLintUnknownFieldAtItsLine(t *testing.T) {
+	src := `local ai = require("luaai")
+return ai.fsm {
+  initial = "idle",
+  colour = "red",
+  states = {
+    idle = {
+      enter = function() end,
+      exitt = function() end,
+    },
+    walk = ai.fsm {
+      initial = "a",
+      intial = "a",
+      states = { a = {} },
+    },
+  },
+}`
+	path := filepath.Join(t.TempDir(), "guard.lua")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	vm := luabind.NewVM(luabind.Options{})
+	t.Cleanup(vm.Close)
+	v, err := vm.RunString(path, src)
+	require.NoError(t, err)
+	m, ok := luabind.MachineValue(v)
+	require.True(t, ok)
+	var got []string
+	for _, msg := range lintMessages(Lint(m)) {
+		if strings.Contains(msg, "unknown field") {
+			got = append(got, msg[len(path):])
+		}
+	}
+	require.Equal(t, []string{
+		`:4: ai.fsm: unknown field "colour"`,
+		`:8: state "idle": unknown field "exitt" (did you mean "exit"?)`,
+		`:12: ai.fsm: unknown field "intial" (did you mean "initial"?)`,
+	}, got)
 }

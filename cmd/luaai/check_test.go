@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 			name: "warnings only: exit 0",
 			args: []string{"check", "testdata/check/warnings.lua"},
 			stdout: `testdata/check/warnings.lua:4: warning: ctx.stamina is read, but no context default declares it and nothing in the script writes it; if the game sets it, give it a default
-testdata/check/warnings.lua:6: warning: ai.fsm: unknown field "colour"
+testdata/check/warnings.lua:9: warning: ai.fsm: unknown field "colour"
 testdata/check/warnings.lua:14: warning: state "idle": transition 2 (to flee) can never fire: transition 1 (to walk) always fires first
 testdata/check/warnings.lua:20: warning: state "walk": transition 2 (to flee) never fires: its when is false
 testdata/check/warnings.lua:22: warning: state "walk": transition 4 (to idle): when reads ctx.enemy, but "enemy" is in no context defaults (a typo, or set by the game?)
