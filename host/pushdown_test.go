@@ -176,3 +176,33 @@ return ` + root
 		})
 	}
 }
+
+// An error indexing the payload of an event sent with none says so.
+func TestNilPayloadErrorSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "soldier.lua")
+	require.NoError(t, os.WriteFile(path, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "hold",
+  context = { goal = 0 },
+  states = {
+    hold = { transitions = { { to = "advance", on = "advance", run = function(ctx, order) ctx.goal = order.x end } } },
+    advance = {},
+  },
+}`), 0o644))
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadFile(path)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Send("advance", nil))
+	require.NoError(t, h.Tick(0.1))
+	errs := a.Errors()
+	require.Len(t, errs, 1)
+	require.Equal(t, 6, errs[0].Line)
+	require.Contains(t, errs[0].Error(), `(the payload of event "advance" is nil: it was sent with none;`)
+	require.NoError(t, a.Send("advance", map[string]any{"x": 3.0}))
+	require.NoError(t, h.Tick(0.1))
+	require.Empty(t, a.Errors())
+}

@@ -306,6 +306,7 @@ func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
 				continue
 			}
 			a.evFrom, a.evName = ev.from, ev.name // for ai.sender in its when, run and enter or resume, and Transition
+			a.evNil = ev.payload == nil || ev.payload == lua.LNil
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
 				a.evFrom, a.evName = 0, ""
 				if p.tickOver(vm, s) {
