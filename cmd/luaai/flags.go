@@ -56,6 +56,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	memoryFlag(fs, &cfg.memory)
 	setFlag(fs, &cfg.set)
 	fs.Var(&traceFlag{cfg}, "trace", "")
+	fs.BoolVar(&cfg.traceChanges, "trace-changes", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
 	fs.BoolVar(&cfg.strict, "strict", false, "")
@@ -131,6 +132,9 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	}
 	if cfg.hz > 0 && !given["dt"] {
 		cfg.dt = 1 / cfg.hz
+	}
+	if cfg.traceChanges {
+		cfg.trace = true // --trace-changes is --trace, shorter
 	}
 	cfg.script, cfg.scripts = pos[0], pos
 	return cfg, exitOK

@@ -54,6 +54,10 @@ Flags (before or after SCRIPT):
   --trace [IDS] after each tick print every agent's state and context, every
                 utility decision with each candidate's score, and the events
                 no transition took; --trace 1,5: only those agents'.
+  --trace-changes
+                --trace, with an agent's state line only in the ticks its
+                state or context changed, showing the context keys that
+                changed (null: a key gone)
   --profile     after the run, print where the ticks' time went: the Lua
                 callbacks by total time (calls, time, callback, file:line,
                 state) and the engine's share beside them
@@ -146,6 +150,8 @@ type runConfig struct {
 	seed    uint64
 	// traceIDs, from --trace 1,5: the agents traced; nil for all.
 	traceIDs []int
+	// traceChanges, from --trace-changes: trace lines only of what changed.
+	traceChanges bool
 	// scripts are every SCRIPT given (script is the first); agentsEach,
 	// from --agents 1,3, the agents of each (nil: agents for each).
 	scripts    []string
@@ -278,7 +284,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	opts.Profile = cfg.profile
 	if cfg.trace {
-		out.trace = true
+		out.trace, out.changes = true, cfg.traceChanges
 		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
 		if cfg.traceIDs != nil {
 			out.traceOnly = map[int]bool{}
