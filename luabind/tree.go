@@ -396,12 +396,14 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 			continue
 		}
 		node, ok := BTValue(item)
-		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil) {
+		// ai.action(fn, { name = … }) is a function with a name, for
+		// graphs and traces.
+		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil && node.Kind != BTAction) {
 			got := item.Type().String()
 			if ok {
 				got = "ai." + node.Kind.String()
 			}
-			d.errorf(d.pos, "%s: steps item %d must be a function, ai.wait(seconds) or ai.wait_until(cond), got %s", what, i, got)
+			d.errorf(d.pos, "%s: steps item %d must be a function, ai.action(fn, { name = … }), ai.wait(seconds) or ai.wait_until(cond), got %s", what, i, got)
 			continue
 		}
 		*d.errs = append(*d.errs, node.Problems...)
@@ -431,9 +433,14 @@ func (n *BTNode) Label() string {
 	return strings.Join(parts, " ")
 }
 
-// StepLabel describes a step item: a function as fn@file:line, else as Label.
+// StepLabel describes a step item: a function as fn@file:line, or by its
+// name when it is given one (ai.action(fn, { name = "roar" })), else as
+// Label.
 func (n *BTNode) StepLabel() string {
 	if n.Kind == BTAction {
+		if n.Name != "" {
+			return n.Name
+		}
 		return strings.TrimPrefix(n.Label(), "action ")
 	}
 	return n.Label()
