@@ -52,7 +52,8 @@ Flags:
                   at most a second more
   --runs N        stop after N input sequences (the same on every machine)
   --agents K      agents per sequence; they may message each other (default 1);
-                  with several scripts, one count each: --agents 1,2,1
+                  with several scripts, one count for each (--agents 1,2,1)
+                  or one for all
   --seed S        the search's seed: the same seed (and workers) tries the same inputs (default 0)
   --workers N     searchers at once, one per core at most (default 1)
   --out DIR       where the test file goes, made if missing (default: the
@@ -112,11 +113,9 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	total := 0
 	a := &exploreArgs{script: pos[0], dir: *out, covFile: *covFile, asJSON: *asJSON}
 	for i, script := range pos {
-		n := counts[0]
+		n := counts[0] // one count: that many of each script, as luaai run --agents
 		if len(counts) > 1 {
 			n = counts[i]
-		} else if i > 0 {
-			n = 1 // one count with several scripts: that many of the first, one of each other
 		}
 		a.cast = append(a.cast, explore.Cast{Script: script, Agents: n})
 		total += n
