@@ -16,6 +16,7 @@ import (
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/inspect"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
 )
@@ -41,6 +42,9 @@ import (
 //     run (they never end).
 //   - A ```text block right after the line <!-- output --> is the exact
 //     stdout of the ```go or ```sh block before it.
+//   - A block whose info string says "fragment" after the language
+//     (```lua fragment, ```go fragment) is part of a program, shown to be
+//     read: it is not run.
 func TestDocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs programs")
@@ -81,12 +85,13 @@ func TestDocs(t *testing.T) {
 
 // docBlock is one fenced code block of a document.
 type docBlock struct {
-	doc    string
-	line   int    // of the opening fence
-	lang   string // lua, go, sh, text, ...
-	text   string
-	file   string  // lua: the file named by the first line
-	output *string // the ```text block after <!-- output -->, if any
+	doc      string
+	line     int    // of the opening fence
+	lang     string // lua, go, sh, text, ...
+	fragment bool   // ```lua fragment: shown, not run
+	text     string
+	file     string  // lua: the file named by the first line
+	output   *string // the ```text block after <!-- output -->, if any
 }
 
 func (b docBlock) where() string { return fmt.Sprintf("%s:%d", b.doc, b.line) }
@@ -113,7 +118,15 @@ func docBlocks(t *testing.T, path string) []docBlock {
 				continue
 			}
 			if lang, ok := strings.CutPrefix(line, "```"); ok {
-				cur = &docBlock{doc: path, line: n, lang: strings.TrimSpace(lang)}
+				info := strings.Fields(lang)
+				cur = &docBlock{doc: path, line: n}
+				if len(info) > 0 {
+					cur.lang = info[0]
+				}
+				if len(info) > 1 {
+					require.Equal(t, []string{"fragment"}, info[1:], "%s: the only word allowed after a block's language is fragment", cur.where())
+					cur.fragment = true
+				}
 				body.Reset()
 			} else if strings.TrimSpace(line) != "" {
 				wantOutput = false
@@ -128,7 +141,7 @@ func docBlocks(t *testing.T, path string) []docBlock {
 				out := cur.text
 				blocks[len(blocks)-1].output = &out
 				wantOutput = false
-			} else {
+			} else if !cur.fragment {
 				if cur.lang == "lua" {
 					first, _, _ := strings.Cut(cur.text, "\n")
 					if m := fileComment.FindStringSubmatch(first); m != nil {
@@ -152,8 +165,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	h, err := host.New(host.Options{Workers: 1, Roots: []string{dir}, Stdout: &bytes.Buffer{}})
 	require.NoError(t, err)
 	defer h.Close()
-	var vm *luabind.VM
-	require.NoError(t, h.RunLua(func(v *luabind.VM) error { vm = v; return nil }))
+	var vm *defs.VM
+	require.NoError(t, h.RunLua(func(v *defs.VM) error { vm = v; return nil }))
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
@@ -166,7 +179,7 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 		}
 		v, err := vm.RunFile(filepath.Join(dir, b.file))
 		require.NoError(t, err, b.where())
-		if _, ok := luabind.MachineValue(v); ok {
+		if _, ok := defs.MachineValue(v); ok {
 			def, err := vm.LoadBehaviour(filepath.Join(dir, b.file))
 			require.NoError(t, err, b.where())
 			require.Empty(t, inspect.Lint(def), "%s: %s has warnings", b.where(), b.file)
@@ -174,8 +187,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	default:
 		v, err := vm.RunString("example.lua", b.text)
 		require.NoError(t, err, b.where())
-		if m, ok := luabind.MachineValue(v); ok {
-			require.Empty(t, luabind.CheckRoot(m, "example.lua"), b.where())
+		if m, ok := defs.MachineValue(v); ok {
+			require.Empty(t, defs.CheckRoot(m, "example.lua"), b.where())
 			require.Empty(t, inspect.Lint(m), "%s: warnings", b.where())
 			_, err := h.LoadString("example.lua", b.text)
 			require.NoError(t, err, b.where())
@@ -292,8 +305,8 @@ func checkGoBlocks(t *testing.T, root string, blocks []docBlock) {
 	}
 }
 
-// copyModule copies the module's go.mod, go.sum and Go packages (not
-// .git, not testdata) into a fresh folder.
+// copyModule copies the module's go.mod, go.sum and Go packages with the
+// files they embed (not .git, not testdata, not tests) into a fresh folder.
 func copyModule(t *testing.T, root string) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -311,7 +324,13 @@ func copyModule(t *testing.T, root string) string {
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		embedded := strings.Contains(rel, "inspector_page"+string(filepath.Separator)) // the inspector's page, embedded in host
+		// Files a package embeds (//go:embed): the inspector's page, the
+		// editor definitions, an example's script.
+		embedded := false
+		switch filepath.Ext(rel) {
+		case ".lua", ".js", ".html", ".css":
+			embedded = true
+		}
 		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" && !embedded {
 			return nil
 		}
@@ -325,44 +344,41 @@ func copyModule(t *testing.T, root string) string {
 	return dst
 }
 
-// referenceDoc is the reference the README's front page links to (in a
-// folder of its own: its Go blocks are fragments, not programs TestDocs
-// runs).
-const referenceDoc = "docs/reference/luaai.md"
+// luaReference is the page where every function of the luaai module and
+// every curve kind is documented.
+const luaReference = "docs/lua-reference.md"
 
-// referenceText is the README and the reference, where the documentation
-// of every function and curve kind is looked for.
-func referenceText(t *testing.T) []byte {
+// referenceText is the Lua reference, where the documentation of every
+// function and curve kind is looked for.
+func referenceText(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile("README.md")
+	ref, err := os.ReadFile(luaReference)
 	require.NoError(t, err)
-	ref, err := os.ReadFile(referenceDoc)
-	require.NoError(t, err)
-	return append(readme, ref...)
+	return string(ref)
 }
 
-// Every function of the luaai module is documented in the README (the
-// editor definitions are checked in luabind).
-func TestReadmeNamesEveryExport(t *testing.T) {
-	readme := referenceText(t)
-	vm := luabind.NewVM(luabind.Options{})
+// Every function of the luaai module is documented in the Lua reference
+// (the editor definitions are checked in luabind/defs).
+func TestDocsNameEveryExport(t *testing.T) {
+	ref := referenceText(t)
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	for _, name := range vm.Exports() {
-		require.Regexp(t, `\bai\.`+regexp.QuoteMeta(name)+`\b`, string(readme), "ai.%s is not in the README", name)
+		require.Regexp(t, `\bai\.`+regexp.QuoteMeta(name)+`\b`, ref, "ai.%s is not in %s", name, luaReference)
 	}
 }
 
-// Every curve kind is in the README.
-func TestReadmeNamesEveryCurveKind(t *testing.T) {
-	readme := referenceText(t)
-	for _, k := range luabind.CurveKinds() {
-		require.Contains(t, string(readme), "`"+k+"`", "curve kind %s is not in the README", k)
+// Every curve kind is in the Lua reference.
+func TestDocsNameEveryCurveKind(t *testing.T) {
+	ref := referenceText(t)
+	for _, k := range defs.CurveKinds() {
+		require.Contains(t, ref, "`"+k+"`", "curve kind %s is not in %s", k, luaReference)
 	}
 }
 
 // The Go version the README asks for is the one go.mod needs, and the
-// README and docs speak to users: no contract section numbers or planning
-// labels.
+// README and docs speak to users: no contract, no section numbers of it, no
+// planning labels or issue numbers.
 func TestReadmeFacts(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
@@ -373,9 +389,137 @@ func TestReadmeFacts(t *testing.T) {
 	require.Contains(t, string(readme), "Needs Go "+string(goLine[1])+" or later")
 	docs, err := filepath.Glob("docs/*.md")
 	require.NoError(t, err)
-	for _, f := range append(docs, "README.md", referenceDoc) {
+	for _, f := range append(docs, "README.md") {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		require.NotRegexp(t, `SPEC|\bP\d+\b|seed book|issue \d+`, string(data), f)
+		require.NotRegexp(t, `SPEC|\bP\d+\b|seed book|seed document|issue \d+|(?i)\bcontract\b|\bspecification\b`, string(data), f)
 	}
+}
+
+// Every relative link of the README and the docs leads to a file, and a
+// link with an #anchor to a heading of its Markdown target (named as
+// GitHub names headings).
+func TestDocLinks(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	anchors := map[string]map[string]bool{} // Markdown file → its anchors
+	anchorsOf := func(path string) map[string]bool {
+		if a, ok := anchors[path]; ok {
+			return a
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		a := map[string]bool{}
+		for _, h := range markdownHeadings(string(data)) {
+			a[h] = true
+		}
+		anchors[path] = a
+		return a
+	}
+	checked := 0
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		data, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		for _, l := range markdownLinks(string(data)) {
+			target, anchor, _ := strings.Cut(l.target, "#")
+			path := doc
+			if target != "" {
+				path = filepath.Join(filepath.Dir(doc), filepath.FromSlash(target))
+				_, err := os.Stat(path)
+				require.NoError(t, err, "%s:%d: the link %q leads nowhere", doc, l.line, l.target)
+			}
+			if anchor != "" {
+				require.True(t, strings.HasSuffix(path, ".md"), "%s:%d: an anchor into %s, which is not Markdown", doc, l.line, path)
+				require.True(t, anchorsOf(path)[anchor], "%s:%d: %s has no heading #%s", doc, l.line, path, anchor)
+			}
+			checked++
+		}
+	}
+	require.NotZero(t, checked)
+}
+
+// docLink is one link of a Markdown file: its target and its line.
+type docLink struct {
+	target string
+	line   int
+}
+
+var (
+	mdLink       = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+	mdCodeSpan   = regexp.MustCompile("`+[^`]*`+")
+	mdLinkInText = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdNotInSlug  = regexp.MustCompile(`[^\p{L}\p{M}\p{N}\p{Pc} -]`)
+	mdExternal   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	mdHeading    = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+)
+
+// markdownLinks finds the links and images of a Markdown text outside code
+// blocks and code spans, leaving out those to other sites (a scheme:).
+func markdownLinks(text string) []docLink {
+	var out []docLink
+	inCode := false
+	for n, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		line = mdCodeSpan.ReplaceAllString(line, "")
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			if !mdExternal.MatchString(m[1]) {
+				out = append(out, docLink{target: m[1], line: n + 1})
+			}
+		}
+	}
+	return out
+}
+
+// markdownHeadings gives the anchors GitHub makes of a Markdown text's
+// headings: the heading's text (a link's text, a code span's content),
+// lower case, without punctuation but hyphens and underscores, spaces as
+// hyphens; a repeated anchor gets -1, -2, … .
+func markdownHeadings(text string) []string {
+	var out []string
+	seen := map[string]int{}
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inCode = !inCode
+			continue
+		}
+		m := mdHeading.FindStringSubmatch(line)
+		if inCode || m == nil {
+			continue
+		}
+		title := strings.TrimSpace(m[1])
+		title = mdLinkInText.ReplaceAllString(title, "$1")
+		slug := strings.ReplaceAll(mdNotInSlug.ReplaceAllString(strings.ToLower(title), ""), " ", "-")
+		if k := seen[slug]; k > 0 {
+			seen[slug] = k + 1
+			slug = fmt.Sprintf("%s-%d", slug, k)
+		} else {
+			seen[slug] = 1
+		}
+		out = append(out, slug)
+	}
+	return out
+}
+
+// The anchors GitHub gives headings, as markdownHeadings computes them.
+func TestDocLinkAnchors(t *testing.T) {
+	for _, c := range []struct{ heading, anchor string }{
+		{"# The Lua dialect", "the-lua-dialect"},
+		{"## Where the frame goes: --profile", "where-the-frame-goes---profile"},
+		{"### --set", "--set"},
+		{"## One behaviour, 10,000 agents", "one-behaviour-10000-agents"},
+		{"## What still differs from PUC Lua 5.1", "what-still-differs-from-puc-lua-51"},
+		{"## `ai.send_to` limits", "aisend_to-limits"},
+		{"## Changing it while it runs: --watch", "changing-it-while-it-runs---watch"},
+		{"## See [the CLI](cli.md)", "see-the-cli"},
+	} {
+		require.Equal(t, []string{c.anchor}, markdownHeadings(c.heading), c.heading)
+	}
+	require.Equal(t, []string{"hot-reload", "x", "hot-reload-1"}, markdownHeadings("## Hot reload\n## x\n```\n# not a heading\n```\n### Hot reload"))
 }

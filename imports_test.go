@@ -27,13 +27,18 @@ var (
 		"internal/fuzzgen":         nil,
 		"internal/plainjson":       nil,
 		"types":                    nil,
+		// The Lua machine: it knows nothing of behaviour definitions.
 		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
-			"luabind/internal/srcpos", "luabind/internal/syntax", "internal/safefile", "internal/suggest"},
-		"host":               {"luabind", "internal/suggest"},
+			"luabind/internal/syntax", "internal/safefile"},
+		// The behaviour definitions, on top of the machine: defs imports
+		// luabind, never the reverse; host and the tools (luatest, explore,
+		// inspect) may import defs, nothing below them.
+		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest"},
+		"host":               {"luabind", "luabind/defs", "internal/suggest"},
 		"inspector":          {"host", "internal/plainjson"},
-		"luatest":            {"host", "luabind", "internal/suggest"},
-		"explore":            {"host", "luabind", "luatest", "internal/safefile"},
-		"inspect":            {"luabind", "internal/safefile", "internal/suggest"},
+		"luatest":            {"host", "luabind", "luabind/defs", "internal/suggest"},
+		"explore":            {"host", "luabind", "luabind/defs", "luatest", "internal/safefile"},
+		"inspect":            {"luabind", "luabind/defs", "internal/safefile", "internal/suggest"},
 		"cmd/luaai":          {"host", "luatest", "explore", "inspect", "inspector", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},
@@ -74,11 +79,11 @@ func TestImportRule(t *testing.T) {
 	}
 }
 
-// TestEngineKnowsNoNetwork: the engine (host, luabind and what they
-// import) serves no web page and opens no socket; the inspector, above
+// TestEngineKnowsNoNetwork: the engine (host, luabind, luabind/defs and
+// what they import) serves no web page and opens no socket; the inspector, above
 // it, does.
 func TestEngineKnowsNoNetwork(t *testing.T) {
-	for _, pkg := range []string{"./host", "./luabind"} {
+	for _, pkg := range []string{"./host", "./luabind", "./luabind/defs"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		require.NoError(t, err)
 		for _, dep := range strings.Fields(string(out)) {

@@ -2,7 +2,7 @@ package explore
 
 import (
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -15,9 +15,9 @@ func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEn
 			reached[it.Name] = it
 		}
 	}
-	defs := map[string]*luabind.State{}
-	luabind.Walk(b.Definition(), func(n *luabind.Node) bool {
-		defs[n.Path] = n.Def
+	byPath := map[string]*defs.State{}
+	defs.Walk(b.Definition(), func(n *defs.Node) bool {
+		byPath[n.Path] = n.Def
 		return true
 	})
 	var out []DeadEnd
@@ -30,7 +30,7 @@ func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEn
 		// The only state of its machine has nowhere else to go: it is the
 		// machine's whole behaviour, not a dead end.
 		if len(s.Children) == 0 && s.Kind == "leaf" && s.Path != "" && siblings > 1 &&
-			!exits && !s.Final && reached[s.Path] != nil && !leaves(defs[s.Path]) {
+			!exits && !s.Final && reached[s.Path] != nil && !leaves(byPath[s.Path]) {
 			it := reached[s.Path]
 			out = append(out, DeadEnd{Path: s.Path, File: it.File, Line: it.Line})
 		}
@@ -44,16 +44,16 @@ func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEn
 
 // leaves tells whether a state's own code may leave it: ai.pop or
 // ai.replace named in its hooks or steps.
-func leaves(s *luabind.State) bool {
+func leaves(s *defs.State) bool {
 	if s == nil {
 		return true
 	}
 	nums, strs := map[float64]bool{}, map[string]bool{}
 	for _, fn := range []*lua.LFunction{s.Enter, s.Update, s.Exit, s.Pause, s.Resume} {
-		luabind.Constants(fn, nums, strs)
+		defs.Constants(fn, nums, strs)
 	}
 	for _, st := range s.Steps {
-		luabind.Constants(st.Fn, nums, strs)
+		defs.Constants(st.Fn, nums, strs)
 	}
 	return strs["pop"] || strs["replace"]
 }

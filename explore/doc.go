@@ -22,5 +22,5 @@
 // and changing sequences), run.go (running one on a host), shrink.go,
 // deadends.go, report.go, testfile.go.
 //
-// It imports host, luabind and luatest; nothing of the engine imports it.
+// It imports host, luabind/defs, luabind and luatest; nothing of the engine imports it.
 package explore

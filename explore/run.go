@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // runner runs input sequences on agents of one behaviour in one host.
@@ -120,7 +120,7 @@ func (r *runner) close() {
 // goroutine that calls the returned function.
 func stopOn(h *host.Host, ctx context.Context) (release func()) {
 	release = func() {}
-	_ = h.RunLua(func(vm *luabind.VM) error {
+	_ = h.RunLua(func(vm *defs.VM) error {
 		release = vm.StopOn(ctx)
 		return nil
 	})

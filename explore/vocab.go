@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -67,8 +67,8 @@ const maxVocab = 256
 type vocabReader struct {
 	nums      map[float64]bool
 	strs      map[string]bool
-	ctxUses   map[string]*luabind.Use
-	eventUses map[string]map[string]*luabind.Use
+	ctxUses   map[string]*defs.Use
+	eventUses map[string]map[string]*defs.Use
 	scalar    map[string]bool // events a handler takes a payload of
 	durations map[float64]bool
 	helpers   map[*lua.LFunction]bool
@@ -77,17 +77,17 @@ type vocabReader struct {
 
 func readVocab(b *host.Behaviour, agents int) *vocab {
 	r := &vocabReader{
-		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*luabind.Use{},
-		eventUses: map[string]map[string]*luabind.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
+		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*defs.Use{},
+		eventUses: map[string]map[string]*defs.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
 		helpers: map[*lua.LFunction]bool{}, probes: map[string][]lua.LValue{},
 	}
 	root := b.Definition()
-	luabind.EachFunction(root, r.function)
-	luabind.EachState(root, r.state)
+	defs.EachFunction(root, r.function)
+	defs.EachState(root, r.state)
 	defaults := b.Defaults()
 	for _, k := range sortedKeys(defaults) {
 		if r.ctxUses[k] == nil {
-			r.ctxUses[k] = &luabind.Use{}
+			r.ctxUses[k] = &defs.Use{}
 		}
 	}
 	v := &vocab{agents: agents}
@@ -135,30 +135,30 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 
 // function reads a hook, condition, action or scorer.
 func (r *vocabReader) function(fn *lua.LFunction) {
-	luabind.Constants(fn, r.nums, r.strs)
-	luabind.FieldUses(fn, 0, r.ctxUses)
+	defs.Constants(fn, r.nums, r.strs)
+	defs.FieldUses(fn, 0, r.ctxUses)
 	// A local helper given the context (note(ctx, "x")): what it reads
 	// counts too.
-	ctxName := luabind.ParamName(fn, 0)
-	for _, h := range luabind.Helpers(fn) {
-		if !r.helpers[h] && ctxName != "" && luabind.ParamName(h, 0) == ctxName {
+	ctxName := defs.ParamName(fn, 0)
+	for _, h := range defs.Helpers(fn) {
+		if !r.helpers[h] && ctxName != "" && defs.ParamName(h, 0) == ctxName {
 			r.helpers[h] = true
-			luabind.Constants(h, r.nums, r.strs)
-			luabind.FieldUses(h, 0, r.ctxUses)
+			defs.Constants(h, r.nums, r.strs)
+			defs.FieldUses(h, 0, r.ctxUses)
 		}
 	}
 }
 
 // native reads a native condition or scorer.
 func (r *vocabReader) native(x any) {
-	luabind.NativeUses(x, r.ctxUses)
-	for _, p := range luabind.NativeProbes(x) {
+	defs.NativeUses(x, r.ctxUses)
+	for _, p := range defs.NativeProbes(x) {
 		vs := r.probes[p.Field]
 		if len(vs) < 64 && !slices.Contains(vs, p.Value) {
 			r.probes[p.Field] = append(vs, p.Value)
 		}
 	}
-	for _, c := range luabind.NativeComparisons(x) {
+	for _, c := range defs.NativeComparisons(x) {
 		switch k := c.Value.(type) {
 		case lua.LNumber:
 			r.nums[float64(k)] = true
@@ -169,7 +169,7 @@ func (r *vocabReader) native(x any) {
 }
 
 // node reads a tree node or step item, and those below it.
-func (r *vocabReader) node(n *luabind.BTNode) {
+func (r *vocabReader) node(n *defs.BTNode) {
 	if n == nil {
 		return
 	}
@@ -185,7 +185,7 @@ func (r *vocabReader) node(n *luabind.BTNode) {
 // state reads a state's timings, natives and transitions; an event's
 // payload is what its transitions' when and run, and the target's enter,
 // read from their second parameter.
-func (r *vocabReader) state(n *luabind.Node) {
+func (r *vocabReader) state(n *defs.Node) {
 	s := n.Def
 	for _, d := range []float64{s.Every, s.DecideEvery} {
 		if d > 0 {
@@ -210,11 +210,11 @@ func (r *vocabReader) state(n *luabind.Node) {
 		}
 		uses := r.eventUses[t.On]
 		if uses == nil {
-			uses = map[string]*luabind.Use{}
+			uses = map[string]*defs.Use{}
 			r.eventUses[t.On] = uses
 		}
 		handlers := []*lua.LFunction{t.Run}
-		if lc, ok := t.When.(luabind.LuaCond); ok {
+		if lc, ok := t.When.(defs.LuaCond); ok {
 			handlers = append(handlers, lc.Fn)
 		}
 		if n.Parent != nil && t.Target != "" {
@@ -225,8 +225,8 @@ func (r *vocabReader) state(n *luabind.Node) {
 			}
 		}
 		for _, fn := range handlers {
-			luabind.FieldUses(fn, 1, uses)
-			if name := luabind.ParamName(fn, 1); name != "" && name != "_" {
+			defs.FieldUses(fn, 1, uses)
+			if name := defs.ParamName(fn, 1); name != "" && name != "_" {
 				r.scalar[t.On] = true
 			}
 		}
@@ -281,7 +281,7 @@ func plainValue(x lua.LValue) (Value, bool) {
 
 // fieldOf is what to write into a field whose default is d (has: it has
 // one) and that the code uses as u.
-func fieldOf(key string, d any, has bool, u *luabind.Use) fieldVocab {
+func fieldOf(key string, d any, has bool, u *defs.Use) fieldVocab {
 	f := fieldVocab{key: key}
 	var strs []string
 	for _, x := range u.Values {

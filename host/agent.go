@@ -214,7 +214,7 @@ func (a *Agent) Clock() float64 {
 // path through its top state. ok is false while nothing is active (a utility
 // root without initial before its first decision).
 //
-// Behaviour trees and regions show in it (README: Behaviour trees, Parallel
+// Behaviour trees and regions show in it (docs/lua-reference.md: Behaviour trees, Parallel
 // regions): a tree state's running node path follows it in brackets
 // ("combat.tree[sequence.attack]"), and the regions of an ai.regions state
 // follow it in braces, in name order ("alive{movement.walk,weapon.reload}").

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -29,12 +30,12 @@ type Behaviour struct {
 // Definition is the validated definition b runs (its latest reload), for
 // tools that read a behaviour without running it (inspect's Lint and
 // WriteGraph). It is shared: do not change it.
-func (b *Behaviour) Definition() *luabind.State { return b.layout().def }
+func (b *Behaviour) Definition() *defs.State { return b.layout().def }
 
 // layout is one worker's immutable copy of a behaviour: the placed states.
 type layout struct {
 	name     string
-	def      *luabind.State
+	def      *defs.State
 	root     *place
 	places   []*place // by id, pre-order
 	machines []*place // by machine index
@@ -53,7 +54,7 @@ type layout struct {
 
 // place is one placed state: a definition with a name, a path and a parent.
 type place struct {
-	def      *luabind.State
+	def      *defs.State
 	name     string
 	path     string // dot-joined from the root; "" for the root
 	id       int
@@ -67,7 +68,7 @@ type place struct {
 	// ai.tree states: the tree, where its nodes' records start in the
 	// agent's bt, and per tree node the state's path with the running path
 	// in brackets ("combat.tree[sequence.attack]").
-	bt      *luabind.BTree
+	bt      *defs.BTree
 	btBase  int
 	btPaths []string
 	pathLV  lua.LValue // path as a Lua string: the payload of tree:success and tree:failure
@@ -77,7 +78,7 @@ type place struct {
 }
 
 type transition struct {
-	luabind.Transition
+	defs.Transition
 	target int // child index in the parent machine, -1 for pop and internal
 	index  int // its place among its state's transitions (coverage)
 	// at is where its entry is written, read from the script when it is
@@ -86,8 +87,8 @@ type transition struct {
 }
 
 func (n *place) isMachine() bool { return n.def.IsMachine() }
-func (n *place) isFSM() bool     { return n.def.Kind == luabind.KindFSM }
-func (n *place) isRegions() bool { return n.def.Kind == luabind.KindRegions }
+func (n *place) isFSM() bool     { return n.def.Kind == defs.KindFSM }
+func (n *place) isRegions() bool { return n.def.Kind == defs.KindRegions }
 
 // Defaults returns the context an agent of the behaviour starts with (the
 // merged context defaults of every machine), as plain Go data converted as
@@ -125,7 +126,7 @@ func (b *Behaviour) States() []string {
 	return out
 }
 
-func newLayout(L *lua.LState, name string, def *luabind.State) *layout {
+func newLayout(L *lua.LState, name string, def *defs.State) *layout {
 	b := &layout{name: name, def: def, byName: map[string][]*place{}, byPath: map[string]*place{}}
 	b.root = b.place(def)
 	for _, n := range b.places {
@@ -144,10 +145,10 @@ func newLayout(L *lua.LState, name string, def *luabind.State) *layout {
 }
 
 // place builds the runtime nodes from the definition, one per place
-// (luabind.Walk's order is the node ids' order).
-func (b *layout) place(def *luabind.State) *place {
-	placed := map[*luabind.Node]*place{}
-	luabind.Walk(def, func(w *luabind.Node) bool {
+// (defs.Walk's order is the node ids' order).
+func (b *layout) place(def *defs.State) *place {
+	placed := map[*defs.Node]*place{}
+	defs.Walk(def, func(w *defs.Node) bool {
 		n := &place{def: w.Def, name: w.Name, path: w.Path, id: len(b.places), mid: -1, initial: -1, index: w.Index, depth: w.Depth}
 		placed[w] = n
 		b.places = append(b.places, n)

@@ -7,10 +7,11 @@ import (
 
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Behaviour trees (README: Behaviour trees): the body a state runs in its
+// Behaviour trees (docs/lua-reference.md: Behaviour trees): the body a state runs in its
 // update phase (its update hook, its steps, its tree), one tick function
 // per kind of node (the kinds are luabind's table), and how a tree's
 // records are saved, restored, carried over a reload and shown.
@@ -49,11 +50,11 @@ func (a *Agent) body(n *place, dt lua.LValue, fdt float64) {
 // agent is sent "tree:success" or "tree:failure" with the state's path.
 func (a *Agent) tickTree(n *place, dt lua.LValue) {
 	st := a.btTick(n, 0, dt)
-	if st == luabind.Running {
+	if st == defs.Running {
 		return
 	}
 	name := "tree:failure"
-	if st == luabind.Success {
+	if st == defs.Success {
 		name = "tree:success"
 	}
 	a.incoming = append(a.incoming, event{name: name, payload: n.pathLV})
@@ -77,7 +78,7 @@ func (a *Agent) halt(n *place, from, to int) {
 }
 
 // haltRunning halts the children of tn after position k that are running.
-func (a *Agent) haltRunning(n *place, tn *luabind.BTPlace, k int) {
+func (a *Agent) haltRunning(n *place, tn *defs.BTPlace, k int) {
 	for _, c := range tn.Kids[k+1:] {
 		if a.bt[n.btBase+c].on {
 			a.halt(n, c, n.bt.Nodes[c].End)
@@ -86,34 +87,34 @@ func (a *Agent) haltRunning(n *place, tn *luabind.BTPlace, k int) {
 }
 
 // btTicker ticks node i of n's tree: one per kind of node.
-type btTicker func(a *Agent, n *place, i int, dt lua.LValue) luabind.Status
+type btTicker func(a *Agent, n *place, i int, dt lua.LValue) defs.Status
 
-// btTickers is the tick function of each kind of node (README: Behaviour
+// btTickers is the tick function of each kind of node (docs/lua-reference.md: Behaviour
 // trees); the kinds themselves are luabind's.
-var btTickers [luabind.BTKindCount]btTicker
+var btTickers [defs.BTKindCount]btTicker
 
 func init() {
-	btTickers = [luabind.BTKindCount]btTicker{
-		luabind.BTSequence:         tickSequence,
-		luabind.BTReactiveSequence: tickSequence,
-		luabind.BTSelector:         tickSequence,
-		luabind.BTReactiveSelector: tickSequence,
-		luabind.BTParallel:         tickParallel,
-		luabind.BTInvert:           tickInvert,
-		luabind.BTForce:            tickForce,
-		luabind.BTLoop:             tickLoop,
-		luabind.BTRetry:            tickRetry,
-		luabind.BTCooldown:         tickCooldown,
-		luabind.BTTimeout:          tickTimeout,
-		luabind.BTAction:           tickAction,
-		luabind.BTCheck:            tickCheck,
-		luabind.BTWaitUntil:        tickCheck,
-		luabind.BTWait:             tickWait,
+	btTickers = [defs.BTKindCount]btTicker{
+		defs.BTSequence:         tickSequence,
+		defs.BTReactiveSequence: tickSequence,
+		defs.BTSelector:         tickSequence,
+		defs.BTReactiveSelector: tickSequence,
+		defs.BTParallel:         tickParallel,
+		defs.BTInvert:           tickInvert,
+		defs.BTForce:            tickForce,
+		defs.BTLoop:             tickLoop,
+		defs.BTRetry:            tickRetry,
+		defs.BTCooldown:         tickCooldown,
+		defs.BTTimeout:          tickTimeout,
+		defs.BTAction:           tickAction,
+		defs.BTCheck:            tickCheck,
+		defs.BTWaitUntil:        tickCheck,
+		defs.BTWait:             tickWait,
 	}
 }
 
 // btTick ticks node i of n's tree.
-func (a *Agent) btTick(n *place, i int, dt lua.LValue) luabind.Status {
+func (a *Agent) btTick(n *place, i int, dt lua.LValue) defs.Status {
 	if a.w.cov != nil {
 		a.cover(CoverTreeNode, n.id, i)
 	}
@@ -121,15 +122,15 @@ func (a *Agent) btTick(n *place, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickSequence ticks a sequence or selector, reactive or not.
-func tickSequence(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickSequence(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
-	keep := luabind.Success // a sequence goes on while its children succeed
-	if d.Kind == luabind.BTSelector || d.Kind == luabind.BTReactiveSelector {
-		keep = luabind.Failure // a selector while they fail
+	keep := defs.Success // a sequence goes on while its children succeed
+	if d.Kind == defs.BTSelector || d.Kind == defs.BTReactiveSelector {
+		keep = defs.Failure // a selector while they fail
 	}
-	reactive := d.Kind == luabind.BTReactiveSequence || d.Kind == luabind.BTReactiveSelector
+	reactive := d.Kind == defs.BTReactiveSequence || d.Kind == defs.BTReactiveSelector
 	k := 0
 	if !reactive {
 		k = int(rt.idx)
@@ -142,7 +143,7 @@ func tickSequence(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 		if reactive {
 			a.haltRunning(n, tn, k)
 		}
-		if st == luabind.Running {
+		if st == defs.Running {
 			rt.idx, rt.on = int32(k), true
 			return st
 		}
@@ -154,7 +155,7 @@ func tickSequence(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickParallel ticks an ai.parallel.
-func tickParallel(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickParallel(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -163,7 +164,7 @@ func tickParallel(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 		crt := &a.bt[n.btBase+c]
 		if crt.done == 0 {
 			st := a.btTick(n, c, dt)
-			if st == luabind.Running {
+			if st == defs.Running {
 				if first < 0 {
 					first = k
 				}
@@ -171,17 +172,17 @@ func tickParallel(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 			}
 			crt.done = 1 + uint8(st)
 		}
-		if crt.done == 1+uint8(luabind.Success) {
+		if crt.done == 1+uint8(defs.Success) {
 			succ++
 		} else {
 			fail++
 		}
-		var st luabind.Status
+		var st defs.Status
 		switch {
 		case d.SucceedOne && succ >= 1 || !d.SucceedOne && succ == len(tn.Kids):
-			st = luabind.Success
+			st = defs.Success
 		case d.FailAll && fail == len(tn.Kids) || !d.FailAll && fail >= 1:
-			st = luabind.Failure
+			st = defs.Failure
 		default:
 			continue
 		}
@@ -190,98 +191,98 @@ func tickParallel(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	}
 	if first < 0 { // all finished, neither rule met
 		a.halt(n, i, tn.End)
-		return luabind.Failure
+		return defs.Failure
 	}
 	rt.idx, rt.on = int32(first), true
-	return luabind.Running
+	return defs.Running
 }
 
 // tickInvert ticks an ai.invert.
-func tickInvert(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickInvert(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	rt := &a.bt[n.btBase+i]
 	st := a.btTick(n, tn.Kids[0], dt)
 	switch st {
-	case luabind.Success:
-		st = luabind.Failure
-	case luabind.Failure:
-		st = luabind.Success
+	case defs.Success:
+		st = defs.Failure
+	case defs.Failure:
+		st = defs.Success
 	}
-	rt.on = st == luabind.Running
+	rt.on = st == defs.Running
 	return st
 }
 
 // tickForce ticks an ai.force.
-func tickForce(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickForce(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
-	if st := a.btTick(n, tn.Kids[0], dt); st == luabind.Running {
+	if st := a.btTick(n, tn.Kids[0], dt); st == defs.Running {
 		rt.on = true
 		return st
 	}
-	rt.on = d.Status == luabind.Running
+	rt.on = d.Status == defs.Running
 	return d.Status
 }
 
 // tickLoop ticks an ai.loop.
-func tickLoop(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickLoop(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
 	switch a.btTick(n, tn.Kids[0], dt) {
-	case luabind.Running:
+	case defs.Running:
 		rt.on = true
-		return luabind.Running
-	case luabind.Failure:
+		return defs.Running
+	case defs.Failure:
 		rt.clear()
-		return luabind.Failure
+		return defs.Failure
 	}
 	rt.idx++
 	if d.Count > 0 && int(rt.idx) >= d.Count {
 		rt.clear()
-		return luabind.Success
+		return defs.Success
 	}
 	rt.on = true // the next run starts at the next tick
-	return luabind.Running
+	return defs.Running
 }
 
 // tickRetry ticks an ai.retry: a failed run of its child is tried again
 // at the next tick, up to Count more times (forever without a count); its
 // record counts the failures.
-func tickRetry(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickRetry(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	rt := &a.bt[n.btBase+i]
 	switch a.btTick(n, tn.Kids[0], dt) {
-	case luabind.Running:
+	case defs.Running:
 		rt.on = true
-		return luabind.Running
-	case luabind.Success:
+		return defs.Running
+	case defs.Success:
 		rt.clear()
-		return luabind.Success
+		return defs.Success
 	}
 	if tn.Def.Count > 0 && int(rt.idx) >= tn.Def.Count {
 		rt.clear()
-		return luabind.Failure
+		return defs.Failure
 	}
 	if rt.idx < math.MaxInt32 {
 		rt.idx++
 	}
 	rt.on = true // the next try starts at the next tick
-	return luabind.Running
+	return defs.Running
 }
 
 // tickCooldown ticks an ai.cooldown.
-func tickCooldown(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickCooldown(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
 	now := a.nodes[n.id].treeTime
 	if rt.cooling && now-rt.cool+eps < d.Seconds {
-		return luabind.Failure
+		return defs.Failure
 	}
 	st := a.btTick(n, tn.Kids[0], dt)
-	rt.on = st == luabind.Running
+	rt.on = st == defs.Running
 	if !rt.on {
 		rt.cooling, rt.cool = true, now
 	}
@@ -289,17 +290,17 @@ func tickCooldown(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickTimeout ticks an ai.timeout.
-func tickTimeout(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickTimeout(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
 	now := a.nodes[n.id].treeTime
 	if rt.on && now-rt.start+eps >= d.Seconds {
 		a.halt(n, i, tn.End)
-		return luabind.Failure
+		return defs.Failure
 	}
 	st := a.btTick(n, tn.Kids[0], dt)
-	if st != luabind.Running {
+	if st != defs.Running {
 		rt.clear()
 		return st
 	}
@@ -310,26 +311,26 @@ func tickTimeout(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 }
 
 // tickAction ticks an ai.action.
-func tickAction(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickAction(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
 	v, err := a.callStatus(n, d.Fn, dt, cbAction)
-	st, ok := luabind.ParseStatus(v)
+	st, ok := defs.ParseStatus(v)
 	switch {
 	case err != nil:
 		a.reportAt(n, CallbackAction, err, " (tree node "+tn.Path+")")
-		st = luabind.Failure
+		st = defs.Failure
 	case !ok:
 		a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
-			luabind.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
+			defs.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
 	}
-	rt.on = st == luabind.Running
+	rt.on = st == defs.Running
 	return st
 }
 
 // tickCheck ticks an ai.check or an ai.wait_until.
-func tickCheck(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickCheck(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	tn := &n.bt.Nodes[i]
 	d := tn.Def
 	rt := &a.bt[n.btBase+i]
@@ -337,21 +338,21 @@ func tickCheck(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	if err != nil {
 		a.reportAt(n, CallbackCheck, err, " (tree node "+tn.Path+")")
 		rt.on = false
-		return luabind.Failure
+		return defs.Failure
 	}
 	if ok {
 		rt.on = false
-		return luabind.Success
+		return defs.Success
 	}
-	if d.Kind == luabind.BTCheck {
-		return luabind.Failure
+	if d.Kind == defs.BTCheck {
+		return defs.Failure
 	}
 	rt.on = true
-	return luabind.Running
+	return defs.Running
 }
 
 // tickWait ticks an ai.wait.
-func tickWait(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
+func tickWait(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 	d := n.bt.Nodes[i].Def
 	rt := &a.bt[n.btBase+i]
 	now := a.nodes[n.id].treeTime
@@ -360,9 +361,9 @@ func tickWait(a *Agent, n *place, i int, dt lua.LValue) luabind.Status {
 	}
 	if now-rt.start+eps >= d.Seconds {
 		rt.clear()
-		return luabind.Success
+		return defs.Success
 	}
-	return luabind.Running
+	return defs.Running
 }
 
 // runningLeaf is the deepest running node of n's tree, or -1 while the
@@ -397,7 +398,7 @@ func (a *Agent) callStatus(n *place, fn *lua.LFunction, dt lua.LValue, k callbac
 }
 
 // testCond tests a check or a wait_until; the caller reports its error.
-func (a *Agent) testCond(n *place, c luabind.Cond, k callback) (bool, error) {
+func (a *Agent) testCond(n *place, c defs.Cond, k callback) (bool, error) {
 	pn, pk, ps := a.setCur(n, k)
 	var ok bool
 	var err error
@@ -443,7 +444,7 @@ func treeRecords(bt []btRT, n *place) map[string]nodeSnapshot {
 		}
 		s := nodeSnapshot{Running: r.on, Child: int(r.idx), Start: r.start}
 		if r.done != 0 {
-			s.Done = luabind.Status(r.done - 1).String()
+			s.Done = defs.Status(r.done - 1).String()
 		}
 		if r.cooling {
 			c := r.cool
@@ -475,10 +476,10 @@ func (a *Agent) restoreTree(n *place, saved map[string]nodeSnapshot) error {
 		switch s.Done {
 		case "":
 		case "success", "failure":
-			if tn.Parent < 0 || n.bt.Nodes[tn.Parent].Def.Kind != luabind.BTParallel {
+			if tn.Parent < 0 || n.bt.Nodes[tn.Parent].Def.Kind != defs.BTParallel {
 				return fmt.Errorf("tree node %q: done is for children of ai.parallel", path)
 			}
-			st, _ := luabind.ParseStatus(lua.LString(s.Done))
+			st, _ := defs.ParseStatus(lua.LString(s.Done))
 			r.done = 1 + uint8(st)
 		default:
 			return fmt.Errorf("tree node %q: done %q", path, s.Done)
@@ -516,7 +517,7 @@ func treeInfo(n *place, i int) *TreeNodeInfo {
 	return out
 }
 
-// remapTree carries the records of a tree over a reload (README: Behaviour
+// remapTree carries the records of a tree over a reload (docs/lua-reference.md: Behaviour
 // trees): cooldown timers where the node path still exists; the running
 // path's records when every node on it still exists, of the same kind,
 // else the tree starts again at its root.

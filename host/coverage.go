@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // The kinds of part coverage counts.
@@ -39,7 +39,7 @@ type BehaviourCoverage struct {
 }
 
 type covKey struct {
-	root *luabind.State // the layout's definition
+	root *defs.State // the layout's definition
 	kind string
 	id   int // the place
 	sub  int // a transition's index, a tree node's, a step's; -1
@@ -48,7 +48,7 @@ type covKey struct {
 // coverage is a worker's counts, and the layouts they are about.
 type coverage struct {
 	hits    map[covKey]int
-	layouts map[*luabind.State]*layout
+	layouts map[*defs.State]*layout
 }
 
 // cover counts a part of a's behaviour.
@@ -166,7 +166,7 @@ type keyedItem struct {
 // have.
 func coverageItems(l *layout) []keyedItem {
 	var out []keyedItem
-	src := luabind.NewSources()
+	src := defs.NewSources()
 	for _, n := range l.places {
 		if n.parent == nil {
 			continue
@@ -178,7 +178,7 @@ func coverageItems(l *layout) []keyedItem {
 		}
 		file := n.def.Pos.File
 		out = append(out, keyedItem{CoverageItem{Kind: CoverState, Name: n.path, File: file, Line: line}, n.id, -1})
-		if n.parent.def.Kind == luabind.KindUtility {
+		if n.parent.def.Kind == defs.KindUtility {
 			out = append(out, keyedItem{CoverageItem{Kind: CoverChoice, Name: n.path, File: file, Line: line}, n.id, -1})
 		}
 		for _, t := range n.trans {

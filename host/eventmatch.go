@@ -14,7 +14,7 @@ package host
 // stop between callbacks is reported once, at the state whose transitions
 // were being tried (Options.AgentTickBudget).
 
-import "github.com/luaai/luaai/luabind"
+import "github.com/luaai/luaai/luabind/defs"
 
 // The decide phase scans the pending events for each transition's name
 // until it has looked at indexAfter events per pending event (plus
@@ -107,7 +107,7 @@ func (p *pending) named(name string, from int) int {
 
 // tickOver reports whether the agent's tick budget has run out, noting in
 // p where the phase stopped.
-func (p *pending) tickOver(vm *luabind.VM, s *place) bool {
+func (p *pending) tickOver(vm *defs.VM, s *place) bool {
 	if p.cut != nil {
 		return true
 	}

@@ -7,7 +7,7 @@ package host_test
 // tree and an fsm), a Go module, events from Go, 60 ticks a second.
 //
 // Beside each kind its floor: the same Lua calls the engine made in one
-// tick, recorded (luabind.VM.RecordCalls) and replayed bare with PCall on
+// tick, recorded (defs.VM.RecordCalls) and replayed bare with PCall on
 // the same contexts. engine/floor is what the engine adds to the Lua work.
 //
 //	go test ./host -run '^$' -bench 'Game$' -benchtime 100x
@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -218,15 +218,15 @@ type bareRunner struct {
 	sent int
 }
 
-func (r *bareRunner) Request(luabind.TransitionKind, string, lua.LValue) error { return nil }
-func (r *bareRunner) Send(string, lua.LValue) error                            { r.sent++; return nil }
-func (r *bareRunner) ID() int                                                  { return 1 }
-func (r *bareRunner) SendTo(int, string, any) (bool, error)                    { r.sent++; return true, nil }
-func (r *bareRunner) State() (string, bool)                                    { return "", true }
-func (r *bareRunner) Active(string) bool                                       { return true }
-func (r *bareRunner) Time() float64                                            { return 0 }
-func (r *bareRunner) Rand() *rand.Rand                                         { return r.rng }
-func (r *bareRunner) Log(string)                                               {}
+func (r *bareRunner) Request(defs.TransitionKind, string, lua.LValue) error { return nil }
+func (r *bareRunner) Send(string, lua.LValue) error                         { r.sent++; return nil }
+func (r *bareRunner) ID() int                                               { return 1 }
+func (r *bareRunner) SendTo(int, string, any) (bool, error)                 { r.sent++; return true, nil }
+func (r *bareRunner) State() (string, bool)                                 { return "", true }
+func (r *bareRunner) Active(string) bool                                    { return true }
+func (r *bareRunner) Time() float64                                         { return 0 }
+func (r *bareRunner) Rand() *rand.Rand                                      { return r.rng }
+func (r *bareRunner) Log(string)                                            {}
 
 // tickTimed ticks h once after the world's turn and returns how long the
 // tick took.

@@ -12,6 +12,7 @@ import (
 	"weak"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -78,7 +79,7 @@ const (
 type worker struct {
 	h        *Host
 	index    int
-	vm       *luabind.VM
+	vm       *defs.VM
 	agents   []*Agent
 	records  []record        // hook calls waiting for dispatch
 	spawnQ   []*pendingSpawn // ai.spawn calls made while busy
@@ -173,7 +174,7 @@ func New(opts Options) (*Host, error) {
 	cache := luabind.NewProtoCache()
 	for i := 0; i < opts.Workers; i++ {
 		w := &worker{h: h, index: i}
-		w.vm = luabind.NewVM(luabind.Options{
+		w.vm = defs.NewVM(luabind.Options{
 			Roots: opts.Roots, Cache: cache, Stdout: opts.Stdout,
 			Seed: opts.Seed, Now: opts.Now, MaxString: opts.MaxString,
 			Budget:      budget(opts.Budget, DefaultBudget),
@@ -188,7 +189,7 @@ func New(opts Options) (*Host, error) {
 			w.startProfile()
 		}
 		if opts.Coverage {
-			w.cov = &coverage{hits: map[covKey]int{}, layouts: map[*luabind.State]*layout{}}
+			w.cov = &coverage{hits: map[covKey]int{}, layouts: map[*defs.State]*layout{}}
 		}
 		w.vm.L.G.Registry.RawSetString(workerKey, &lua.LUserData{Value: w})
 		h.workers = append(h.workers, w)
@@ -261,7 +262,7 @@ func (h *Host) Workers() int { return len(h.workers) }
 // use the state only there (never while a Tick runs, never after Close).
 // From a script while the workers run it returns ErrReentrant;
 // after Close, an error wrapping ErrClosed; otherwise fn's error.
-func (h *Host) RunLua(fn func(vm *luabind.VM) error) error {
+func (h *Host) RunLua(fn func(vm *defs.VM) error) error {
 	switch {
 	case h.running:
 		return ErrReentrant
@@ -317,7 +318,7 @@ func (h *Host) LoadStringContext(ctx context.Context, name, src string) (*Behavi
 }
 
 // stopOn makes ctx's end stop the callbacks of every worker until the
-// returned function is called (luabind.VM.StopOn).
+// returned function is called (defs.VM.StopOn).
 func (h *Host) stopOn(ctx context.Context) (release func()) {
 	if ctx == nil || ctx.Done() == nil {
 		return func() {}
@@ -391,6 +392,10 @@ func (h *Host) target(id int) (*Agent, bool) {
 	return a, a != nil
 }
 
+// Agent is the agent with the given id that Tick ticks (spawned by the
+// game, restored or imported), and false when there is none. Agents a
+// script spawned with ai.spawn belong to that script and are not found
+// here.
 func (h *Host) Agent(id int) (*Agent, bool) {
 	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -130,7 +131,7 @@ func (m *memoryAccount) measureScripts(h *Host) map[*Behaviour]int64 {
 			if env := t.def.Env(); env != nil {
 				n += m.sizer.size(env, 0)
 			}
-			luabind.EachFunction(t.def, func(fn *lua.LFunction) { n += m.sizer.size(fn, 0) })
+			defs.EachFunction(t.def, func(fn *lua.LFunction) { n += m.sizer.size(fn, 0) })
 		}
 		mods[a.b] = n
 	}
@@ -172,7 +173,7 @@ func (m *memoryAccount) definitionFunctions(h *Host) map[*lua.LFunction]struct{}
 		}
 		done[a.b] = true
 		for _, t := range a.b.layouts {
-			luabind.EachFunction(t.def, func(fn *lua.LFunction) { fns[fn] = struct{}{} })
+			defs.EachFunction(t.def, func(fn *lua.LFunction) { fns[fn] = struct{}{} })
 		}
 	}
 	return fns

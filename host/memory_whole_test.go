@@ -8,6 +8,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,7 +42,7 @@ f() return f`, mib},
 coroutine.resume(co) return { co }`, mib},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vm := luabind.NewVM(luabind.Options{})
+			vm := defs.NewVM(luabind.Options{})
 			defer vm.Close()
 			v, err := vm.RunString("size.lua", tc.src)
 			require.NoError(t, err)

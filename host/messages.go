@@ -1,6 +1,6 @@
 package host
 
-// Events and messages (README: A tick, Functions usable inside callbacks):
+// Events and messages (docs/lua-reference.md: A tick, Functions usable inside callbacks):
 // an agent's own events (Agent.Send, ai.send, agent:send) wait in its
 // incoming list for its next decide phase; messages from other agents
 // (ai.send_to) are queued per worker during a tick and delivered at its end,
@@ -17,6 +17,7 @@ import (
 	"sort"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -68,7 +69,7 @@ func (r runner) Send(name string, payload lua.LValue) error {
 }
 
 // SendTo is ai.send_to: (false, nil) for an id that names no live agent,
-// luabind.ErrSendRefused when Options.MessagePolicy refuses it, an error
+// defs.ErrSendRefused when Options.MessagePolicy refuses it, an error
 // past Options.MaxMessagesPerTick or when the policy panics. During
 // Host.Tick the message waits for the end of the tick
 // (Host.deliverMessages orders them the same whatever the workers);
@@ -92,7 +93,7 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 			return false, err
 		}
 		if !ok {
-			return false, luabind.ErrSendRefused
+			return false, defs.ErrSendRefused
 		}
 	}
 	a.sent++

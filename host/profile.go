@@ -2,7 +2,7 @@ package host
 
 // The profile (Options.Profile): time and calls per Lua callback, summed
 // over the run, for a game (Host.Profile) and luaai run --profile. Each
-// worker's VM times its outermost calls (luabind.VM.TimeCalls) into the
+// worker's VM times its outermost calls (defs.VM.TimeCalls) into the
 // worker's own table; Profile merges them between ticks.
 
 import (
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -60,7 +61,7 @@ type profiler struct {
 // functions are timed by the VM instead).
 func profiledNative(v any) bool {
 	switch v.(type) {
-	case luabind.LuaCond, luabind.LuaScorer, luabind.ConstCond, luabind.ConstScorer, nil:
+	case defs.LuaCond, defs.LuaScorer, defs.ConstCond, defs.ConstScorer, nil:
 		return false
 	}
 	return true
@@ -85,7 +86,7 @@ func (a *Agent) nativeDone(v any, t0 time.Time) {
 // testProfiled and scoreProfiled are Cond.Test and Scorer.Score timed for
 // the profile (kept out of the hot functions: a closure there would move
 // their results to the heap on every call).
-func (a *Agent) testProfiled(c luabind.Cond, payload lua.LValue) (bool, error) {
+func (a *Agent) testProfiled(c defs.Cond, payload lua.LValue) (bool, error) {
 	if !profiledNative(c) {
 		return c.Test(a.w.vm, a.ctx, payload)
 	}
@@ -95,7 +96,7 @@ func (a *Agent) testProfiled(c luabind.Cond, payload lua.LValue) (bool, error) {
 	return ok, err
 }
 
-func (a *Agent) scoreProfiled(s luabind.Scorer) (float64, error) {
+func (a *Agent) scoreProfiled(s defs.Scorer) (float64, error) {
 	if !profiledNative(s) {
 		return s.Score(a.w.vm, a.ctx)
 	}
@@ -149,7 +150,7 @@ func (h *Host) Profile() Profile {
 			e.File, e.Line = k.proto.SourceName, k.proto.LineDefined
 			p.InLua += c.total
 		} else {
-			e.Native = luabind.Describe(k.native)
+			e.Native = defs.Describe(k.native)
 			p.InNatives += c.total
 		}
 		p.Entries = append(p.Entries, e)

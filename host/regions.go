@@ -7,7 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Parallel regions (README: Parallel regions): an ai.regions state's
+// Parallel regions (docs/lua-reference.md: Parallel regions): an ai.regions state's
 // children are all active, decide and update in name order; a pending event
 // is offered to each. Entering and leaving them is enter/exit's (tick.go),
 // their configuration in Agent.State writeConfig's (agent.go), requests

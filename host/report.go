@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -75,7 +76,7 @@ func (a *Agent) emitState(kind TransitionKind, from string) {
 	a.w.records = append(a.w.records, record{kind: recTransition, tr: Transition{Agent: a.id, Tick: a.ticks, Kind: kind, From: from, To: a.statePath()}})
 }
 
-// --- luabind.Runner: what ai.* functions act on inside callbacks ---
+// --- defs.Runner: what ai.* functions act on inside callbacks ---
 
 // runner is the agent as seen from the functions usable inside callbacks. It is one
 // pointer wide, so handing it to the VM as an interface does not allocate.
@@ -134,7 +135,7 @@ func (a *Agent) endLogs() {
 	a.logs = 0
 }
 
-// luaAgent adapts an Agent to luabind.LuaAgent for ai.spawn. An agent
+// luaAgent adapts an Agent to defs.LuaAgent for ai.spawn. An agent
 // spawned while the workers run exists only once they are done: until then
 // (p != nil) its context can be read and written and events sent to it, and
 // the rest reports that it is not there yet.
@@ -187,14 +188,14 @@ func (l *luaAgent) Send(name string, payload lua.LValue) error {
 	return l.a.sendLua(name, payload)
 }
 
-func (l *luaAgent) Errors() []luabind.CallbackError {
+func (l *luaAgent) Errors() []defs.CallbackError {
 	if l.a == nil {
 		return nil
 	}
 	errs := l.a.takeErrors()
-	out := make([]luabind.CallbackError, len(errs))
+	out := make([]defs.CallbackError, len(errs))
 	for i, e := range errs {
-		out[i] = luabind.CallbackError{Message: e.Message(), State: e.State, Callback: string(e.Callback)}
+		out[i] = defs.CallbackError{Message: e.Message(), State: e.State, Callback: string(e.Callback)}
 	}
 	return out
 }

@@ -517,12 +517,13 @@ return ai.fsm { initial = "s", states = { s = {
 	done := func() bool {
 		return a.Get("m") != nil || len(errs) > 1 && !strings.Contains(errs[len(errs)-1].Msg, compiling)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for !done() && time.Now().Before(deadline) {
+	// However long the compile takes on a busy machine (over a minute
+	// under -race beside a busy loop per core): go test's timeout is the
+	// bound.
+	for !done() {
 		require.NoError(t, h.Tick(0.1))
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.True(t, done(), "the abandoned compile never finished")
 	for _, e := range errs[1 : len(errs)-1] {
 		require.Contains(t, e.Msg, compiling)
 	}

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -165,7 +166,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 			}
 		case *lua.LUserData:
 			total += sizeFunction
-			if a, ok := v.Value.(luabind.LuaAgent); ok {
+			if a, ok := v.Value.(defs.LuaAgent); ok {
 				// An agent a script spawned: its context is held
 				// through this handle.
 				s.stack = append(s.stack, a.Ctx())

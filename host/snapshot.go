@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -31,7 +31,7 @@ var (
 	ErrIDInUse = errors.New("agent id already in use")
 )
 
-// snapshotFile is the JSON document: see "Snapshots" in docs/reference/luaai.md.
+// snapshotFile is the JSON document: see "The snapshot format" in docs/embedding.md.
 type snapshotFile struct {
 	Version int             `json:"version"`
 	Agents  []agentSnapshot `json:"agents"`
@@ -402,7 +402,7 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 	// The active states must be whole: every fsm and regions state among
 	// them has its states.
 	for _, n := range a.activeMachines() {
-		if len(a.ms[n.mid].stack) == 0 && n.def.Kind != luabind.KindUtility {
+		if len(a.ms[n.mid].stack) == 0 && n.def.Kind != defs.KindUtility {
 			return nil, nil, bad("%s %q has no active state", n.def.Kind, n.path)
 		}
 	}
@@ -464,7 +464,7 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 			if err != nil {
 				return err
 			}
-			if a.onStack(n, i) || (n.def.Kind == luabind.KindUtility && len(m.stack) > 0) || len(m.stack) >= maxDepth {
+			if a.onStack(n, i) || (n.def.Kind == defs.KindUtility && len(m.stack) > 0) || len(m.stack) >= maxDepth {
 				return fmt.Errorf("machine %q: invalid stack %v", path, ms.Stack)
 			}
 			m.stack = append(m.stack, i)

@@ -6,6 +6,7 @@ import (
 	"weak"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -25,7 +26,7 @@ const maxQueuedSpawns = 1 << 16
 // agents in one tick.
 var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", maxQueuedSpawns)
 
-func (s luaSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
+func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent, error) {
 	w, h := s.w, s.w.h
 	b, _ := def.Owner().(*Behaviour)
 	if b == nil || b.h != h || b.layouts[w.index] == nil || b.layouts[w.index].def != def {

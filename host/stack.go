@@ -1,6 +1,6 @@
 package host
 
-// The stack of an fsm (README: A tick, step 1; Transitions): ai.push,
+// The stack of an fsm (docs/lua-reference.md: A tick, step 1; Transitions): ai.push,
 // ai.pop and ai.replace asked for by hooks are requests, applied at the
 // start of the next tick, innermost machine first; the same push, pop and
 // replace carry out the transitions that name them. Here too: how a stack
@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -21,15 +21,15 @@ import (
 // applied at the start of the next tick.
 type request struct {
 	pending bool
-	kind    luabind.TransitionKind // Push, Pop or Replace
-	target  int                    // child index; -1 for Pop
-	where   string                 // "file:line: " of the ai.* call, for an error when it is applied
-	payload lua.LValue             // for the entered state's enter, or (Pop) the resumed state's resume
+	kind    defs.TransitionKind // Push, Pop or Replace
+	target  int                 // child index; -1 for Pop
+	where   string              // "file:line: " of the ai.* call, for an error when it is applied
+	payload lua.LValue          // for the entered state's enter, or (Pop) the resumed state's resume
 }
 
 // Request asks for a push, pop or replace on the nearest fsm holding the
 // running state, applied at the start of the next tick.
-func (r runner) Request(kind luabind.TransitionKind, name string, payload lua.LValue) error {
+func (r runner) Request(kind defs.TransitionKind, name string, payload lua.LValue) error {
 	a := r.a
 	if !a.curKind.isHook() {
 		return fmt.Errorf("in %s: %w", a.curKind, ErrNotInHook)
@@ -39,7 +39,7 @@ func (r runner) Request(kind luabind.TransitionKind, name string, payload lua.LV
 		return fmt.Errorf("state %q: %w", a.cur.path, ErrNoMachine)
 	}
 	req := request{pending: true, kind: kind, target: -1, where: a.w.vm.L.Where(1), payload: payload}
-	if kind != luabind.Pop {
+	if kind != defs.Pop {
 		req.target = m.def.Child(name)
 		if req.target < 0 {
 			where := m.path
@@ -80,11 +80,11 @@ func (a *Agent) applyRequest(n *place) {
 	m.req = request{}
 	var err error
 	switch req.kind {
-	case luabind.Push:
+	case defs.Push:
 		err = a.push(n, req.target, req.payload, nil)
-	case luabind.Pop:
+	case defs.Pop:
 		err = a.pop(n, req.payload, nil)
-	case luabind.Replace:
+	case defs.Replace:
 		err = a.replace(n, req.target, TransitionReplace, req.payload, nil)
 	}
 	if err != nil {
@@ -122,7 +122,7 @@ func (a *Agent) onStackHint(n *place, idx int) string {
 	var at []string
 	c := n.children[idx]
 	for i := range c.trans {
-		if t := &c.trans[i]; t.Kind == luabind.Push {
+		if t := &c.trans[i]; t.Kind == defs.Push {
 			if pos := transitionPos(c, t); pos.Line > 0 {
 				at = append(at, pos.String())
 			}
@@ -299,12 +299,12 @@ func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 		}
 	}
 	req := request{pending: true, target: -1, payload: payload, where: r.Where}
-	switch req.kind, _ = luabind.ParseTransitionKind(r.Kind); req.kind {
-	case luabind.Push, luabind.Replace:
+	switch req.kind, _ = defs.ParseTransitionKind(r.Kind); req.kind {
+	case defs.Push, defs.Replace:
 		if req.target = n.def.Child(r.Target); req.target < 0 {
 			return request{}, fmt.Errorf("request for state %q, which it does not have", r.Target)
 		}
-	case luabind.Pop:
+	case defs.Pop:
 	default:
 		return request{}, fmt.Errorf("request kind %q", r.Kind)
 	}
@@ -344,7 +344,7 @@ func remapRequest(n *place, om, nm *machineRT, idx []int) (dropped bool) {
 	case !om.req.pending:
 	case len(om.stack) > 0 && idx[om.stack[len(om.stack)-1]] < 0:
 		return true
-	case om.req.kind == luabind.Pop:
+	case om.req.kind == defs.Pop:
 		nm.req = om.req
 	case idx[om.req.target] >= 0:
 		nm.req = om.req // its payload and where it was asked for too

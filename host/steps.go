@@ -1,6 +1,6 @@
 package host
 
-// Steps (README: Steps): a state's list of items run in order in its
+// Steps (docs/lua-reference.md: Steps): a state's list of items run in order in its
 // update phase, after its update hook and before its tree and children —
 // their tick, the check of a saved progress, how a reload carries it over
 // and how AgentView shows it. Their progress lives in the state's placeRT
@@ -8,7 +8,7 @@ package host
 
 import (
 	"fmt"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -32,16 +32,16 @@ func (a *Agent) runSteps(n *place, dt lua.LValue, fdt float64) {
 		rt.stepSeen = true
 		done := true
 		switch item.Kind {
-		case luabind.BTAction:
+		case defs.BTAction:
 			v, err := a.callStatus(n, item.Fn, dt, cbSteps)
 			if err != nil {
 				a.report(n, CallbackSteps, err) // counts as completed
 			} else if v == lua.LString("running") {
 				done = false
 			}
-		case luabind.BTWait:
+		case defs.BTWait:
 			done = rt.stepTime+eps >= item.Seconds
-		case luabind.BTWaitUntil:
+		case defs.BTWaitUntil:
 			ok, err := a.testCond(n, item.Cond, cbWaitUntil)
 			if err != nil {
 				a.report(n, CallbackSteps, err) // counts as false
@@ -70,7 +70,7 @@ func (a *Agent) runSteps(n *place, dt lua.LValue, fdt float64) {
 
 // sameSteps: a reload keeps a state's steps progress when the list has the
 // same length and the current item the same kind.
-func sameSteps(old, nw []*luabind.BTNode, at int) bool {
+func sameSteps(old, nw []*defs.BTNode, at int) bool {
 	if len(old) != len(nw) {
 		return false
 	}

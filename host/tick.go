@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -13,7 +14,7 @@ import (
 // reach 1.0.
 const eps = 1e-9
 
-// Tick advances the agent by dt seconds (README: A tick): clock, requests, decide,
+// Tick advances the agent by dt seconds (docs/lua-reference.md: A tick): clock, requests, decide,
 // update. Callback errors are reported (Options.OnError, Agent.Errors) and
 // do not stop the tick; the returned error is only for misuse (a tick from
 // inside the agent's own tick, a closed host, a bad dt).
@@ -336,13 +337,13 @@ func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 	}
 	var err error
 	switch t.Kind {
-	case luabind.To:
+	case defs.To:
 		err = a.replace(n, t.target, TransitionTo, payload, t.Run)
-	case luabind.Push:
+	case defs.Push:
 		err = a.push(n, t.target, payload, t.Run)
-	case luabind.Pop:
+	case defs.Pop:
 		err = a.pop(n, payload, t.Run)
-	case luabind.Internal:
+	case defs.Internal:
 		a.action(s, t.Run, payload) // no state changes; the event is handled
 	}
 	if err != nil {
@@ -365,7 +366,7 @@ func transitionPos(s *place, t *transition) luabind.Pos {
 	}
 	t.at = t.Pos
 	if s.parent != nil {
-		place, ok := luabind.NewSources().Children(s.parent.def)[s.name]
+		place, ok := defs.NewSources().Children(s.parent.def)[s.name]
 		if ok && t.index < len(place.Trans) && place.Trans[t.index].Line > 0 {
 			t.at = place.Trans[t.index]
 		}
@@ -449,7 +450,7 @@ func (a *Agent) hookDt(n *place, fn *lua.LFunction, dt lua.LValue) {
 	}
 }
 
-func (a *Agent) test(n *place, c luabind.Cond, payload lua.LValue, k callback) bool {
+func (a *Agent) test(n *place, c defs.Cond, payload lua.LValue, k callback) bool {
 	pn, pk, ps := a.setCur(n, k)
 	var ok bool
 	var err error

@@ -1,6 +1,6 @@
 package host
 
-// Utility machines (README: Utility machines): every child scored, the
+// Utility machines (docs/lua-reference.md: Utility machines): every child scored, the
 // winner made active (momentum, lock, random_top), each decision traced
 // where decisions are watched, and shown with the curves' inputs
 // (AgentView).
@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -148,7 +149,7 @@ func (a *Agent) score(n *place, active bool) float64 {
 		// The parts of a native scorer, for the "why" trace, evaluated as
 		// the candidate (ai.time() and friends see it).
 		if p, ok := n.def.Score.(interface {
-			Parts(*luabind.VM, *lua.LTable) []luabind.Part
+			Parts(*defs.VM, *lua.LTable) []defs.Part
 		}); ok {
 			if len(a.parts) < a.t.maxKids {
 				a.parts = make([][]Part, a.t.maxKids)
@@ -167,7 +168,7 @@ func (a *Agent) score(n *place, active bool) float64 {
 	}
 	if err != nil && errors.Is(err, luabind.ErrNotANumber) {
 		// Not a Lua error: point at the scoring function, if it is one.
-		if ls, ok := n.def.Score.(luabind.LuaScorer); ok && ls.Fn.Proto != nil {
+		if ls, ok := n.def.Score.(defs.LuaScorer); ok && ls.Fn.Proto != nil {
 			err = fmt.Errorf("%s:%d: %w", ls.Fn.Proto.SourceName, ls.Fn.Proto.LineDefined, err)
 		}
 	}
@@ -181,7 +182,7 @@ func (a *Agent) score(n *place, active bool) float64 {
 // decisionView adds utility machine n's last decision and the inputs of
 // its candidates' native curves (those that run no Lua).
 func (a *Agent) decisionView(n *place, v *AgentView) {
-	if n.def.Kind != luabind.KindUtility {
+	if n.def.Kind != defs.KindUtility {
 		return
 	}
 	if d, ok := a.decisions[n.path]; ok {
@@ -191,7 +192,7 @@ func (a *Agent) decisionView(n *place, v *AgentView) {
 		if c.def.Score == nil {
 			continue
 		}
-		for i, u := range luabind.CurvesIn(c.def.Score) {
+		for i, u := range defs.CurvesIn(c.def.Score) {
 			if !u.Native {
 				continue
 			}

@@ -5,7 +5,7 @@ package host
 // feature adds its part from its own file (stack.go, steps.go, btree.go,
 // utility.go, messages.go).
 
-import "github.com/luaai/luaai/luabind"
+import "github.com/luaai/luaai/luabind/defs"
 
 // MaxViewEvents bounds the pending events (and, apart, the messages) an
 // AgentView lists: a script may queue thousands.
@@ -160,7 +160,7 @@ type TransitionInfo struct {
 	After  float64
 	When   string // a native condition described, "function" for Lua, "" for none
 	Run    bool   // it has a run function
-	Name   string // as coverage names it: "to chase on noise" (luabind.Transition.Name)
+	Name   string // as coverage names it: "to chase on noise" (defs.Transition.Name)
 }
 
 // TreeNodeInfo is a behaviour-tree node; Path is what AgentView.Active
@@ -210,7 +210,7 @@ func stateInfo(n *place) *StateInfo {
 	}
 	if d.Score != nil {
 		s.Score = describeOr(d.Score, "function")
-		for _, u := range luabind.CurvesIn(d.Score) {
+		for _, u := range defs.CurvesIn(d.Score) {
 			s.Curves = append(s.Curves, CurveInfo{Curve: u.Curve.String(), Input: describeOr(u.Input, "function"), Eval: u.Curve.Eval})
 		}
 	}
@@ -232,7 +232,7 @@ func stateInfo(n *place) *StateInfo {
 
 // describeOr describes a native condition or scorer, or says what it is.
 func describeOr(v any, otherwise string) string {
-	if d := luabind.Describe(v); d != "" {
+	if d := defs.Describe(v); d != "" {
 		return d
 	}
 	return otherwise

@@ -35,7 +35,10 @@ type WriteError struct {
 	Err  error // ErrUnknownKey, ErrBadPath or ErrValueType
 }
 
+// Error is the message, naming the path and what was wrong with the write.
 func (e *WriteError) Error() string { return e.Msg }
+
+// Unwrap is the kind of refusal: ErrUnknownKey, ErrBadPath or ErrValueType.
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // CheckWrite says whether a write from outside the scripts may put value

@@ -5,12 +5,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // PlotCurve draws a response curve in text: width columns for x from 0 to
 // 1, height rows for the score from 1 (top) to 0, the axes labelled.
-func PlotCurve(w io.Writer, c luabind.Curve, width, height int) error {
+func PlotCurve(w io.Writer, c defs.Curve, width, height int) error {
 	width, height = max(width, 11), max(height, 3)
 	rows := make([][]byte, height)
 	for r := range rows {
@@ -45,7 +45,7 @@ func PlotCurve(w io.Writer, c luabind.Curve, width, height int) error {
 
 // CurveSVG draws a response curve as an SVG image (x and the score from 0
 // to 1, 200 samples), with its description as the title.
-func CurveSVG(w io.Writer, c luabind.Curve) error {
+func CurveSVG(w io.Writer, c defs.Curve) error {
 	const size, pad = 300.0, 30.0
 	var pts strings.Builder
 	for i := 0; i <= 200; i++ {
@@ -68,10 +68,10 @@ func escapeXML(s string) string {
 }
 
 // CurveKinds lists the kinds of response curve NewCurve takes.
-func CurveKinds() []string { return luabind.CurveKinds() }
+func CurveKinds() []string { return defs.CurveKinds() }
 
-// NewCurve is luabind.NewCurve: the curve ai.curve(x, {kind = kind, m = m,
+// NewCurve is defs.NewCurve: the curve ai.curve(x, {kind = kind, m = m,
 // k = k, b = b, c = c}) builds, for PlotCurve and CurveSVG.
-func NewCurve(kind string, m, k, b, c float64) (luabind.Curve, error) {
-	return luabind.NewCurve(kind, m, k, b, c)
+func NewCurve(kind string, m, k, b, c float64) (defs.Curve, error) {
+	return defs.NewCurve(kind, m, k, b, c)
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // unknownField matches the definition's warning about a field it does not
@@ -15,9 +16,9 @@ var unknownField = regexp.MustCompile(`^(?:state "([^"]*)"|ai\.([a-z]+)): unknow
 // unknown field moved to the line of the field itself where the script
 // can be read (the definition knows only the line of the state or of the
 // machine's call).
-func (l *linter) definitionWarnings(root *luabind.State) luabind.ErrorList {
+func (l *linter) definitionWarnings(root *defs.State) luabind.ErrorList {
 	var out luabind.ErrorList
-	luabind.EachState(root, func(n *luabind.Node) {
+	defs.EachState(root, func(n *defs.Node) {
 		for _, w := range n.Def.Warnings {
 			if pos, ok := l.fieldLine(n, w); ok {
 				c := *w
@@ -33,7 +34,7 @@ func (l *linter) definitionWarnings(root *luabind.State) luabind.ErrorList {
 
 // fieldLine is where the field an unknown-field warning of node n names
 // is written.
-func (l *linter) fieldLine(n *luabind.Node, w *luabind.Error) (luabind.Pos, bool) {
+func (l *linter) fieldLine(n *defs.Node, w *luabind.Error) (luabind.Pos, bool) {
 	m := unknownField.FindStringSubmatch(w.Msg)
 	if m == nil {
 		return luabind.Pos{}, false
@@ -43,7 +44,7 @@ func (l *linter) fieldLine(n *luabind.Node, w *luabind.Error) (luabind.Pos, bool
 	switch {
 	case kind != "":
 		// The machine whose call the warning points at: n, or a child.
-		defs := []*luabind.State{n.Def}
+		defs := []*defs.State{n.Def}
 		for _, c := range n.Def.Children {
 			defs = append(defs, c.Def)
 		}

@@ -7,9 +7,10 @@ import (
 
 	"github.com/luaai/luaai/internal/fuzzgen"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
-// FuzzInspect lints and draws the definitions luabind's FuzzDefinition
+// FuzzInspect lints and draws the definitions luabind/defs's FuzzDefinition
 // loads: whatever loads must lint with every warning placed in a file, and
 // draw in both formats.
 //
@@ -24,7 +25,7 @@ func FuzzInspect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const name = "scripts/def.lua"
 		src := fuzzgen.Definition(data)
-		vm := luabind.NewVM(luabind.Options{})
+		vm := defs.NewVM(luabind.Options{})
 		defer vm.Close()
 		proto, err := luabind.Compile(strings.NewReader(src), name)
 		if err != nil {

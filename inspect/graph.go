@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // Graph formats accepted by WriteGraph.
@@ -41,7 +41,7 @@ const (
 //     [*] (Mermaid).
 //
 // Edges to and from a nested machine end at its border (DOT compound edges).
-func WriteGraph(w io.Writer, root *luabind.State, name, format string) error {
+func WriteGraph(w io.Writer, root *defs.State, name, format string) error {
 	return WriteGraphWith(w, root, name, GraphOptions{Format: format})
 }
 
@@ -58,9 +58,9 @@ type GraphOptions struct {
 	Never map[[2]string]bool
 }
 
-// WriteGraph with options: the same drawing, with the parts never reached
+// WriteGraphWith is WriteGraph with options: the same drawing, with the parts never reached
 // marked.
-func WriteGraphWith(w io.Writer, root *luabind.State, name string, opts GraphOptions) error {
+func WriteGraphWith(w io.Writer, root *defs.State, name string, opts GraphOptions) error {
 	format := opts.Format
 	if root == nil {
 		return fmt.Errorf("graph: no definition")
@@ -83,7 +83,7 @@ func WriteGraphWith(w io.Writer, root *luabind.State, name string, opts GraphOpt
 // gnode is a state placed in the tree, with its path.
 type gnode struct {
 	name, path string
-	def        *luabind.State
+	def        *defs.State
 	parent     *gnode
 	children   []*gnode
 	id         string // Mermaid id
@@ -102,7 +102,7 @@ type graph struct {
 // said the part never ran.
 func (g *graph) neverState(n *gnode) bool { return g.never[[2]string{"state", n.path}] }
 
-func (g *graph) neverTransition(n *gnode, tr luabind.Transition) bool {
+func (g *graph) neverTransition(n *gnode, tr defs.Transition) bool {
 	return g.never[[2]string{"transition", n.path + ": " + tr.Name()}]
 }
 
@@ -114,13 +114,13 @@ func (g *graph) neverNode(n *gnode, path string) bool {
 const dotNever = "color=gray60, fontcolor=gray60"
 
 // maxGraphDepth stops a definition that contains itself (which the loader
-// cannot build, but a hand-made luabind.State could) from recursing forever.
+// cannot build, but a hand-made defs.State could) from recursing forever.
 const maxGraphDepth = 64
 
-func newGraph(root *luabind.State) *graph {
+func newGraph(root *defs.State) *graph {
 	g := &graph{ids: map[string]bool{}}
-	placed := map[*luabind.Node]*gnode{}
-	luabind.Walk(root, func(w *luabind.Node) bool {
+	placed := map[*defs.Node]*gnode{}
+	defs.Walk(root, func(w *defs.Node) bool {
 		n := &gnode{name: w.Name, path: w.Path, def: w.Def, parent: placed[w.Parent]}
 		placed[w] = n
 		g.nodes = append(g.nodes, n)
@@ -169,7 +169,7 @@ func (g *graph) unique(id string) string {
 }
 
 // machineTitle is "patrol (fsm)", "needs (utility, random_top 3, momentum 0.1)".
-func machineTitle(name string, s *luabind.State) string {
+func machineTitle(name string, s *defs.State) string {
 	parts := []string{s.Kind.String()}
 	if s.History {
 		parts = append(parts, "history")
@@ -177,7 +177,7 @@ func machineTitle(name string, s *luabind.State) string {
 	if s.DecideEvery > 0 {
 		parts = append(parts, "decide_every "+seconds(s.DecideEvery))
 	}
-	if s.Kind == luabind.KindUtility {
+	if s.Kind == defs.KindUtility {
 		if s.RandomTop > 0 {
 			parts = append(parts, "random_top "+strconv.Itoa(s.RandomTop))
 		}
@@ -192,13 +192,13 @@ func machineTitle(name string, s *luabind.State) string {
 // machine, its lock.
 func stateNotes(n *gnode) []string {
 	var out []string
-	if n.parent != nil && n.parent.def.Kind == luabind.KindUtility && n.def.Score != nil {
-		out = append(out, "score "+luabind.Describe(n.def.Score))
+	if n.parent != nil && n.parent.def.Kind == defs.KindUtility && n.def.Score != nil {
+		out = append(out, "score "+defs.Describe(n.def.Score))
 	}
 	if n.def.Lock != nil {
-		out = append(out, "lock "+luabind.Describe(n.def.Lock))
+		out = append(out, "lock "+defs.Describe(n.def.Lock))
 	}
-	if l := luabind.StepsLabel(n.def); l != "" {
+	if l := defs.StepsLabel(n.def); l != "" {
 		out = append(out, l)
 	}
 	return out
@@ -206,14 +206,14 @@ func stateNotes(n *gnode) []string {
 
 // isGroup: a state drawn as a group (a cluster, a composite state): a
 // machine, or a tree state (its nodes inside).
-func isGroup(s *luabind.State) bool { return s.IsMachine() || s.Kind == luabind.KindTree }
+func isGroup(s *defs.State) bool { return s.IsMachine() || s.Kind == defs.KindTree }
 
 // transitionLabel lists what a transition waits for: its kind (push, pop,
 // internal), its event, timer and condition, and "run" when it has an
 // action. An internal transition is drawn as a loop on its state.
-func transitionLabel(tr luabind.Transition) []string {
+func transitionLabel(tr defs.Transition) []string {
 	var out []string
-	if tr.Kind != luabind.To {
+	if tr.Kind != defs.To {
 		out = append(out, tr.Kind.String())
 	}
 	if tr.On != "" {
@@ -223,8 +223,8 @@ func transitionLabel(tr luabind.Transition) []string {
 		out = append(out, "after "+seconds(tr.After))
 	}
 	if tr.When != nil {
-		if c, ok := tr.When.(luabind.ConstCond); !ok || !bool(c) {
-			out = append(out, "when "+luabind.Describe(tr.When))
+		if c, ok := tr.When.(defs.ConstCond); !ok || !bool(c) {
+			out = append(out, "when "+defs.Describe(tr.When))
 		}
 	}
 	if tr.Run != nil {
@@ -241,7 +241,7 @@ func number(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func hasPop(n *gnode) bool {
 	for _, c := range n.children {
 		for _, tr := range c.def.Transitions {
-			if tr.Kind == luabind.Pop {
+			if tr.Kind == defs.Pop {
 				return true
 			}
 		}
@@ -288,7 +288,7 @@ func dotID(lines ...string) string {
 
 // DOT node ids: a state is its path; a machine's pseudo-nodes are
 // "<path>/start" (its initial marker, also where edges to the machine end)
-// and "<path>/previous" (where its pops go). luabind.State names are identifiers,
+// and "<path>/previous" (where its pops go). defs.State names are identifiers,
 // so these never clash.
 func dotStart(n *gnode) string    { return dotID(n.path + "/start") }
 func dotPrevious(n *gnode) string { return dotID(n.path + "/previous") }
@@ -345,7 +345,7 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 		fmt.Fprintf(b, "%ssubgraph %s {\n", indent, dotCluster(c))
 		title := append([]string{machineTitle(c.name, c.def)}, label[1:]...)
 		fmt.Fprintf(b, "%s  label=%s;\n", indent, dotID(title...))
-		if n.def.Kind == luabind.KindRegions || g.neverState(c) {
+		if n.def.Kind == defs.KindRegions || g.neverState(c) {
 			fmt.Fprintf(b, "%s  style=\"rounded,dashed\";\n", indent) // a region: active beside its siblings
 			if g.neverState(c) {
 				fmt.Fprintf(b, "%s  color=gray60; fontcolor=gray60;\n", indent)
@@ -353,7 +353,7 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 		} else {
 			fmt.Fprintf(b, "%s  style=rounded;\n", indent)
 		}
-		if c.def.Kind == luabind.KindTree {
+		if c.def.Kind == defs.KindTree {
 			g.dotTree(b, c, indent+"  ")
 		} else {
 			g.dotMachine(b, c, indent+"  ")
@@ -364,9 +364,9 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 		for _, tr := range c.def.Transitions {
 			from, ltail := dotEnd(c, "ltail")
 			var to, lhead string
-			if tr.Kind == luabind.Pop {
+			if tr.Kind == defs.Pop {
 				to = dotPrevious(n)
-			} else if tr.Kind == luabind.Internal {
+			} else if tr.Kind == defs.Internal {
 				to, lhead = dotEnd(c, "lhead")
 				if c.def.IsMachine() {
 					ltail, lhead = "", ""
@@ -381,9 +381,9 @@ func (g *graph) dotMachine(b *strings.Builder, n *gnode, indent string) {
 			}
 			attrs := []string{ltail, lhead}
 			switch tr.Kind {
-			case luabind.Push:
+			case defs.Push:
 				attrs = append(attrs, "style=dashed")
-			case luabind.Pop:
+			case defs.Pop:
 				attrs = append(attrs, "style=dotted")
 			}
 			if l := transitionLabel(tr); len(l) > 0 {
@@ -493,10 +493,10 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 		fmt.Fprintf(b, "%s[*] --> %s\n", indent, init.id)
 	}
 	for i, c := range n.children {
-		if i > 0 && n.def.Kind == luabind.KindRegions {
+		if i > 0 && n.def.Kind == defs.KindRegions {
 			fmt.Fprintf(b, "%s--\n", indent) // Mermaid's concurrent regions
 		}
-		if c.def.Kind == luabind.KindTree {
+		if c.def.Kind == defs.KindTree {
 			fmt.Fprintf(b, "%sstate %s {\n", indent, c.id)
 			fmt.Fprintf(b, "%s  %%%% %s\n", indent, machineTitle(c.path, c.def))
 			g.mermaidTree(b, c, indent+"  ")
@@ -526,9 +526,9 @@ func (g *graph) mermaidMachine(b *strings.Builder, n *gnode, indent string) {
 	for _, c := range n.children {
 		for _, tr := range c.def.Transitions {
 			to := prev
-			if tr.Kind == luabind.Internal {
+			if tr.Kind == defs.Internal {
 				to = c.id
-			} else if tr.Kind != luabind.Pop {
+			} else if tr.Kind != defs.Pop {
 				t := n.child(tr.Target)
 				if t == nil {
 					continue

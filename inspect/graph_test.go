@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +22,7 @@ func graphOf(t *testing.T, src, format string) string {
 
 func TestGraphFormats(t *testing.T) {
 	var b strings.Builder
-	err := WriteGraph(&b, &luabind.State{Kind: luabind.KindFSM}, "x", "png")
+	err := WriteGraph(&b, &defs.State{Kind: defs.KindFSM}, "x", "png")
 	require.ErrorContains(t, err, `unknown format "png"`)
 	require.Error(t, WriteGraph(&b, nil, "x", GraphDOT))
 	require.Empty(t, b.String())
@@ -72,11 +72,11 @@ return ai.fsm { initial = "a", states = {
 
 func TestGraphLabels(t *testing.T) {
 	require.Equal(t, []string{"push", "on noise", "after 2s", "when is(x)"},
-		transitionLabel(luabind.Transition{Kind: luabind.Push, Target: "b", On: "noise", After: 2, When: nativeOf(t, `ai.is("x")`).(luabind.Cond)}))
-	require.Empty(t, transitionLabel(luabind.Transition{Kind: luabind.To, Target: "b", When: luabind.ConstCond(true)}))
-	require.Equal(t, []string{"pop", "when false"}, transitionLabel(luabind.Transition{Kind: luabind.Pop, When: luabind.ConstCond(false)}))
+		transitionLabel(defs.Transition{Kind: defs.Push, Target: "b", On: "noise", After: 2, When: nativeOf(t, `ai.is("x")`).(defs.Cond)}))
+	require.Empty(t, transitionLabel(defs.Transition{Kind: defs.To, Target: "b", When: defs.ConstCond(true)}))
+	require.Equal(t, []string{"pop", "when false"}, transitionLabel(defs.Transition{Kind: defs.Pop, When: defs.ConstCond(false)}))
 	require.Equal(t, "m (utility, history, decide_every 0.25s, random_top 3, momentum 0.5)",
-		machineTitle("m", &luabind.State{Kind: luabind.KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
+		machineTitle("m", &defs.State{Kind: defs.KindUtility, History: true, DecideEvery: 0.25, RandomTop: 3, Momentum: 0.5}))
 }
 
 // Tree node names may hold spaces, quotes and arrows: the Mermaid ids are

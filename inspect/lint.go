@@ -6,6 +6,7 @@ import (
 
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -40,13 +41,13 @@ import (
 // a state points at its key in the machine's `states`, and one about a
 // transition at its entry; otherwise at the positions the definition
 // recorded (the ai.fsm/ai.utility call, or a `when` function).
-func Lint(root *luabind.State) luabind.ErrorList {
+func Lint(root *defs.State) luabind.ErrorList {
 	if root == nil {
 		return nil
 	}
-	l := &linter{defaults: contextKeys(root), src: luabind.NewSources()}
+	l := &linter{defaults: contextKeys(root), src: defs.NewSources()}
 	out := l.definitionWarnings(root)
-	luabind.EachState(root, l.state)
+	defs.EachState(root, l.state)
 	l.ctxReads(root)
 	out = append(out, l.out...)
 	out.Sort()
@@ -55,7 +56,7 @@ func Lint(root *luabind.State) luabind.ErrorList {
 
 type linter struct {
 	defaults map[string]bool
-	src      *luabind.Sources
+	src      *defs.Sources
 	out      luabind.ErrorList
 }
 
@@ -70,9 +71,9 @@ func at(p, def luabind.Pos) luabind.Pos {
 func (l *linter) warn(pos luabind.Pos, format string, args ...any) { l.out.Add(pos, format, args...) }
 
 // state warns about one state, at the place n where it is written.
-func (l *linter) state(n *luabind.Node) {
+func (l *linter) state(n *defs.Node) {
 	s := n.Def
-	where := luabind.Place{Line: s.Pos}
+	where := defs.Place{Line: s.Pos}
 	if n.Parent != nil {
 		where = l.src.Children(n.Parent.Def)[n.Name]
 	}
@@ -81,7 +82,7 @@ func (l *linter) state(n *luabind.Node) {
 	l.fields(pos, what+": lock", s.Lock)
 	l.fields(pos, what+": score", s.Score)
 	l.transitions(s, what, where.Trans)
-	if s.Kind == luabind.KindFSM {
+	if s.Kind == defs.KindFSM {
 		l.unreachable(s, n.Path, l.src.Children(s))
 		l.pushdown(s, n.Path, l.src.Children(s))
 	}
@@ -97,7 +98,7 @@ func stateWhat(path string) string {
 
 // transitions warns about transitions that never fire, and about fields
 // their native conditions read.
-func (l *linter) transitions(s *luabind.State, what string, lines []luabind.Pos) {
+func (l *linter) transitions(s *defs.State, what string, lines []luabind.Pos) {
 	always := -1 // index of the first transition that always fires
 	for i, tr := range s.Transitions {
 		pos := tr.Pos
@@ -111,7 +112,7 @@ func (l *linter) transitions(s *luabind.State, what string, lines []luabind.Pos)
 				label, always+1, transitionSummary(s.Transitions[always]))
 			continue
 		}
-		if c, ok := tr.When.(luabind.ConstCond); ok && !bool(c) {
+		if c, ok := tr.When.(defs.ConstCond); ok && !bool(c) {
 			l.warn(pos, "%s never fires: its when is false", label)
 			continue
 		}
@@ -124,20 +125,20 @@ func (l *linter) transitions(s *luabind.State, what string, lines []luabind.Pos)
 // alwaysFires reports whether a transition fires whenever it is tried: no
 // `when` (or `when = true`), no `on` and no `after`. Every transition after
 // it in the same list is dead.
-func alwaysFires(tr luabind.Transition) bool {
+func alwaysFires(tr defs.Transition) bool {
 	if tr.On != "" || tr.After > 0 {
 		return false
 	}
 	if tr.When == nil {
 		return true
 	}
-	c, ok := tr.When.(luabind.ConstCond)
+	c, ok := tr.When.(defs.ConstCond)
 	return ok && bool(c)
 }
 
 // transitionSummary is "to combat", "push investigate", "pop" or
 // "internal".
-func transitionSummary(tr luabind.Transition) string {
+func transitionSummary(tr defs.Transition) string {
 	if !tr.Kind.HasTarget() {
 		return tr.Kind.String()
 	}
@@ -150,7 +151,7 @@ func (l *linter) fields(pos luabind.Pos, what string, native any) {
 	if native == nil {
 		return
 	}
-	for _, f := range luabind.NativeFields(native) {
+	for _, f := range defs.NativeFields(native) {
 		top, _, _ := strings.Cut(f, ".")
 		if !l.defaults[top] {
 			l.warn(pos, "%s reads ctx.%s, but %q is in no context defaults (a typo, or set by the game?)", what, f, top)
@@ -160,7 +161,7 @@ func (l *linter) fields(pos luabind.Pos, what string, native any) {
 
 // unreachable warns about the children of fsm m that no transition reaches
 // from its initial state.
-func (l *linter) unreachable(m *luabind.State, path string, kids map[string]luabind.Place) {
+func (l *linter) unreachable(m *defs.State, path string, kids map[string]defs.Place) {
 	reached := map[string]bool{}
 	var queue []string
 	if m.Child(m.Initial) >= 0 {
@@ -207,9 +208,9 @@ func (l *linter) unreachable(m *luabind.State, path string, kids map[string]luab
 
 // contextKeys is the set of top-level string keys of every machine's
 // context defaults: the keys of the merged defaults an agent starts with.
-func contextKeys(root *luabind.State) map[string]bool {
+func contextKeys(root *defs.State) map[string]bool {
 	keys := map[string]bool{}
-	luabind.EachState(root, func(n *luabind.Node) {
+	defs.EachState(root, func(n *defs.Node) {
 		if n.Def.Context == nil {
 			return
 		}
@@ -225,15 +226,15 @@ func contextKeys(root *luabind.State) map[string]bool {
 // ctxReads warns about each ctx.X a Lua callback reads that no context
 // default declares and no code of the script writes: a typo, or a field
 // the game sets (then a default says so).
-func (l *linter) ctxReads(root *luabind.State) {
+func (l *linter) ctxReads(root *defs.State) {
 	known := map[string]bool{}
 	for k := range l.defaults {
 		known[k] = true
 	}
 	var fns []*lua.LFunction
-	luabind.EachFunction(root, func(fn *lua.LFunction) {
+	defs.EachFunction(root, func(fn *lua.LFunction) {
 		fns = append(fns, fn)
-		luabind.WrittenKeys(fn, known)
+		defs.WrittenKeys(fn, known)
 	})
 	names := make([]string, 0, len(l.defaults))
 	for k := range l.defaults {
@@ -241,7 +242,7 @@ func (l *linter) ctxReads(root *luabind.State) {
 	}
 	seen := map[string]bool{}
 	for _, fn := range fns {
-		for _, r := range luabind.CtxReads(fn) {
+		for _, r := range defs.CtxReads(fn) {
 			where := fmt.Sprintf("%s:%d %s", fn.Proto.SourceName, r.Line, r.Key)
 			if known[r.Key] || seen[where] {
 				continue

@@ -8,20 +8,21 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // lintDef loads a behaviour from source and requires it to be valid.
-func lintDef(t *testing.T, src string) *luabind.State {
+func lintDef(t *testing.T, src string) *defs.State {
 	t.Helper()
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	t.Cleanup(vm.Close)
 	v, err := vm.RunString("lint.lua", src)
 	require.NoError(t, err)
-	m, ok := luabind.MachineValue(v)
+	m, ok := defs.MachineValue(v)
 	require.True(t, ok, "the script must return a machine")
-	require.Empty(t, luabind.CheckRoot(m, "lint.lua"))
+	require.Empty(t, defs.CheckRoot(m, "lint.lua"))
 	return m
 }
 
@@ -153,13 +154,13 @@ return ai.fsm { initial = "a", colour = "red", states = { a = { note = "x" } } }
 
 // A utility child with transitions stays a load error, not a warning.
 func TestLintUtilityChildTransitionsIsAnError(t *testing.T) {
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	v, err := vm.RunString("u.lua", `local ai = require("luaai")
 return ai.utility { states = { a = { score = 1, transitions = { { to = "b" } } }, b = { score = 0 } } }`)
 	require.NoError(t, err)
-	m, _ := luabind.MachineValue(v)
-	errs := luabind.CheckRoot(m, "u.lua")
+	m, _ := defs.MachineValue(v)
+	errs := defs.CheckRoot(m, "u.lua")
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].Error(), "children of a utility machine take no transitions")
 }
@@ -177,7 +178,7 @@ return ai.fsm { initial = "a", states = { a = sub, b = sub } }`)
 }
 
 func TestNativeFields(t *testing.T) {
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	v, err := vm.RunString("n.lua", `local ai = require("luaai")
 return {
@@ -194,29 +195,29 @@ return {
 	var all []string
 	for i := 1; i <= tbl.Len(); i++ {
 		ud := tbl.RawGetInt(i).(*lua.LUserData)
-		all = append(all, strings.Join(luabind.NativeFields(ud.Value), ","))
+		all = append(all, strings.Join(defs.NativeFields(ud.Value), ","))
 	}
 	require.Equal(t, []string{
 		"a", "b", "c.d", "e", "e", "f", "g", "h,i,j",
 		"", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u",
 	}, all)
-	require.Empty(t, luabind.NativeFields(nil))
-	require.Empty(t, luabind.NativeFields(luabind.LuaCond{}))
-	require.Empty(t, luabind.NativeFields(luabind.ConstScorer(1)))
+	require.Empty(t, defs.NativeFields(nil))
+	require.Empty(t, defs.NativeFields(defs.LuaCond{}))
+	require.Empty(t, defs.NativeFields(defs.ConstScorer(1)))
 }
 
 func TestAlwaysFiresAndDescribe(t *testing.T) {
-	require.True(t, alwaysFires(luabind.Transition{}))
-	require.True(t, alwaysFires(luabind.Transition{When: luabind.ConstCond(true)}))
-	require.False(t, alwaysFires(luabind.Transition{When: luabind.ConstCond(false)}))
-	require.False(t, alwaysFires(luabind.Transition{On: "e"}))
-	require.False(t, alwaysFires(luabind.Transition{After: 1}))
-	require.False(t, alwaysFires(luabind.Transition{When: nativeOf(t, `ai.is("x")`).(luabind.Cond)}))
+	require.True(t, alwaysFires(defs.Transition{}))
+	require.True(t, alwaysFires(defs.Transition{When: defs.ConstCond(true)}))
+	require.False(t, alwaysFires(defs.Transition{When: defs.ConstCond(false)}))
+	require.False(t, alwaysFires(defs.Transition{On: "e"}))
+	require.False(t, alwaysFires(defs.Transition{After: 1}))
+	require.False(t, alwaysFires(defs.Transition{When: nativeOf(t, `ai.is("x")`).(defs.Cond)}))
 
-	require.Equal(t, "is(x)", luabind.Describe(nativeOf(t, `ai.is("x")`)))
-	require.Equal(t, "true", luabind.Describe(luabind.ConstCond(true)))
-	require.Equal(t, "0.5", luabind.Describe(luabind.ConstScorer(0.5)))
-	require.Equal(t, "", luabind.Describe(nil))
+	require.Equal(t, "is(x)", defs.Describe(nativeOf(t, `ai.is("x")`)))
+	require.Equal(t, "true", defs.Describe(defs.ConstCond(true)))
+	require.Equal(t, "0.5", defs.Describe(defs.ConstScorer(0.5)))
+	require.Equal(t, "", defs.Describe(nil))
 	var b bytes.Buffer
 	require.NoError(t, WriteGraph(&b, lintDef(t, `local ai = require("luaai")
 return ai.fsm { initial = "a", states = { a = {} } }`), "x", GraphMermaid))
@@ -245,7 +246,7 @@ return ai.fsm({ initial = "a", context = { s = [==[ "{" ]==] },
 })`
 	path := filepath.Join(t.TempDir(), "pos.lua")
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	def, err := vm.LoadBehaviour(path)
 	require.NoError(t, err)
@@ -274,7 +275,7 @@ return ai.fsm({ initial = "a", context = { s = [==[ "{" ]==] },
 // and returns the native condition or scorer it makes.
 func nativeOf(t *testing.T, expr string) any {
 	t.Helper()
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	v, err := vm.RunString("native.lua", `local ai = require("luaai") return `+expr)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -22,7 +23,7 @@ import (
 //
 // ai.push, ai.pop and ai.replace in code are seen only by name: a pop in
 // a helper function, or a push from code, is not.
-func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind.Place) {
+func (l *linter) pushdown(m *defs.State, path string, kids map[string]defs.Place) {
 	line := func(state string, i int) luabind.Pos {
 		c := m.Children[m.Child(state)]
 		if p, ok := kids[state]; ok && len(p.Trans) == len(c.Def.Transitions) {
@@ -34,7 +35,7 @@ func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind
 	enteredByTo := map[string]bool{m.Initial: true}
 	for _, c := range m.Children {
 		for _, tr := range c.Def.Transitions {
-			if tr.Kind == luabind.To && tr.Target != c.Name {
+			if tr.Kind == defs.To && tr.Target != c.Name {
 				enteredByTo[tr.Target] = true
 			}
 		}
@@ -43,7 +44,7 @@ func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind
 	for _, p := range m.Children {
 		for pi, push := range p.Def.Transitions {
 			q := push.Target
-			if push.Kind != luabind.Push || m.Child(q) < 0 || q == p.Name {
+			if push.Kind != defs.Push || m.Child(q) < 0 || q == p.Name {
 				continue
 			}
 			pushedAt := line(p.Name, pi)
@@ -58,15 +59,15 @@ func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind
 				pops = pops || codePops(def)
 				for i, tr := range def.Transitions {
 					switch {
-					case tr.Kind == luabind.Pop:
+					case tr.Kind == defs.Pop:
 						pops = true
-					case (tr.Kind == luabind.To || tr.Kind == luabind.Push) && tr.Target == p.Name:
+					case (tr.Kind == defs.To || tr.Kind == defs.Push) && tr.Target == p.Name:
 						if pos := line(s, i); !warned[pos] {
 							warned[pos] = true
 							l.warn(pos, "%s: transition %d (%s) is refused whenever %q is paused below: %q is pushed over it (line %d) and leaves by to, which keeps %q paused; leave a pushed state with pop = true (or ai.pop()) to resume %q",
 								what(s), i+1, transitionSummary(tr), p.Name, q, pushedAt.Line, p.Name, p.Name)
 						}
-					case tr.Kind == luabind.To && m.Child(tr.Target) >= 0:
+					case tr.Kind == defs.To && m.Child(tr.Target) >= 0:
 						if !reached[tr.Target] {
 							reached[tr.Target] = true
 							queue = append(queue, tr.Target)
@@ -78,7 +79,7 @@ func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind
 				continue
 			}
 			for i, tr := range m.Children[m.Child(q)].Def.Transitions {
-				if tr.Kind != luabind.To || tr.Target == q {
+				if tr.Kind != defs.To || tr.Target == q {
 					continue
 				}
 				if pos := line(q, i); !warned[pos] {
@@ -92,16 +93,16 @@ func (l *linter) pushdown(m *luabind.State, path string, kids map[string]luabind
 }
 
 // codePops tells whether a state's own code names ai.pop or ai.replace.
-func codePops(s *luabind.State) bool {
+func codePops(s *defs.State) bool {
 	nums, strs := map[float64]bool{}, map[string]bool{}
 	for _, fn := range []*lua.LFunction{s.Enter, s.Update, s.Exit, s.Pause, s.Resume} {
-		luabind.Constants(fn, nums, strs)
+		defs.Constants(fn, nums, strs)
 	}
 	for _, st := range s.Steps {
-		luabind.Constants(st.Fn, nums, strs)
+		defs.Constants(st.Fn, nums, strs)
 	}
 	for _, tr := range s.Transitions {
-		luabind.Constants(tr.Run, nums, strs)
+		defs.Constants(tr.Run, nums, strs)
 	}
 	return strs["pop"] || strs["replace"]
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -87,11 +88,11 @@ return ai.fsm {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "guard.lua")
 			require.NoError(t, os.WriteFile(path, []byte(c.src), 0o644))
-			vm := luabind.NewVM(luabind.Options{})
+			vm := defs.NewVM(luabind.Options{})
 			t.Cleanup(vm.Close)
 			v, err := vm.RunString(path, c.src)
 			require.NoError(t, err)
-			m, ok := luabind.MachineValue(v)
+			m, ok := defs.MachineValue(v)
 			require.True(t, ok)
 			var got []string
 			for _, msg := range lintMessages(Lint(m)) {
@@ -108,10 +109,10 @@ func TestLintPushdownShipped(t *testing.T) {
 		path := filepath.Join("..", "scripts", s)
 		src, err := os.ReadFile(path)
 		require.NoError(t, err)
-		vm := luabind.NewVM(luabind.Options{Roots: []string{filepath.Join("..", "scripts")}})
+		vm := defs.NewVM(luabind.Options{Roots: []string{filepath.Join("..", "scripts")}})
 		v, err := vm.RunString(path, string(src))
 		require.NoError(t, err, s)
-		m, ok := luabind.MachineValue(v)
+		m, ok := defs.MachineValue(v)
 		require.True(t, ok)
 		for _, msg := range lintMessages(Lint(m)) {
 			require.NotContains(t, msg, "push", s)
@@ -141,11 +142,11 @@ return ai.fsm {
 }`
 	path := filepath.Join(t.TempDir(), "guard.lua")
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	t.Cleanup(vm.Close)
 	v, err := vm.RunString(path, src)
 	require.NoError(t, err)
-	m, ok := luabind.MachineValue(v)
+	m, ok := defs.MachineValue(v)
 	require.True(t, ok)
 	var got []string
 	for _, msg := range lintMessages(Lint(m)) {

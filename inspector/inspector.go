@@ -121,6 +121,9 @@ var (
 	ErrUnknownAgent = errors.New("no such agent")
 )
 
+// Handler is an http.Handler to mount in the game's own server.
+var _ http.Handler = (*Handler)(nil)
+
 // Handler is the web inspector of a host: an http.Handler serving the
 // page, its event stream and its commands. New makes one.
 type Handler struct {

@@ -95,8 +95,6 @@ func TestBudgetEveryHelper(t *testing.T) {
 		"CallHook":   func() error { return vm.CallHook(fn, ctx, true, 0.1) },
 		"CallBool":   func() error { _, err := vm.CallBool(fn, ctx, lua.LNil); return err },
 		"CallNumber": func() error { _, err := vm.CallNumber(fn, ctx); return err },
-		"LuaCond":    func() error { _, err := LuaCond{Fn: fn}.Test(vm, ctx, lua.LNil); return err },
-		"LuaScorer":  func() error { _, err := LuaScorer{fn}.Score(vm, ctx); return err },
 	}
 	for name, call := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -119,10 +117,10 @@ func TestBudgetLoad(t *testing.T) {
 	require.Equal(t, Pos{File: "scripts/slow.lua", Line: 2}, list[0].Pos)
 	require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 
-	// LoadProto too, and a script that loads in time is fine.
+	// RunMod too, and a script that loads in time is fine.
 	proto, err := Compile(strings.NewReader("while true do end"), "scripts/def.lua")
 	require.NoError(t, err)
-	_, err = vm.LoadProto(proto)
+	_, _, err = vm.RunMod(proto)
 	require.ErrorIs(t, err, ErrBudget)
 	v, err := vm.RunString("scripts/fast.lua", "return 1")
 	require.NoError(t, err)

@@ -1,36 +1,28 @@
-// Package luabind is the Lua side of luaai: sandboxed gopher-lua states with
-// require("luaai") preloaded, the decoding and validation of behaviour
-// definitions (ai.fsm, ai.utility), the native conditions and scorers that
-// evaluate in Go, protected calls that leave the Lua stack balanced, the
-// budgets (time, instructions, memory).
+// Package luabind is the Lua machine luaai runs on: sandboxed gopher-lua
+// states with their budgets (time, instructions, memory), the library
+// functions luaai replaces, the compile step and dialect, require and its
+// roots, isolation between mods, and protected calls that leave the Lua
+// stack balanced.
 //
 // Its files by concern: vm.go (the state), sandbox.go (what scripts get),
 // isolation.go (a global table per mod, read-only libraries), compile.go
 // (every chunk's pipeline: parse, internal/astpass's depth check,
 // internal/dialect, internal/astpass's `..` rewrite to concat.go's capped
-// cat), require.go (files and roots), files.go (reading scripts),
-// strlib.go, tablib.go, colib.go, mathlib.go, oslib.go, patterns.go (the
-// library functions luaai replaces), budget.go (the watchdog of the time,
-// instruction and memory budgets; budgetctx.go the context the VM polls
-// and the budgeted calls, budgeterr.go their errors, memory.go the heap
-// side), state.go (the definition
-// types, CheckRoot), module.go (the luaai
-// module), defs.go (definitions), tree.go and btkinds.go (behaviour-tree
-// nodes and steps; the kinds of node as one table), natives.go and curve.go (native
-// conditions and scorers: conditions.go, scorers.go, the ai.* constructors
-// in natives.go), describe.go (naming natives, the fields they
-// read), call.go (protected calls), walk.go (the one walk over a
-// definition), sources.go (where states are written, through
-// internal/srcpos).
+// cat), require.go and modules.go (files, roots, the modules loaded),
+// files.go (reading scripts), strlib.go, tablib.go, colib.go, mathlib.go,
+// oslib.go, patterns.go (the library functions luaai replaces), budget.go
+// (the watchdog of the time, instruction and memory budgets; budgetctx.go
+// the context the VM polls and the budgeted calls, budgeterr.go their
+// errors, memory.go the heap side), call.go (protected calls and their
+// errors), plain.go and togo.go (plain values between Go and Lua),
+// luasrc.go (the one writer of Lua literals).
 //
-// It imports its internal packages (astpass, dialect, pattern, srcpos,
-// syntax), internal/safefile, internal/suggest and gopher-lua; it must not
-// import host, luatest, inspect, inspector or anything above it.
-//
-// It knows nothing of agents or ticks: where a luaai function must act on
-// the running agent (ai.push, ai.send, ai.state, ...) it calls the Runner
-// interface, and ai.spawn calls the Spawner interface; package host
-// implements both. A game should import host, not this package.
+// It imports its internal packages (astpass, dialect, pattern, syntax),
+// internal/safefile and gopher-lua; it knows nothing of behaviour
+// definitions: package luabind/defs, on top of it, gives require("luaai")
+// through Options.Module and the running agent's generator through
+// Options.Rand. It must not import defs, host, luatest, inspect, inspector
+// or anything above it. A game should import host, not this package.
 //
 // # Sandbox
 //

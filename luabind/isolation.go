@@ -1,6 +1,6 @@
 package luabind
 
-// Isolation between mods (the reference's Safety section, docs/reference/luaai.md).
+// Isolation between mods (docs/safety.md, Isolation).
 //
 // Every behaviour file runs with a global table of its own (newEnv): the
 // standard functions, its own _G (the table itself) and package, and the

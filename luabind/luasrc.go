@@ -55,5 +55,20 @@ var luaKeywords = map[string]bool{
 // letters, digits and underscores, not starting with a digit, and not a
 // reserved word.
 func IsName(s string) bool {
-	return isIdent(s) && !luaKeywords[s]
+	return IsIdent(s) && !luaKeywords[s]
+}
+
+// IsIdent tells whether s has the form of a Lua name: letters, digits and
+// underscores, not starting with a digit (reserved words included).
+func IsIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
 }

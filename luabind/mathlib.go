@@ -13,18 +13,18 @@ import (
 // the VM's outside a tick.
 func (vm *VM) mathRandom(L *lua.LState) int {
 	rng := vm.guard.rng
-	if vm.runner != nil {
-		if r := vm.runner.Rand(); r != nil {
+	if vm.opts.Rand != nil {
+		if r := vm.opts.Rand(); r != nil {
 			rng = r
 		}
 	}
-	return pushRandom(L, rng)
+	return PushRandom(L, rng)
 }
 
-// pushRandom implements math.random's three forms on rng: () in [0,1),
+// PushRandom implements math.random's three forms on rng: () in [0,1),
 // (m) in [1,m], (m,n) in [m,n]. Bounds are truncated to integers, as Lua
 // 5.1 does, and must be within ±2^53.
-func pushRandom(L *lua.LState, rng *rand.Rand) int {
+func PushRandom(L *lua.LState, rng *rand.Rand) int {
 	bound := func(n int) int64 {
 		f := math.Trunc(float64(L.CheckNumber(n)))
 		if !(f >= -(1<<53) && f <= 1<<53) {

@@ -6,17 +6,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// ReleaseModules drops the modules the behaviour whose root LoadProto
-// returned has loaded, when a reload replaced it. (A reload needs no
-// forgetting first: each load gets globals of its own, so its requires run
-// the modules afresh; other mods keep theirs.)
-func (vm *VM) ReleaseModules(root *State) {
-	if root != nil && root.env != nil {
-		vm.dropModules(root.env)
-	}
-}
-
-func (vm *VM) dropModules(env *lua.LTable) {
+// DropModules forgets the modules loaded by require with env as the
+// requiring chunk's globals (one behaviour's), so that env's next require
+// of them runs them afresh.
+func (vm *VM) DropModules(env *lua.LTable) {
 	for k := range vm.modules {
 		if k.env == env {
 			delete(vm.modules, k)
@@ -24,13 +17,12 @@ func (vm *VM) dropModules(env *lua.LTable) {
 	}
 }
 
-// ModulesOf lists the files of the modules the behaviour whose root
-// LoadProto returned has loaded by require (its own, not other mods'),
-// sorted.
-func (vm *VM) ModulesOf(root *State) []string {
+// ModulesIn lists the files of the modules loaded by require with env as
+// the requiring chunk's globals, sorted.
+func (vm *VM) ModulesIn(env *lua.LTable) []string {
 	var out []string
 	for k := range vm.modules {
-		if root != nil && root.env != nil && k.env == root.env {
+		if env != nil && k.env == env {
 			out = append(out, k.path)
 		}
 	}

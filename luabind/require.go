@@ -21,9 +21,9 @@ type moduleKey struct {
 	path string
 }
 
-// callerFile is the chunk name of the Lua function that called the running Go
+// CallerFile is the chunk name of the Lua function that called the running Go
 // function, or "" when there is none.
-func callerFile(L *lua.LState) string {
+func CallerFile(L *lua.LState) string {
 	for level := 1; level < 8; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -39,9 +39,9 @@ func callerFile(L *lua.LState) string {
 	return ""
 }
 
-// callerPos is the file and line of the Lua code that called the running Go
+// CallerPos is the file and line of the Lua code that called the running Go
 // function.
-func callerPos(L *lua.LState) Pos {
+func CallerPos(L *lua.LState) Pos {
 	p, _ := SplitPos(L.Where(1) + " ")
 	return p
 }
@@ -130,7 +130,7 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	case strings.ContainsAny(name, `/\`):
 		rel = name + ".lua" // a path without .lua: sub/mod, ../x (refused)
 	}
-	from := callerFile(L)
+	from := CallerFile(L)
 	path, err := vm.Resolve(from, rel)
 	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(name, ".lua") {
 		// A package folder: name/init.lua, as Lua's ?/init.lua.
@@ -184,4 +184,23 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	vm.modules[key] = v
 	L.Push(v)
 	return 1
+}
+
+// noReturnKey is the registry table of the modules whose chunk returned
+// nothing (require gave true): module name → file.
+const noReturnKey = "luaai modules without return"
+
+// ModulesWithoutReturn gives the modules L's require loaded whose chunk
+// returned nothing (require gave true), by module name → file name: what a
+// definition error names when a state is true.
+func ModulesWithoutReturn(L *lua.LState) map[string]string {
+	t, _ := L.G.Registry.RawGetString(noReturnKey).(*lua.LTable)
+	if t == nil {
+		return nil
+	}
+	out := map[string]string{}
+	t.ForEach(func(k, f lua.LValue) {
+		out[lua.LVAsString(k)] = lua.LVAsString(f)
+	})
+	return out
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -41,6 +41,14 @@ type Options struct {
 	// The `..` operator is not capped (gopher-lua has no hook for it): the
 	// time budget stops a loop that grows a string.
 	MaxString int
+	// Module builds the table require("luaai") returns, once, while the
+	// VM opens; package defs sets it. The default (zero) value is an empty
+	// module.
+	Module func(*VM) *lua.LTable
+	// Rand gives the generator math.random uses inside a tick (the running
+	// agent's), nil outside one; package defs sets it. The default (zero)
+	// value is none.
+	Rand func() *rand.Rand
 	// Seed seeds the generator math.random uses outside a tick (inside a
 	// tick it uses the running agent's, Runner.Rand). The default (zero)
 	// value is seed 0: runs replay either way.
@@ -95,14 +103,8 @@ type VM struct {
 	opts  Options
 	roots []string // absolute, cleaned
 
-	// runner is the agent whose callback is running, or nil outside a tick.
-	runner Runner
-	// spawner creates agents for ai.spawn; nil means ai.spawn raises an error.
-	spawner Spawner
-
-	recorder CallRecorder                // RecordCalls; nil almost always
-	bound    map[reflect.Type]*boundType // boundField's knowledge of bound Go types
-	timer    CallTimer                   // TimeCalls; nil unless profiling
+	recorder CallRecorder // RecordCalls; nil almost always
+	timer    CallTimer    // TimeCalls; nil unless profiling
 
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)
@@ -111,7 +113,6 @@ type VM struct {
 	module    *lua.LTable              // the module itself
 	readOnly  map[*lua.LTable]readOnlyTable
 	pristine  map[string]lua.LValue // the globals a mod starts with (isolation.go)
-	behaviour map[string]*State     // behaviours loaded by path (ai.spawn)
 	started   time.Time
 
 	ctxArgs [2]lua.LValue
@@ -130,12 +131,11 @@ func NewVM(opts Options) *VM {
 	// 32 makes an overflowing unpack take minutes of copying.
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 512, RegistrySize: 1024 * 4, RegistryMaxSize: 1024 * 1024, RegistryGrowStep: 1024 * 64})
 	vm := &VM{
-		L:         L,
-		opts:      opts,
-		modules:   map[moduleKey]lua.LValue{},
-		loading:   map[moduleKey]bool{},
-		behaviour: map[string]*State{},
-		started:   time.Now(),
+		L:       L,
+		opts:    opts,
+		modules: map[moduleKey]lua.LValue{},
+		loading: map[moduleKey]bool{},
+		started: time.Now(),
 	}
 	for _, r := range opts.Roots {
 		if abs, err := filepath.Abs(r); err == nil {
@@ -156,23 +156,6 @@ func (vm *VM) Close() {
 	vm.guard.bud.close()
 	vm.L.Close()
 }
-
-// SetSpawner installs what ai.spawn calls.
-func (vm *VM) SetSpawner(s Spawner) { vm.spawner = s }
-
-// Spawner is what ai.spawn calls (nil: none installed).
-func (vm *VM) Spawner() Spawner { return vm.spawner }
-
-// SetRunner makes r the agent whose callbacks run next and returns the
-// previous one, so nested ticks (an agent ticked from a test) restore it.
-func (vm *VM) SetRunner(r Runner) Runner {
-	old := vm.runner
-	vm.runner = r
-	return old
-}
-
-// Runner is the agent whose callbacks are running, nil outside a tick.
-func (vm *VM) Runner() Runner { return vm.runner }
 
 func (vm *VM) now() time.Time {
 	if vm.opts.Now != nil {
@@ -237,7 +220,11 @@ func (vm *VM) openLibs() {
 	pkg.RawSetString("preload", L.NewTable())
 	g.RawSetString("package", pkg)
 
-	vm.module = vm.newModule()
+	if vm.opts.Module != nil {
+		vm.module = vm.opts.Module(vm)
+	} else {
+		vm.module = L.NewTable()
+	}
 	vm.harden()  // string cap, pattern engine, math.random, budget: sandbox.go
 	vm.isolate() // read-only libraries, a global table per mod: isolation.go
 }
@@ -281,6 +268,14 @@ func (vm *VM) RunProto(proto *lua.FunctionProto) (lua.LValue, error) {
 	return vm.runChunk(proto, nil)
 }
 
+// RunMod runs a compiled chunk with globals of its own, a new mod's
+// (isolation.go), and returns its first result and those globals.
+func (vm *VM) RunMod(proto *lua.FunctionProto) (lua.LValue, *lua.LTable, error) {
+	env := vm.newEnv()
+	v, err := vm.runChunk(proto, env)
+	return v, env, err
+}
+
 // runChunk runs a compiled chunk with env as its global table (nil: the
 // VM's globals).
 func (vm *VM) runChunk(proto *lua.FunctionProto, env *lua.LTable) (lua.LValue, error) {
@@ -314,8 +309,8 @@ func luaError(err error, file string) error {
 	return ErrorList{{Pos: p, Msg: rest}}
 }
 
-// number reads a Lua value as a float64; ok is false for non-numbers.
-func number(v lua.LValue) (float64, bool) {
+// NumberOf reads a Lua value as a float64; ok is false for non-numbers.
+func NumberOf(v lua.LValue) (float64, bool) {
 	n, ok := v.(lua.LNumber)
 	if !ok {
 		return 0, false

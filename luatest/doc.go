@@ -14,9 +14,9 @@
 // errors.go (assertions about errors), compare.go and values.go (comparing
 // and showing Lua values), spy.go (spies, stubs and mocks).
 //
-// It imports host, luabind, internal/suggest and gopher-lua. Nothing in
-// luabind or host may import it: the runner is a tool built on the engine,
-// not part of it.
+// It imports host, luabind/defs, luabind, internal/suggest and gopher-lua.
+// Nothing in luabind or host may import it: the runner is a tool built on
+// the engine, not part of it.
 //
 // # Concurrency
 //

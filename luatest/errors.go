@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -125,7 +126,7 @@ func errorValue(obj lua.LValue) string {
 
 // The pattern runs on the budgeted matcher: a pathological pattern is
 // stopped with the test's budget like anything else the test does.
-func errorMatches(obj, want lua.LValue, vm *luabind.VM) bool {
+func errorMatches(obj, want lua.LValue, vm *defs.VM) bool {
 	if wt, ok := want.(*lua.LTable); ok {
 		same, _ := deepSame(wt, obj, "", nil)
 		return same

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 
 	lua "github.com/yuin/gopher-lua"
@@ -13,7 +14,7 @@ import (
 
 func runBusted(t *testing.T, path string) (Result, string) {
 	t.Helper()
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	var out strings.Builder
 	res := runFile(vm, path, &out, Options{})
@@ -137,7 +138,7 @@ func TestBustedFailureOutput(t *testing.T) {
 }
 
 func TestBustedGlobalsRestored(t *testing.T) {
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	g := vm.L.G.Global
 	before := map[string]lua.LValue{}
@@ -164,7 +165,7 @@ func TestBustedGlobalsRestored(t *testing.T) {
 }
 
 func TestBustedHookFailures(t *testing.T) {
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	dir := t.TempDir()
 	path := dir + "/hooks_test.lua"

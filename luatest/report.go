@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -15,11 +16,11 @@ import (
 
 // trackingSpawner is the host's ai.spawn, remembering the agents made.
 type trackingSpawner struct {
-	luabind.Spawner
+	defs.Spawner
 	r *runner
 }
 
-func (s trackingSpawner) Spawn(def *luabind.State, overrides *lua.LTable) (luabind.LuaAgent, error) {
+func (s trackingSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent, error) {
 	a, err := s.Spawner.Spawn(def, overrides)
 	if err == nil {
 		s.r.spawned = append(s.r.spawned, a)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -32,8 +33,8 @@ func (r Result) String() string {
 	return s
 }
 
-// RunTestFile runs one *_test.lua file in vm, writing failures (and a line
-// per file error) to w (README: Agents from Lua, and tests).
+// RunFile runs one *_test.lua file with h, writing failures (and a line
+// per file error) to w (docs/lua-reference.md: Agents from Lua, and tests).
 //
 // For the duration of the file the busted-style globals describe, it,
 // before_each, after_each and assert are installed; whatever those globals
@@ -50,7 +51,7 @@ func (r Result) String() string {
 // zero value runs every test.
 func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 	var r Result
-	err := h.RunLua(func(vm *luabind.VM) error {
+	err := h.RunLua(func(vm *defs.VM) error {
 		r = runFile(vm, path, w, opts)
 		return nil
 	})
@@ -84,7 +85,7 @@ type Options struct {
 // Check reports a malformed pattern in Filter or FilterOut, naming the
 // option; RunFile would report it at the first test.
 func (o Options) Check() error {
-	vm := luabind.NewVM(luabind.Options{})
+	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	for _, f := range []struct{ name, pat string }{{"filter", o.Filter}, {"filter-out", o.FilterOut}} {
 		if f.pat == "" {
@@ -173,8 +174,8 @@ func tagsOf(name string) map[string]bool {
 }
 
 // runFile runs a test file in vm (RunFile's, or a bare VM in tests).
-func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
-	loaded := map[*luabind.State]bool{}
+func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
+	loaded := map[*defs.State]bool{}
 	for _, b := range vm.Behaviours() {
 		loaded[b] = true
 	}
@@ -185,7 +186,7 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 			if loaded[b] {
 				continue
 			}
-			for _, warn := range luabind.Warnings(b) {
+			for _, warn := range defs.Warnings(b) {
 				fmt.Fprintf(w, "%s: warning: %s\n", warn.Pos, warn.Msg)
 			}
 		}
@@ -223,7 +224,7 @@ func runFile(vm *luabind.VM, path string, w io.Writer, opts Options) Result {
 }
 
 // newRunner makes the runner of one test file in vm.
-func newRunner(vm *luabind.VM) *runner {
+func newRunner(vm *defs.VM) *runner {
 	L := vm.L
 	r := &runner{
 		vm: vm, root: &block{},
@@ -442,7 +443,7 @@ type testCase struct {
 
 // runner is the state of one RunTestFile.
 type runner struct {
-	vm      *luabind.VM
+	vm      *defs.VM
 	root    *block
 	cur     *block
 	tests   []*testCase
@@ -458,7 +459,7 @@ type runner struct {
 
 	// spawned: the agents ai.spawn made during the running test, whose
 	// errors a passing test should have read (agent:errors()).
-	spawned []luabind.LuaAgent
+	spawned []defs.LuaAgent
 }
 
 // ---- running ----

@@ -1,6 +1,6 @@
 package main
 
-// The terminal of a --watch run (README: The CLI, Commands): commands typed with
+// The terminal of a --watch run (docs/cli.md: The CLI, Commands): commands typed with
 // line editing and history (up and down arrows), the run's output written
 // above the prompt.
 

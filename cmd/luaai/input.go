@@ -20,7 +20,7 @@ import (
 	"github.com/luaai/luaai/internal/suggest"
 )
 
-// An input line (README: The CLI) drives a run from
+// An input line (docs/cli.md: The CLI) drives a run from
 // outside: {"tick":N,"agent":A,"send":E,"payload":P} queues an event,
 // {"tick":N,"agent":A,"set":{…}} writes context fields; "agent":"*" is
 // every agent; each line applies before tick N. From stdin (--input -) a
@@ -67,7 +67,7 @@ const commandHelp = `commands (A is an agent id, or * for every agent):
 
 var commandNames = []string{"send", "set", "pause", "step", "resume", "reset", "respawn", "show", "help"}
 
-// parseCommand reads a command line (README: The CLI, Commands): what a modder
+// parseCommand reads a command line (docs/cli.md: The CLI, Commands): what a modder
 // types with --watch in a terminal, or sends on --input -.
 //
 // It is long because it is one switch over the commands, each case the

@@ -190,7 +190,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
-		// In a terminal, --watch takes commands (README: The CLI, Commands).
+		// In a terminal, --watch takes commands (docs/cli.md: The CLI, Commands).
 		// With stdout piped (luaai run … | tee log) the terminal still
 		// types them: read as plain lines, without the line editor.
 		cfg.lineConsole = consoleMode(term.IsTerminal(int(os.Stdin.Fd())), term.IsTerminal(int(os.Stdout.Fd()))) == consoleLines
@@ -422,7 +422,7 @@ func openInput(cfg *runConfig) (*runInput, error) {
 func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, script string, out *runOutput, stderr io.Writer) (*host.Behaviour, int) {
 	b, err := h.LoadFile(script)
 	if err != nil {
-		if cfg.json { // errors also as JSON lines on stdout (README: The CLI)
+		if cfg.json { // errors also as JSON lines on stdout (docs/cli.md: The CLI)
 			for _, l := range strings.Split(err.Error(), "\n") {
 				out.line(loadErrorLine{0, l})
 			}

@@ -38,6 +38,33 @@ func TestEveryFlagIsInItsUsage(t *testing.T) {
 	}
 }
 
+// cliDoc is the user documentation of every command and flag.
+const cliDoc = "../../docs/cli.md"
+
+// Every command has its section in docs/cli.md ("## luaai NAME"), and every
+// flag a command defines is named in its section.
+func TestEveryFlagIsInTheCLIDoc(t *testing.T) {
+	data, err := os.ReadFile(cliDoc)
+	require.NoError(t, err)
+	sections := map[string]string{} // command → its section's text
+	for _, part := range strings.Split("\n"+string(data), "\n## ")[1:] {
+		title, body, _ := strings.Cut(part, "\n")
+		if name, ok := strings.CutPrefix(strings.TrimSpace(title), "luaai "); ok {
+			sections[name] = body
+		}
+	}
+	for _, c := range commands {
+		require.Contains(t, sections, c.name, "docs/cli.md has no section ## luaai %s", c.name)
+	}
+	flags := flagsBySet(t)
+	require.NotEmpty(t, flags["run"], "the run flags were found")
+	for name, defined := range flags {
+		for _, f := range defined {
+			require.Regexp(t, "(^|[\\s\\[,(`|])--?"+regexp.QuoteMeta(f)+`\b`, sections[name], "luaai %s --%s is not in its section of docs/cli.md", name, f)
+		}
+	}
+}
+
 // flagsBySet finds, in each function of the package, a flag set made with
 // flag.NewFlagSet("luaai NAME", …) and the names of the flags defined on
 // it, directly or by a helper that takes the set (budgetFlag(fs, …)), with

@@ -1,10 +1,11 @@
-package luabind
+package defs
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -56,16 +57,12 @@ func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := number(v)
+	n, ok := luabind.NumberOf(v)
 	if !ok {
 		d.fieldErrorf(key, "%s: %s must be a number, got %s", what, key, describeLua(v))
 	}
 	return n
 }
-
-// noReturnKey is the registry table of the modules whose chunk returned
-// nothing (require gave true): module name → file.
-const noReturnKey = "luaai modules without return"
 
 // noReturnHint explains a state that is true when a module forgot its
 // return: ` (require("guard") returned true: does guard.lua end with
@@ -74,14 +71,10 @@ func (d *decoder) noReturnHint(v lua.LValue) string {
 	if v != lua.LTrue {
 		return ""
 	}
-	t, _ := d.L.G.Registry.RawGetString(noReturnKey).(*lua.LTable)
-	if t == nil {
-		return ""
-	}
 	var hints []string
-	t.ForEach(func(k, f lua.LValue) {
-		hints = append(hints, fmt.Sprintf("require(%q) returned true: does %s end with return ai.fsm{…}?", lua.LVAsString(k), lua.LVAsString(f)))
-	})
+	for name, file := range luabind.ModulesWithoutReturn(d.L) {
+		hints = append(hints, fmt.Sprintf("require(%q) returned true: does %s end with return ai.fsm{…}?", name, file))
+	}
 	if len(hints) == 0 {
 		return ""
 	}
@@ -96,7 +89,7 @@ func describeLua(v lua.LValue) string {
 	case lua.LBool:
 		return fmt.Sprintf("the boolean %v", bool(v))
 	case lua.LString:
-		return fmt.Sprintf("the string %q", CutText(string(v), 40))
+		return fmt.Sprintf("the string %q", luabind.CutText(string(v), 40))
 	case lua.LNumber:
 		return "the number " + formatNumber(float64(v))
 	case *lua.LNilType:

@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 // Fuzz tests. A short pass runs the seeds with `go test`; a real run:
 //
@@ -20,12 +20,13 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/internal/fuzzgen"
+	"github.com/luaai/luaai/luabind"
 )
 
 // fuzzVM is the VM the fuzz targets load into: short budgets, a small string
 // cap, print to nowhere.
 func fuzzVM() *VM {
-	return NewVM(Options{Budget: 10 * time.Millisecond, LoadBudget: 10 * time.Millisecond, MaxString: 1 << 20, Stdout: io.Discard})
+	return NewVM(luabind.Options{Budget: 10 * time.Millisecond, LoadBudget: 10 * time.Millisecond, MaxString: 1 << 20, Stdout: io.Discard})
 }
 
 // checkLoadError checks an error from Compile or LoadProto: an ErrorList
@@ -33,7 +34,7 @@ func fuzzVM() *VM {
 // runtime panic of luabind's own code surfacing as a script error.
 func checkLoadError(t *testing.T, err error, file string, needLine bool) {
 	t.Helper()
-	var list ErrorList
+	var list luabind.ErrorList
 	if !errors.As(err, &list) {
 		t.Fatalf("error is a %T, not an ErrorList: %v", err, err)
 	}
@@ -57,7 +58,7 @@ func checkLoadError(t *testing.T, err error, file string, needLine bool) {
 }
 
 func addLuaSeeds(f *testing.F) {
-	for _, glob := range []string{"../scripts/*.lua", "../examples/*/*.lua", "testdata/dialect/*.lua"} {
+	for _, glob := range []string{"../../scripts/*.lua", "../../examples/*/*.lua", "../testdata/dialect/*.lua"} {
 		files, _ := filepath.Glob(glob)
 		for _, file := range files {
 			if src, err := os.ReadFile(file); err == nil && len(src) < 8<<10 {
@@ -83,7 +84,7 @@ func FuzzCompileAndLoad(f *testing.F) {
 	addLuaSeeds(f)
 	f.Fuzz(func(t *testing.T, src string) {
 		const name = "scripts/fuzz.lua"
-		proto, err := Compile(strings.NewReader(src), name)
+		proto, err := luabind.Compile(strings.NewReader(src), name)
 		if err != nil {
 			checkLoadError(t, err, name, true)
 			return
@@ -111,7 +112,7 @@ func FuzzDefinition(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const name = "scripts/def.lua"
 		src := fuzzgen.Definition(data)
-		proto, err := Compile(strings.NewReader(src), name)
+		proto, err := luabind.Compile(strings.NewReader(src), name)
 		if err != nil {
 			t.Fatalf("the generator wrote invalid Lua: %v\n%s", err, src)
 		}
@@ -139,7 +140,7 @@ func TestFuzzGeneratorWritesLua(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		data := []byte(fmt.Sprintf("%d-%x-%d", i, i*7919, i*i))
 		src := fuzzgen.Definition(data)
-		_, err := Compile(strings.NewReader(src), "gen.lua")
+		_, err := luabind.Compile(strings.NewReader(src), "gen.lua")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, src)
 		}

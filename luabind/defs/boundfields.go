@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 // Reading a bound Go struct's field without gopher-luar's __index: a
 // native condition or scorer reading ctx.job.skill, where job is a Go

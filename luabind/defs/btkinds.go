@@ -1,9 +1,10 @@
-package luabind
+package defs
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -94,6 +95,8 @@ var btKinds = [BTKindCount]btKindInfo{
 	BTWaitUntil: {name: "wait_until", param: btCondition, label: condLabel},
 }
 
+// String is the node kind's name as the ai.* function that makes it
+// ("sequence", "wait_until").
 func (k BTKind) String() string { return btKinds[k].name }
 
 // IsComposite reports whether the kind takes a list of children.
@@ -181,7 +184,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 	switch btKinds[n.Kind].param {
 	case btCount:
 		if p != lua.LNil {
-			c, ok := number(p)
+			c, ok := luabind.NumberOf(p)
 			if !ok || c < 1 || c != math.Trunc(c) || c > math.MaxInt32 {
 				n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, describeLua(p))
 			} else {
@@ -189,7 +192,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 			}
 		}
 	case btSeconds:
-		s, ok := number(p)
+		s, ok := luabind.NumberOf(p)
 		if !ok || s < 0 || math.IsInf(s, 0) {
 			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, describeLua(p))
 		} else {

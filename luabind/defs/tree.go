@@ -1,15 +1,16 @@
-package luabind
+package defs
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Behaviour-tree nodes (README: Behaviour trees) and the step items of a
-// state's steps list (README: Steps) are built by the ai.* functions below
+// Behaviour-tree nodes (docs/lua-reference.md: Behaviour trees) and the step items of a
+// state's steps list (docs/lua-reference.md: Steps) are built by the ai.* functions below
 // into immutable BTNode values; ai.tree flattens a root node into a Tree,
 // where every node has its resolved name and its place.
 
@@ -30,6 +31,8 @@ const (
 	Running
 )
 
+// String is the status as a script returns it: "success", "failure",
+// "running".
 func (s Status) String() string {
 	switch s {
 	case Success:
@@ -77,8 +80,8 @@ type BTNode struct {
 	Status   Status         // force
 	// parallel: succeed = "one" (else all), fail = "all" (else one).
 	SucceedOne, FailAll bool
-	Pos                 Pos
-	Problems            ErrorList // found while building this node (not its children)
+	Pos                 luabind.Pos
+	Problems            luabind.ErrorList // found while building this node (not its children)
 }
 
 // BTree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
@@ -142,7 +145,7 @@ func registerBTType(L *lua.LState) {
 
 // btChild reads a child of a composite or decorator: a node, or a Lua
 // function (short for ai.action(fn)).
-func btChild(v lua.LValue, pos Pos) (*BTNode, bool) {
+func btChild(v lua.LValue, pos luabind.Pos) (*BTNode, bool) {
 	if n, ok := BTValue(v); ok {
 		return n, true
 	}
@@ -158,7 +161,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 	if !ok || L.GetTop() != 1 {
 		L.ArgError(1, what+" takes one table: "+what+" { child, child, …, name = … }")
 	}
-	n := &BTNode{Kind: kind, Pos: callerPos(L)}
+	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
 	size := t.Len()
 	t.ForEach(func(k, v lua.LValue) {
 		switch k := k.(type) {
@@ -206,7 +209,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 // luaBTNode builds a decorator or a leaf: ai.kind(arg[, param][, { name = … }]).
 func luaBTNode(L *lua.LState, kind BTKind) int {
 	what := "ai." + kind.String()
-	n := &BTNode{Kind: kind, Pos: callerPos(L)}
+	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
 	top := L.GetTop()
 	if opts, ok := L.Get(top).(*lua.LTable); ok && top >= 2 {
 		top--
@@ -245,7 +248,7 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 }
 
 // nodeName checks a name given to a node.
-func nodeName(errs *ErrorList, pos Pos, what string, v lua.LValue) string {
+func nodeName(errs *luabind.ErrorList, pos luabind.Pos, what string, v lua.LValue) string {
 	s, ok := v.(lua.LString)
 	if !ok || s == "" {
 		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, describeLua(v))
@@ -272,7 +275,7 @@ const MaxNameBytes = 200
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
 // to errs.
-func buildTree(root *BTNode, pos Pos, errs *ErrorList) *BTree {
+func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 	t := &BTree{}
 	seen := map[*BTNode]bool{}
 	pathBytes, tooLong := 0, false
@@ -340,7 +343,7 @@ func buildTree(root *BTNode, pos Pos, errs *ErrorList) *BTree {
 var treeFields = map[string]bool{"root": true, "context": true, "on_reload": true}
 
 // decodeTree builds the state ai.tree{} makes.
-func decodeTree(L *lua.LState, t *lua.LTable, pos Pos) *State {
+func decodeTree(L *lua.LState, t *lua.LTable, pos luabind.Pos) *State {
 	s := &State{Kind: KindTree, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &s.Problems, warn: &s.Warnings, trans: -1}
 	const what = "ai.tree"
@@ -412,9 +415,9 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 }
 
 // FuncPos is where a Lua function was written, or def when unknown.
-func FuncPos(fn *lua.LFunction, def Pos) Pos {
+func FuncPos(fn *lua.LFunction, def luabind.Pos) luabind.Pos {
 	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		return Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+		return luabind.Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
 	}
 	return def
 }

@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // curveKind is one of the Infinite Axis Utility System's response curves
-// (README: Native conditions and scorers).
+// (docs/lua-reference.md: Native conditions and scorers).
 type curveKind uint8
 
 const (

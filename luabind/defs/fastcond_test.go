@@ -1,10 +1,11 @@
-package luabind
+package defs
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -13,7 +14,7 @@ import (
 // for values of every type; where Lua would raise an error (ordering a
 // number with nil) or could consult a metatable, the fast path declines.
 func TestFastCondMatchesLua(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	var srcs []string
 	for _, k := range []string{"0", "1", "-1.5", "1000", `"found"`, `""`, "true", "false", "1/0"} {

@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"encoding/json"
@@ -9,22 +9,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // The editor definitions (types/luaai.lua, LuaLS ---@meta) must name exactly
 // the functions the luaai module exports, and every agent method.
-const metaFile = "../types/luaai.lua"
+const metaFile = "../../types/luaai.lua"
 
 func TestMetaFileCoversTheModule(t *testing.T) {
 	src, err := os.ReadFile(metaFile)
 	require.NoError(t, err)
-	_, err = CompileFile(metaFile)
+	_, err = luabind.CompileFile(metaFile)
 	require.NoError(t, err, "the definition file must be valid Lua 5.1")
 
 	declared := matches(src, `(?m)^function luaai\.(\w+)\(`)
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	exports := vm.Exports()
 	require.NotEmpty(t, exports)
@@ -63,7 +64,7 @@ func TestMetaFileCoversTheModule(t *testing.T) {
 // scripts/.luarc.json points LuaLS at the definitions, as Lua 5.1, with the
 // busted globals.
 func TestLuarc(t *testing.T) {
-	data, err := os.ReadFile("../scripts/.luarc.json")
+	data, err := os.ReadFile("../../scripts/.luarc.json")
 	require.NoError(t, err)
 	var cfg map[string]any
 	require.NoError(t, json.Unmarshal(data, &cfg))
@@ -71,7 +72,7 @@ func TestLuarc(t *testing.T) {
 	libs, _ := cfg["workspace.library"].([]any)
 	require.NotEmpty(t, libs)
 	dir, _ := libs[0].(string)
-	_, err = os.Stat(filepath.Join("../scripts", dir, "luaai.lua"))
+	_, err = os.Stat(filepath.Join("../../scripts", dir, "luaai.lua"))
 	require.NoError(t, err, "workspace.library[0] must be the folder of luaai.lua, relative to scripts/")
 	require.Contains(t, libs, "${3rd}/busted/library")
 	globals, _ := cfg["diagnostics.globals"].([]any)

@@ -1,10 +1,11 @@
-package luabind
+package defs
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -20,6 +21,7 @@ const (
 	KindRegions             // ai.regions{}: machines all active at once
 )
 
+// String is the kind's name: "fsm", "utility", "tree", "regions" or "leaf".
 func (k Kind) String() string {
 	switch k {
 	case KindFSM:
@@ -39,7 +41,7 @@ func (k Kind) String() string {
 // states, so one definition may be placed in several parents.
 type State struct {
 	Kind Kind
-	Pos  Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
+	Pos  luabind.Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
 
 	Enter, Exit, Update, Pause, Resume *lua.LFunction
 	Lock                               Cond // nil: never locked
@@ -65,9 +67,9 @@ type State struct {
 	Renamed     map[string]string
 
 	// Problems found while building this definition (not its children's).
-	Problems ErrorList
+	Problems luabind.ErrorList
 	// Warnings are suspicious but legal things (unknown fields).
-	Warnings ErrorList
+	Warnings luabind.ErrorList
 
 	owner any         // set by the host that runs this definition (SetOwner)
 	env   *lua.LTable // a root loaded by LoadProto: the mod's globals (ModulesOf)
@@ -117,6 +119,8 @@ const (
 // replace); pop and internal transitions name none.
 func (k TransitionKind) HasTarget() bool { return k == To || k == Push || k == Replace }
 
+// String is the transition's kind: "to", "push", "pop", "replace" or
+// "internal".
 func (k TransitionKind) String() string {
 	switch k {
 	case Push:
@@ -168,7 +172,7 @@ type Transition struct {
 	On     string // event name, "" for none
 	After  float64
 	Run    *lua.LFunction // the action, run(ctx, payload) when it fires; nil: none
-	Pos    Pos
+	Pos    luabind.Pos
 }
 
 // MaxPathBytes bounds the length of the paths of a behaviour's placed
@@ -200,10 +204,10 @@ func pathBytes(s *State, prefix, limit int) int {
 
 // CheckRoot validates a machine as the root of a behaviour and returns every
 // problem in it and below it, sorted by position.
-func CheckRoot(root *State, file string) ErrorList {
-	var errs ErrorList
+func CheckRoot(root *State, file string) luabind.ErrorList {
+	var errs luabind.ErrorList
 	if root == nil {
-		errs.Add(Pos{File: file}, "the script must return a machine (ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{})")
+		errs.Add(luabind.Pos{File: file}, "the script must return a machine (ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{})")
 		return errs
 	}
 	if len(root.Transitions) > 0 {
@@ -228,8 +232,8 @@ func CheckRoot(root *State, file string) ErrorList {
 }
 
 // Warnings returns the warnings of a definition and everything below it.
-func Warnings(root *State) ErrorList {
-	var out ErrorList
+func Warnings(root *State) luabind.ErrorList {
+	var out luabind.ErrorList
 	EachState(root, func(n *Node) { out = append(out, n.Def.Warnings...) })
 	out.Sort()
 	return out

@@ -1,10 +1,11 @@
-package luabind
+package defs
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -15,7 +16,7 @@ const nativeChunk = "natives_test.lua"
 // newNativeVM is a VM with the native constructors as the global table ai.
 func newNativeVM(t testing.TB) *VM {
 	t.Helper()
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	t.Cleanup(vm.Close)
 	registerNativeTypes(vm.L)
 	ai := vm.L.NewTable()
@@ -27,7 +28,7 @@ func newNativeVM(t testing.TB) *VM {
 // runLua runs src (a chunk named natives_test.lua) and returns its results.
 func runLua(t testing.TB, vm *VM, src string) ([]lua.LValue, error) {
 	t.Helper()
-	proto, err := Compile(strings.NewReader(src), nativeChunk)
+	proto, err := luabind.Compile(strings.NewReader(src), nativeChunk)
 	require.NoError(t, err)
 	L := vm.L
 	top := L.GetTop()
@@ -341,7 +342,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 			c, ctx, p := buildCond(t, vm, expr, "", "")
 			got, err := c.Test(vm, ctx, p)
 			require.Error(t, err)
-			require.Contains(t, ErrorMessage(err), "natives_test.lua:1: boom")
+			require.Contains(t, luabind.ErrorMessage(err), "natives_test.lua:1: boom")
 			require.False(t, got)
 			require.Equal(t, 0, vm.L.GetTop())
 		})
@@ -351,7 +352,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 			s, ctx := buildScorer(t, vm, expr, "")
 			got, err := s.Score(vm, ctx)
 			require.Error(t, err)
-			require.Contains(t, ErrorMessage(err), "boom")
+			require.Contains(t, luabind.ErrorMessage(err), "boom")
 			require.Zero(t, got)
 			require.Equal(t, 0, vm.L.GetTop())
 		})
@@ -364,7 +365,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 		} {
 			s, ctx := buildScorer(t, vm, expr, "")
 			_, err := s.Score(vm, ctx)
-			require.ErrorIs(t, err, ErrNotANumber, expr)
+			require.ErrorIs(t, err, luabind.ErrNotANumber, expr)
 		}
 	})
 }
@@ -477,7 +478,7 @@ func TestNativeArgumentErrors(t *testing.T) {
 		t.Run(tt.src, func(t *testing.T) {
 			_, err := runLua(t, vm, "local x = "+tt.src+"\nreturn x")
 			require.Error(t, err)
-			msg := ErrorMessage(err)
+			msg := luabind.ErrorMessage(err)
 			require.Contains(t, msg, tt.want)
 			require.True(t, strings.HasPrefix(msg, nativeChunk+":1: "), "message %q names the script line", msg)
 		})
@@ -647,7 +648,7 @@ func TestNativeExportsAndTypes(t *testing.T) {
 	require.Equal(t, condTypeName, bare.GetGlobal("m").String())
 
 	// The hand-built VM the other tests could use works too.
-	vm := &VM{L: bare}
+	vm := &VM{VM: &luabind.VM{L: bare}}
 	require.NoError(t, bare.DoString(`c = gt("a", 1)`))
 	c, ok := toCond(bare.GetGlobal("c"))
 	require.True(t, ok)

@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -100,7 +101,7 @@ func (vm *VM) luaMachine(L *lua.LState, kind Kind) int {
 	if !ok || L.GetTop() != 1 {
 		L.ArgError(1, "ai."+kind.String()+" takes one table: ai."+kind.String()+" { initial = …, states = { … } }")
 	}
-	m := decodeMachine(L, kind, t, callerPos(L))
+	m := decodeMachine(L, kind, t, luabind.CallerPos(L))
 	ud := L.NewUserData()
 	ud.Value = m
 	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
@@ -114,7 +115,7 @@ func (vm *VM) luaTree(L *lua.LState) int {
 		L.ArgError(1, "ai.tree takes one table: ai.tree { root = ai.sequence{ … }, … }")
 	}
 	ud := L.NewUserData()
-	ud.Value = decodeTree(L, t, callerPos(L))
+	ud.Value = decodeTree(L, t, luabind.CallerPos(L))
 	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
 	L.Push(ud)
 	return 1
@@ -218,7 +219,7 @@ func (vm *VM) luaSendTo(L *lua.LState) int {
 	if event == "" {
 		L.ArgError(2, "an event name expected")
 	}
-	payload, err := CopyPlain(L.Get(3))
+	payload, err := luabind.CopyPlain(L.Get(3))
 	if err != nil {
 		L.RaiseError("ai.send_to: the payload must be plain data (nil, booleans, numbers, strings and tables of those): %v", err)
 	}
@@ -266,7 +267,7 @@ func (vm *VM) luaTime(L *lua.LState) int {
 }
 
 func (vm *VM) luaRandom(L *lua.LState) int {
-	return pushRandom(L, vm.mustRunner(L, "random").Rand())
+	return luabind.PushRandom(L, vm.mustRunner(L, "random").Rand())
 }
 
 func (vm *VM) luaLog(L *lua.LState) int {
@@ -287,7 +288,7 @@ func (vm *VM) luaSpawn(L *lua.LState) int {
 	var def *State
 	switch v := L.Get(1).(type) {
 	case lua.LString:
-		path, err := vm.Resolve(callerFile(L), string(v))
+		path, err := vm.Resolve(luabind.CallerFile(L), string(v))
 		if err != nil {
 			L.RaiseError("ai.spawn: %v", err)
 		}
@@ -393,7 +394,7 @@ func (vm *VM) LoadBehaviour(path string) (*State, error) {
 	if m, ok := vm.behaviour[key]; ok {
 		return m, nil
 	}
-	proto, err := CompileFile(path)
+	proto, err := luabind.CompileFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -425,16 +426,15 @@ func (vm *VM) Behaviours() []*State {
 func (vm *VM) LoadProto(proto *lua.FunctionProto) (*State, error) {
 	old := vm.runner
 	vm.runner = nil
-	env := vm.newEnv()
-	v, err := vm.runChunk(proto, env)
+	v, env, err := vm.RunMod(proto)
 	vm.runner = old
 	if err != nil {
-		vm.dropModules(env)
+		vm.DropModules(env)
 		return nil, err
 	}
 	m, _ := MachineValue(v)
 	if errs := CheckRoot(m, proto.SourceName); len(errs) > 0 {
-		vm.dropModules(env)
+		vm.DropModules(env)
 		return nil, errs
 	}
 	m.env = env

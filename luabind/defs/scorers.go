@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/suggest"
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -28,9 +29,9 @@ var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "w
 // decoder builds definitions from Lua tables, collecting every problem.
 type decoder struct {
 	L    *lua.LState
-	pos  Pos
-	errs *ErrorList
-	warn *ErrorList
+	pos  luabind.Pos
+	errs *luabind.ErrorList
+	warn *luabind.ErrorList
 
 	// Where the decoder is, for pointing problems at the right line later:
 	// the child state being decoded ("" for the machine itself) and the
@@ -44,14 +45,16 @@ type decoder struct {
 // tag remembers which state and transition a problem is about, so that
 // refine can move it from the ai.fsm line to the line where it is written.
 type tag struct {
-	list  *ErrorList
+	list  *luabind.ErrorList
 	index int
 	state string
 	trans int
 	field string // the state's field the problem is about, "" for none
 }
 
-func (d *decoder) errorf(pos Pos, format string, args ...any) { d.add(d.errs, pos, format, args...) }
+func (d *decoder) errorf(pos luabind.Pos, format string, args ...any) {
+	d.add(d.errs, pos, format, args...)
+}
 
 // fieldErrorf reports a problem with the state's field key, which refine
 // points at the field's own line when it can find it.
@@ -60,9 +63,11 @@ func (d *decoder) fieldErrorf(key, format string, args ...any) {
 	d.add(d.errs, d.pos, format, args...)
 	d.field = ""
 }
-func (d *decoder) warnf(pos Pos, format string, args ...any) { d.add(d.warn, pos, format, args...) }
+func (d *decoder) warnf(pos luabind.Pos, format string, args ...any) {
+	d.add(d.warn, pos, format, args...)
+}
 
-func (d *decoder) add(list *ErrorList, pos Pos, format string, args ...any) {
+func (d *decoder) add(list *luabind.ErrorList, pos luabind.Pos, format string, args ...any) {
 	if pos == d.pos && d.at != "" {
 		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans, d.field})
 	}
@@ -94,7 +99,7 @@ func (d *decoder) refine(m *State) {
 }
 
 // decodeMachine builds a machine from the table given to ai.fsm / ai.utility.
-func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos Pos) *State {
+func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos luabind.Pos) *State {
 	m := &State{Kind: kind, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings, trans: -1}
 	what := "ai." + kind.String()
@@ -146,8 +151,8 @@ func (d *decoder) children(m *State, t *lua.LTable, kind Kind, what string) *lua
 	}
 	states.ForEach(func(k, v lua.LValue) {
 		name, ok := k.(lua.LString)
-		if !ok || !isIdent(string(name)) {
-			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, CutText(lua.LVAsString(k), 60))
+		if !ok || !luabind.IsIdent(string(name)) {
+			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luabind.CutText(lua.LVAsString(k), 60))
 			return
 		}
 		d.at, d.trans = string(name), -1
@@ -439,7 +444,7 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 		tr.On = string(s)
 	}
 	if v := e.RawGetString("after"); v != lua.LNil {
-		n, isNum := number(v)
+		n, isNum := luabind.NumberOf(v)
 		if !isNum || n < 0 || math.IsInf(n, 0) {
 			d.errorf(tr.Pos, "%s: after must be a non-negative number of seconds", what)
 			ok = false
@@ -454,7 +459,7 @@ func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := number(v)
+	n, ok := luabind.NumberOf(v)
 	if !ok || n < 0 || math.IsInf(n, 0) {
 		d.fieldErrorf(field, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
 		return 0
@@ -470,7 +475,7 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 			d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %q`, what, string(v))
 		}
 	case *lua.LTable:
-		n, ok := number(v.RawGetString("random_top"))
+		n, ok := luabind.NumberOf(v.RawGetString("random_top"))
 		if !ok || n < 1 || n != math.Trunc(n) || n > 1<<31 {
 			d.errorf(d.pos, "%s: select.random_top must be a positive whole number", what)
 			return
@@ -479,19 +484,6 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 	default:
 		d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %s`, what, v.Type())
 	}
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 // didYouMean is ` (did you mean "update"?)` for a name close to one of the

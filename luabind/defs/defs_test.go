@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,10 +30,10 @@ return ai.fsm {
 }
 `
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	_, err := vm.LoadBehaviour(path)
-	var list ErrorList
+	var list luabind.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 2)
 	require.Equal(t, 8, list[0].Pos.Line, list[0].Error())
@@ -53,7 +54,7 @@ return ai.fsm {
 }
 `
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	m, err := vm.LoadBehaviour(path)
 	require.NoError(t, err)
@@ -65,7 +66,7 @@ return ai.fsm {
 // A machine used twice in each of forty nested machines would place 2^41
 // states; the behaviour is refused before anything walks it.
 func TestTooManyPlacesRefused(t *testing.T) {
-	vm := NewVM(Options{})
+	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	src := `local ai = require("luaai")
 local s = ai.fsm { initial = "a", states = { a = {}, b = {} } }
@@ -73,10 +74,10 @@ for _ = 1, 40 do
   s = ai.fsm { initial = "a", states = { a = s, b = s } }
 end
 return s`
-	proto, err := Compile(strings.NewReader(src), "dag.lua")
+	proto, err := luabind.Compile(strings.NewReader(src), "dag.lua")
 	require.NoError(t, err)
 	_, err = vm.LoadProto(proto)
-	var list ErrorList
+	var list luabind.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 1)
 	require.Equal(t, "dag.lua:4: the behaviour places more than 10000 states (a machine used in several parents counts once in each)", list[0].Error())
@@ -88,7 +89,7 @@ for _ = 1, 10 do
   s = ai.fsm { initial = "a", states = { a = s, b = s } }
 end
 return s`
-	proto, err = Compile(strings.NewReader(src), "dag.lua")
+	proto, err = luabind.Compile(strings.NewReader(src), "dag.lua")
 	require.NoError(t, err)
 	m, err := vm.LoadProto(proto)
 	require.NoError(t, err)

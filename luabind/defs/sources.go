@@ -1,15 +1,18 @@
-package luabind
+package defs
 
-import "github.com/luaai/luaai/luabind/internal/srcpos"
+import (
+	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/internal/srcpos"
+)
 
 // Place is where a state is written: the line of its key in the parent
 // machine's `states`, and of each entry of its `transitions`. Zero
 // positions are unknown.
 type Place struct {
-	Line  Pos
-	Trans []Pos
+	Line  luabind.Pos
+	Trans []luabind.Pos
 	// Fields: where each `name = …` entry of a plain-table state is.
-	Fields map[string]Pos
+	Fields map[string]luabind.Pos
 }
 
 // Sources finds where the states of a machine are written, by reading the
@@ -52,15 +55,15 @@ func (s *Sources) locate(m *State) map[string]Place {
 	}
 	kids := make(map[string]Place, len(written))
 	for _, w := range written {
-		p := Place{Line: Pos{File: m.Pos.File, Line: w.Line}}
+		p := Place{Line: luabind.Pos{File: m.Pos.File, Line: w.Line}}
 		for name, line := range w.Fields {
 			if p.Fields == nil {
-				p.Fields = map[string]Pos{}
+				p.Fields = map[string]luabind.Pos{}
 			}
-			p.Fields[name] = Pos{File: m.Pos.File, Line: line}
+			p.Fields[name] = luabind.Pos{File: m.Pos.File, Line: line}
 		}
 		for _, line := range w.Trans {
-			p.Trans = append(p.Trans, Pos{File: m.Pos.File, Line: line})
+			p.Trans = append(p.Trans, luabind.Pos{File: m.Pos.File, Line: line})
 		}
 		kids[w.Name] = p
 	}
@@ -80,17 +83,17 @@ func (s *Sources) locate(m *State) map[string]Place {
 // Fields returns where each `name = …` entry of machine m's own table is
 // written (its ai.fsm/ai.utility/ai.regions/ai.tree call), by name; nil
 // when nothing is known.
-func (s *Sources) Fields(m *State) map[string]Pos {
+func (s *Sources) Fields(m *State) map[string]luabind.Pos {
 	if m.Pos.File == "" || m.Pos.Line <= 0 {
 		return nil
 	}
 	toks := s.tokens(m.Pos.File)
-	var out map[string]Pos
+	var out map[string]luabind.Pos
 	for name, line := range srcpos.Fields(toks, m.Pos.Line, m.Kind.String()) {
 		if out == nil {
-			out = map[string]Pos{}
+			out = map[string]luabind.Pos{}
 		}
-		out[name] = Pos{File: m.Pos.File, Line: line}
+		out[name] = luabind.Pos{File: m.Pos.File, Line: line}
 	}
 	return out
 }
@@ -99,7 +102,7 @@ func (s *Sources) Fields(m *State) map[string]Pos {
 func (s *Sources) tokens(file string) []srcpos.Token {
 	toks, ok := s.files[file]
 	if !ok {
-		if src, err := ReadScript(file); err == nil {
+		if src, err := luabind.ReadScript(file); err == nil {
 			toks = srcpos.Tokenize(src)
 		}
 		s.files[file] = toks

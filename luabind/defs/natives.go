@@ -1,4 +1,4 @@
-package luabind
+package defs
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Native conditions and scorers (README: Native conditions and scorers): built once from ai.* calls,
+// Native conditions and scorers (docs/lua-reference.md: Native conditions and scorers): built once from ai.* calls,
 // evaluated in Go without calling Lua unless a Lua function is nested inside.
 // Test and Score allocate nothing on the way (reading fields of Go values
 // bound as userdata aside, which goes through their __index).
