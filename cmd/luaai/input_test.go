@@ -218,11 +218,12 @@ return ai.fsm { initial = "idle", context = { player_visible = true, hp = 10, ta
 {"tick":3,"agent":1,"set":{"target":{"x":4},"hp":7}}
 `)
 	code, stdout, stderr = cli("run", script, "--ticks", "3", "--input", input, "--trace", "--json")
-	require.Equal(t, 0, code, "refused live input is reported and the run goes on: %s", stderr)
+	require.Equal(t, 1, code, "refused input is reported, the run goes on, and it exits 1: %s", stderr)
 	require.Equal(t, []string{
 		input + `:1: agent 1: set player_visible: the default is a boolean, got the number 1`,
 		input + `:2: agent 1: set hpp: "hpp" is not a key of the context (did you mean "hp"?)`,
 		input + `:3: agent 1: set hp: the default is a number, got the string "lots"`,
+		"luaai run: --input: 3 lines refused",
 	}, lines(stderr))
 	require.Contains(t, stdout, `{"tick":2,"agent":1,"state":"idle","ctx":{"hp":10,"player_visible":true,"target":false}}`)
 	require.Contains(t, stdout, `{"tick":3,"agent":1,"state":"idle","ctx":{"hp":7,"player_visible":true,"target":{"x":4}}}`)
