@@ -111,3 +111,29 @@ return ai.fsm {
 		}
 	}
 }
+
+// The stranded guard: a pushed state left with to, so the to back to the
+// paused state is refused. explore finds the refusal, at the transition's
+// line, with the fix in its message.
+func TestFindsTheStrandedGuard(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "guard.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { noise = false, enemy = false },
+  states = {
+    patrol = { transitions = { { push = "investigate", when = ai.is("noise") } } },
+    investigate = { transitions = { { to = "alert", when = ai.is("enemy") } } },
+    alert = { transitions = { { to = "patrol", after = 1 } } },
+  },
+}`), 0o644))
+	o := opts(1, 1)
+	o.Runs = 2000
+	rep, err := explore.Run(context.Background(), script, o)
+	require.NoError(t, err)
+	f := findingAt(rep, 8)
+	require.NotNil(t, f, "%+v", rep.Findings)
+	require.Equal(t, "alert", f.State)
+	require.Contains(t, f.Message, `"patrol" is paused below "alert"`)
+	require.Contains(t, f.Message, "pop = true")
+}
