@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -229,6 +228,11 @@ func (in *runInput) checkAgents(h *host.Host) error {
 // maxInputFile bounds what --input FILE reads.
 const maxInputFile = 64 << 20
 
+// parseInputLine reads one JSON input line (where names it in messages);
+// needTick: a line of a file must say its tick.
+//
+// It is long because it checks each field of the line in the order the
+// format gives them, each with the message a modder needs.
 func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 	l := inputLine{where: where}
 	var raw struct {
@@ -424,6 +428,12 @@ func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer, rec *recorde
 	in.pending = in.pending[n:]
 }
 
+// applyTo applies the line to its agents, reporting on stderr what each
+// did or why it could not; over is what a respawn gives a new context.
+//
+// It is long because it is one case for each kind of line (reset, respawn
+// and show; resume; the console's set; send; the JSON set), each reporting
+// agent by agent.
 func (l *inputLine) applyTo(h *host.Host, stderr io.Writer, over spawnOverrides) error {
 	var errs []error
 	report := func(err error) {
@@ -530,79 +540,4 @@ func (as assignment) applyTo(a *host.Agent) error {
 		return fmt.Errorf("set %s: %v", key, err)
 	}
 	return a.SetPath(as.path, v)
-}
-
-// restart applies reset, respawn or show to a, and says what it did.
-func restart(a *host.Agent, l *inputLine, over spawnOverrides, stderr io.Writer) error {
-	from := a.Path()
-	switch {
-	case l.reset:
-		if err := a.Reset(); err != nil {
-			return fmt.Errorf("agent %d: reset: %w", a.ID(), err)
-		}
-		fmt.Fprintf(stderr, "agent %d reset: %s -> %s (context kept)\n", a.ID(), oneLine(from), oneLine(a.Path()))
-	case l.respawn:
-		var o map[string]any
-		if over != nil {
-			o = over(a.Behaviour())
-		}
-		if err := a.Respawn(o); err != nil {
-			return fmt.Errorf("agent %d: respawn: %w", a.ID(), err)
-		}
-		fmt.Fprintf(stderr, "agent %d respawned: %s -> %s (new context)\n", a.ID(), oneLine(from), oneLine(a.Path()))
-	default:
-		fmt.Fprintln(stderr, showAgent(a))
-	}
-	return nil
-}
-
-// showAgent is show A's line: "agent 2 (guard.lua): alert, paused
-// patrol, tick 12, suspended; ctx {...}".
-func showAgent(a *host.Agent) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "agent %d (%s): %s", a.ID(), filepath.Base(a.Behaviour().Name()), a.Path())
-	if p := a.Paused(); len(p) > 0 {
-		fmt.Fprintf(&b, ", paused %s", strings.Join(p, ", "))
-	}
-	fmt.Fprintf(&b, ", tick %d", a.Ticks())
-	if a.Suspended() {
-		b.WriteString(", suspended")
-	}
-	data, err := json.Marshal(plainjson.Safe(a.Context()))
-	if err != nil {
-		data = []byte(err.Error())
-	}
-	fmt.Fprintf(&b, "; ctx %s", data)
-	return oneLine(b.String())
-}
-
-// havingKeys is the agents whose context has every key l sets (the first
-// key of a dotted path); none of them is an error naming a key no agent
-// has.
-func havingKeys(agents []*host.Agent, l *inputLine) ([]*host.Agent, error) {
-	var paths [][]string
-	for k := range l.set {
-		paths = append(paths, strings.Split(k, "."))
-	}
-	for _, as := range l.assign {
-		paths = append(paths, as.path)
-	}
-	var out []*host.Agent
-	var missing string
-	for _, a := range agents {
-		ok := true
-		for _, p := range paths {
-			if _, has := a.Behaviour().Default(p[:1]); !has {
-				ok, missing = false, p[0]
-				break
-			}
-		}
-		if ok {
-			out = append(out, a)
-		}
-	}
-	if len(out) == 0 && len(agents) > 0 {
-		return nil, fmt.Errorf("set %s: no agent's context has the key %q", missing, missing)
-	}
-	return out, nil
 }
