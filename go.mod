@@ -5,6 +5,9 @@ go 1.25
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/joshdk/go-junit v1.0.0
+	github.com/sourcegraph/jsonrpc2 v0.2.0
+	github.com/tliron/glsp v0.2.2
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.34.0
 	golang.org/x/term v0.33.0

@@ -57,6 +57,7 @@ type Agent struct {
 	syncs       []*synced     // Agent.Sync
 
 	id     int
+	kind   string // SpawnOptions.Kind; "" for the script's name (Kind)
 	b      *Behaviour
 	pcg    *rand.PCG
 	rng    *rand.Rand
@@ -107,6 +108,10 @@ type event struct {
 	payload  lua.LValue
 	consumed bool
 	from     int // the sending agent's id (ai.sender); 0: the game
+	// at is the host tick whose end delivered a message into the inbox
+	// (TickNumber then): Host.Deliver puts a message from another host
+	// among those of the last one.
+	at int
 }
 
 type callback uint8
@@ -147,30 +152,31 @@ func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	return a
 }
 
-// spawn makes an agent on w and runs its enter hooks; events are queued for
-// its first tick before they run.
-func (w *worker) spawn(b *Behaviour, t *layout, ctx *lua.LTable, events []event) *Agent {
-	a, _ := w.spawnWith(b, t, ctx, events, nil)
+// spawn makes an agent on w with id and runs its enter hooks; events are
+// queued for its first tick before they run.
+func (w *worker) spawn(id agentID, b *Behaviour, t *layout, ctx *lua.LTable, events []event) *Agent {
+	a, _ := w.spawnWith(id, b, t, ctx, events, nil)
 	return a
 }
 
 // spawnWith is spawn with setup run before the enter hooks (SpawnOptions);
-// when setup fails, no agent is made and its id is given back.
-func (w *worker) spawnWith(b *Behaviour, t *layout, ctx *lua.LTable, events []event, setup func(*Agent) error) (*Agent, error) {
+// when setup fails, no agent is made.
+func (w *worker) spawnWith(id agentID, b *Behaviour, t *layout, ctx *lua.LTable, events []event, setup func(*Agent) error) (*Agent, error) {
 	h := w.h
-	h.spawned++
-	a := w.newAgent(h.spawned, b, t)
+	a := w.newAgent(id.id, b, t)
 	a.ctx = ctx
-	a.pcg = rand.NewPCG(h.opts.Seed, uint64(a.id))
-	a.rng = rand.New(a.pcg)
+	a.seedRandom(id.seed)
 	a.incoming = append(a.incoming, events...)
 	if setup != nil {
 		if err := setup(a); err != nil {
 			h.release(a)
-			h.spawned--
 			return nil, err
 		}
 	}
+	if id.own {
+		h.spawned = id.id // the host's numbering, which a game's id never moves
+	}
+	h.roster++
 	old := w.vm.SetRunner(runner{a})
 	a.enter(t.root, lua.LNil)
 	w.vm.SetRunner(old)
@@ -178,8 +184,9 @@ func (w *worker) spawnWith(b *Behaviour, t *layout, ctx *lua.LTable, events []ev
 	return a, nil
 }
 
-// ID is the agent's spawn number, from 1. It is served to every caller,
-// also while the workers tick.
+// ID is the agent's id: its spawn number in the host (from 1), or the
+// game's (Options.NewID, SpawnOptions.ID, Import's id map). It is served to
+// every caller, also while the workers tick.
 func (a *Agent) ID() int { return a.id }
 
 // Behaviour is the behaviour the agent runs. It is served to every caller,

@@ -25,6 +25,7 @@ type Behaviour struct {
 	// the agents that were in them (ReloadResult.Vanished, Moved).
 	vanished []string
 	moved    int
+	last     ReloadResult // what the last reload reported (LastReload)
 }
 
 // Definition is the validated definition b runs (its latest reload), for

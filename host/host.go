@@ -52,6 +52,8 @@ type Host struct {
 	steps     int            // Step: ticks to run while paused
 	refusals  refusals       // reads of other agents refused while the workers ran
 	tickNo    int            // host ticks run (TickNumber); the tick running has this number
+	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
+	roster    int            // counts agents made, restored, imported, removed, exported
 }
 
 type errKey struct {
@@ -381,7 +383,6 @@ func (h *Host) All() iter.Seq[*Agent] {
 	}
 }
 
-// Agent is the agent Host.Tick ticks with the given id, if any.
 // target is the agent ai.send_to names: one Host.Tick ticks, or one a
 // script spawned outside a tick and still holds.
 func (h *Host) target(id int) (*Agent, bool) {
@@ -458,95 +459,6 @@ func (h *Host) Despawn(a *Agent) error {
 	return nil
 }
 
-// Spawn creates an agent running b. Each top-level key of overrides replaces
-// a context default (Go values are converted: numbers, strings, booleans,
-// maps and slices become Lua values; anything else is bound with
-// gopher-luar). The behaviour's enter hooks run before Spawn returns.
-//
-// Spawn may be called from the hooks of Options (OnTransition, OnError…);
-// from a script while the workers run it returns ErrReentrant (scripts
-// spawn with ai.spawn).
-func (h *Host) Spawn(b *Behaviour, overrides map[string]any) (*Agent, error) {
-	return h.SpawnWith(b, SpawnOptions{Overrides: overrides})
-}
-
-// SpawnOptions adjust Host.SpawnWith. The zero value spawns as Spawn does.
-type SpawnOptions struct {
-	// Overrides replace context defaults, as Spawn's do. The default
-	// (zero) value is none.
-	Overrides map[string]any
-	// UserData is attached as Agent.SetUserData does. The default (zero)
-	// value is nil.
-	UserData any
-	// Sync syncs each struct pointer into the context at its key, as
-	// Agent.Sync does. The default (zero) value is none.
-	Sync map[string]any
-	// Bind binds each Go value at its key, as Agent.Bind does. The
-	// default (zero) value is none.
-	Bind map[string]any
-	// Interval is the agent's tick interval, as Agent.SetInterval sets
-	// it: Host.Tick ticks the agent every Interval-th host tick. The
-	// default (zero) value is 1, every host tick; a negative one is an
-	// error wrapping ErrBadInterval, and no agent is made.
-	Interval int
-}
-
-// SpawnWith is Spawn with everything the game attaches to the agent
-// attached before its enter hooks run: they see the synced and bound
-// values, and Caller's agent already has its UserData. When one cannot be
-// attached (ErrNotSyncable, ErrNotShared…), no agent is made.
-func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
-	if err := h.usable(); err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return nil, fmt.Errorf("spawn: %w", ErrNilBehaviour)
-	}
-	if b.h != h {
-		return nil, ErrWrongBehaviour
-	}
-	if opts.Interval < 0 {
-		return nil, fmt.Errorf("spawn: interval %d: %w", opts.Interval, ErrBadInterval)
-	}
-	w := h.workerFor(h.spawned + 1)
-	t := b.layouts[w.index]
-	L := w.vm.L
-	ctx := t.newContext(L)
-	c := converter{L: L, h: h, agent: h.spawned + 1}
-	for _, k := range sortedMapKeys(opts.Overrides) {
-		ctx.RawSetString(k, c.value(opts.Overrides[k]))
-	}
-	if c.err != nil {
-		for _, k := range c.bound {
-			delete(h.boundBy, k)
-		}
-		return nil, fmt.Errorf("spawn: %w", c.err)
-	}
-	a, err := w.spawnWith(b, t, ctx, nil, func(a *Agent) error {
-		a.bound = c.bound
-		a.user = opts.UserData
-		a.interval = opts.Interval
-		for _, k := range sortedMapKeys(opts.Bind) {
-			if err := a.Bind(k, opts.Bind[k]); err != nil {
-				return fmt.Errorf("spawn: %w", err)
-			}
-		}
-		for _, k := range sortedMapKeys(opts.Sync) {
-			if err := a.Sync(k, opts.Sync[k]); err != nil {
-				return fmt.Errorf("spawn: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	h.agents = append(h.agents, a)
-	w.agents = append(w.agents, a)
-	h.dispatch()
-	return a, nil
-}
-
 // workerFor shards agents in blocks of 64 consecutive ids, so agents
 // spawned together (and their memory, allocated together) stay on one
 // worker: interleaving them makes the workers' caches fight over lines.
@@ -565,6 +477,7 @@ func (h *Host) Remove(a *Agent) error {
 		return err
 	}
 	a.removed = true
+	h.roster++
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
 	h.release(a)
@@ -582,10 +495,9 @@ func (h *Host) release(a *Agent) {
 }
 
 func removeAgent(list []*Agent, a *Agent) []*Agent {
-	for i, x := range list {
-		if x == a {
-			return append(list[:i], list[i+1:]...)
-		}
+	i, ok := slices.BinarySearchFunc(list, a.id, func(x *Agent, id int) int { return x.id - id })
+	if !ok || list[i] != a {
+		return list
 	}
-	return list
+	return slices.Delete(list, i, i+1)
 }

@@ -82,6 +82,9 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 		to, ok = a, true
 	}
 	if !ok || to.removed {
+		if a.h.remoteOn() {
+			return a.sendElsewhere(id, name, payload) // an agent of another host?
+		}
 		return false, nil
 	}
 	if err := a.quotaLeft(); err != nil {
@@ -109,7 +112,7 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 // deliver puts a message from agent from into the agent's inbox, its
 // payload rebuilt in the agent's own Lua state.
 func (a *Agent) deliver(from int, name string, payload any) {
-	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload), from: from})
+	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload), from: from, at: a.h.tickNo})
 }
 
 // pendingMsg is an ai.send_to made while the workers ran: 56 bytes, and
@@ -119,6 +122,10 @@ type pendingMsg struct {
 	to        *Agent
 	name      string
 	payload   any // luabind.CopyPlain's copy
+	// toID and remote: a message for another host (to is nil), its
+	// payload encoded.
+	toID   int
+	remote []byte
 }
 
 // DefaultMaxMessagesPerTick is Options.MaxMessagesPerTick's default.
@@ -178,6 +185,10 @@ func (h *Host) deliverMessages() {
 		return all[i].seq < all[j].seq
 	})
 	for _, m := range all {
+		if m.to == nil {
+			h.remoteQ = append(h.remoteQ, m) // for Options.OnSendElsewhere
+			continue
+		}
 		if m.to.removed {
 			continue
 		}
@@ -210,33 +221,54 @@ type eventSnapshot struct {
 	Name    string          `json:"name"`
 	Payload json.RawMessage `json:"payload"`
 	From    int             `json:"from,omitempty"` // the sender's id (ai.sender); absent: the game
+	// Age, for a message, is how many host ticks before the save the tick
+	// that delivered it ended (absent: the last one), so messages delivered
+	// by different ticks stay apart in another host.
+	Age int `json:"age,omitempty"`
 }
 
 // encodeEvents writes queued events (what: "event" or "message") for a
-// snapshot.
-func encodeEvents(enc *encoder, what string, events []event) ([]eventSnapshot, error) {
+// snapshot taken after host tick now.
+func encodeEvents(enc *encoder, what string, events []event, now int) ([]eventSnapshot, error) {
 	var out []eventSnapshot
 	for i, ev := range events {
 		p, err := enc.encode(ev.payload, fmt.Sprintf("%s %d (%s) payload", what, i+1, ev.name))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, eventSnapshot{Name: ev.name, Payload: p, From: ev.from})
+		s := eventSnapshot{Name: ev.name, Payload: p, From: ev.from}
+		if what == "message" {
+			s.Age = max(now-ev.at, 0)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-// decodeEvents reads them back, appending to into.
-func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event) ([]event, error) {
+// decodeEvents reads them back into a host after tick now, appending to
+// into; ids renames senders (Import's id map).
+func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, now int, ids map[int]int) ([]event, error) {
+	last := -1
 	for _, ev := range saved {
 		p, err := d.decode(ev.Payload)
 		if err != nil {
 			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
 		}
-		if ev.From < 0 {
+		if ev.From < 0 || ev.From > MaxID {
 			return into, fmt.Errorf("%s %q: sender %d is not an agent id", what, ev.Name, ev.From)
 		}
-		into = append(into, event{name: ev.Name, payload: p, from: ev.From})
+		if ev.Age < 0 || ev.Age > maxSnapshotCount || (what != "message" && ev.Age != 0) {
+			return into, fmt.Errorf("%s %q: age %d out of range", what, ev.Name, ev.Age)
+		}
+		if last >= 0 && ev.Age > last {
+			return into, fmt.Errorf("%s %q: age %d after a message of age %d (messages are saved oldest first)", what, ev.Name, ev.Age, last)
+		}
+		last = ev.Age
+		from := ev.From
+		if to, ok := ids[from]; ok {
+			from = to
+		}
+		into = append(into, event{name: ev.Name, payload: p, from: from, at: now - ev.Age})
 	}
 	return into, nil
 }

@@ -35,7 +35,7 @@ type Observation struct {
 	o        Observer
 	followed map[*Agent]bool
 	lastN    int // agents at the last RosterChanged
-	lastSeq  int // h.spawned then
+	lastSeq  int // h.roster then
 	closed   bool
 }
 
@@ -88,8 +88,8 @@ func (ob *Observation) Following(a *Agent) bool { return ob.followed[a] }
 // since the last call (true on the first).
 func (ob *Observation) RosterChanged() bool {
 	h := ob.h
-	changed := len(h.agents) != ob.lastN || h.spawned != ob.lastSeq
-	ob.lastN, ob.lastSeq = len(h.agents), h.spawned
+	changed := len(h.agents) != ob.lastN || h.roster != ob.lastSeq
+	ob.lastN, ob.lastSeq = len(h.agents), h.roster
 	return changed
 }
 

@@ -20,8 +20,21 @@ const (
 // Options configure a Host. The zero value works.
 type Options struct {
 	// Seed seeds every agent's random numbers (ai.random): an agent's stream
-	// depends only on Seed and its spawn number. The default (zero) value is 0.
+	// depends only on Seed and its id (or on SpawnOptions.Seed), so hosts
+	// with the same Seed give an agent the same stream wherever it was
+	// spawned. The default (zero) value is 0.
 	Seed uint64
+	// NewID, if set, gives every agent this host makes its id (Spawn, and
+	// SpawnWith without SpawnOptions.ID; ai.spawn): the game's own ids,
+	// unique across all its hosts (a range per host, or one counter for
+	// the world). The host then never picks an id. It is called on the
+	// game's goroutine; for ai.spawn during a tick, after the tick, in the
+	// order of the spawning agent's id and then of its calls. An id below 1
+	// or above MaxID (ErrBadID), or one in use in this host (ErrIDInUse),
+	// fails the spawn (ai.spawn during a tick: reported to OnError for the
+	// spawning agent). The default (zero) value numbers agents 1, 2, 3…,
+	// skipping ids that imported agents hold.
+	NewID func() int
 	// Workers is the number of worker goroutines, each owning one Lua state
 	// and a shard of the agents; Host.Tick ticks the shards in parallel.
 	// Results do not depend on it, but Go values bound into contexts are
@@ -187,6 +200,19 @@ type Options struct {
 	// Budget and AgentTickBudget. The default (zero) value is
 	// DefaultMaxMessagesPerTick (1,024); a negative value is New's error.
 	MaxMessagesPerTick int
+	// Elsewhere, if set, is asked about every ai.send_to to an id this host
+	// does not hold (an agent on another host of the game, for a world
+	// split into zones or shards): true sends it there, and ai.send_to
+	// returns true (the message counts against MaxMessagesPerTick and
+	// goes to OnSendElsewhere after the tick); false makes ai.send_to
+	// return false, "no agent". It runs like MessagePolicy: on the
+	// sender's worker, inside its callback, while other workers tick (read
+	// only what does not change during a tick: a routing table the game
+	// updates between ticks); a panic fails the sender's callback and
+	// sends nothing. The default (zero) value: with OnSendElsewhere set,
+	// every such id is sent; without, none (ai.send_to returns false, "no
+	// agent").
+	Elsewhere func(from *Agent, to int, event string) bool
 
 	// The hooks below are called on the goroutine that called Tick, Spawn or
 	// Agent.Tick, after the ticks are done, ordered by agent id and tick —
@@ -219,6 +245,13 @@ type Options struct {
 	// event sent to a state that does not listen). The default (zero) value
 	// is none (and costs nothing).
 	OnEventDropped func(DroppedEvent)
+	// OnSendElsewhere, if set, receives the ai.send_to messages to agents
+	// this host does not hold that Elsewhere let through, after the tick
+	// that sent them, in sender order (sender id, then send order), for
+	// the game to carry to the host that holds the receiver
+	// (Host.Deliver there). It is called before the other hooks of the
+	// tick. The default (zero) value is none.
+	OnSendElsewhere func(Message)
 	// OnReload, if set, receives the result of every reload. The default
 	// (zero) value is none.
 	OnReload func(ReloadResult)

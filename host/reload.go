@@ -152,14 +152,52 @@ func (h *Host) reloaded(b *Behaviour, err error) error {
 	if err == nil {
 		resumed = h.resumeFixed(b)
 	}
+	r := ReloadResult{Behaviour: b.name, Err: err}
+	if err == nil {
+		r.Added, r.Resumed, r.Vanished, r.Moved = b.added, resumed, b.vanished, b.moved
+	}
+	b.last = r
 	if h.opts.OnReload != nil {
-		r := ReloadResult{Behaviour: b.name, Err: err}
-		if err == nil {
-			r.Added, r.Resumed, r.Vanished, r.Moved = b.added, resumed, b.vanished, b.moved
-		}
 		h.opts.OnReload(r)
 	}
 	return err
+}
+
+// releaseLayouts releases the modules of a behaviour's replaced layouts
+// and returns the index of the first one (a behaviour ai.spawn made has
+// one worker's layout only).
+func (h *Host) releaseLayouts(old []*layout) int {
+	first := -1
+	for i, w := range h.workers {
+		if old[i] == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		w.vm.ReleaseModules(old[i].def)
+	}
+	return max(first, 0)
+}
+
+// LastReload is what the behaviour's last reload reported (what
+// Options.OnReload was told); zero before any.
+func (b *Behaviour) LastReload() ReloadResult { return b.last }
+
+// looseOf lists, by worker, the agents of b that ai.spawn made outside a
+// tick and a script still holds (as luaai test files do), in id order: a
+// reload swaps them too.
+func (h *Host) looseOf(b *Behaviour) [][]*Agent {
+	out := make([][]*Agent, len(h.workers))
+	for _, p := range h.loose {
+		if a := p.Value(); a != nil && a.b == b && !a.removed {
+			out[a.w.index] = append(out[a.w.index], a)
+		}
+	}
+	for _, as := range out {
+		slices.SortFunc(as, func(x, y *Agent) int { return x.id - y.id })
+	}
+	return out
 }
 
 // resumeFixed resumes b's agents suspended by overruns or the fault policy
@@ -215,14 +253,13 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 	}
 	old := b.layouts
 	b.layouts = trees
-	for i, w := range h.workers {
-		w.vm.ReleaseModules(old[i].def)
-	}
+	first := h.releaseLayouts(old)
 	for _, t := range trees {
 		t.def.SetOwner(b)
 	}
+	loose := h.looseOf(b)
 	// The same keys in every worker's tree: found once.
-	added := newDefaults(old[0], trees[0])
+	added := newDefaults(old[first], trees[first])
 	b.added = nil
 	for _, k := range added {
 		b.added = append(b.added, k.String())
@@ -238,6 +275,7 @@ func (h *Host) swap(b *Behaviour, proto *lua.FunctionProto) error {
 				agents = append(agents, a)
 			}
 		}
+		agents = append(agents, loose[w.index]...)
 		if len(agents) == 0 {
 			return
 		}

@@ -57,7 +57,7 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
 		RNG:       base64.StdEncoding.EncodeToString(rng),
 		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
-		Synced: a.syncedKeys(), Interval: a.savedInterval(),
+		Synced: a.syncedKeys(), Interval: a.savedInterval(), Kind: a.kind,
 	}
 	enc.reset()
 	if err := enc.count(a.ctx, "ctx", 0); err != nil {
@@ -101,10 +101,10 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
 			return fmt.Errorf("agent %d: %w", a.id, err)
 		}
 	}
-	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming); err != nil {
+	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming, a.h.tickNo); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
-	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox); err != nil {
+	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox, a.h.tickNo); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	return nil

@@ -38,7 +38,7 @@ func appendSnapshotHead(b []byte) []byte {
 
 // agentSnapshotFields is how many fields appendJSON writes (a test checks
 // it against the type).
-const agentSnapshotFields = 16
+const agentSnapshotFields = 17
 
 func (s *agentSnapshot) appendJSON(b []byte) []byte {
 	b = s.appendHead(b)
@@ -95,6 +95,10 @@ func (s *agentSnapshot) appendTail(b []byte) []byte {
 	if s.Interval != 0 {
 		b = append(b, `,"interval":`...)
 		b = strconv.AppendInt(b, int64(s.Interval), 10)
+	}
+	if s.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = appendJSONString(b, s.Kind)
 	}
 	if len(s.Synced) > 0 {
 		b = append(b, `,"synced":`...)
@@ -207,6 +211,10 @@ func appendEvents(b []byte, events []eventSnapshot) []byte {
 		if ev.From != 0 {
 			b = append(b, `,"from":`...)
 			b = strconv.AppendInt(b, int64(ev.From), 10)
+		}
+		if ev.Age != 0 {
+			b = append(b, `,"age":`...)
+			b = strconv.AppendInt(b, int64(ev.Age), 10)
 		}
 		b = append(b, '}')
 	}

@@ -28,7 +28,7 @@ func TestAppendSnapshotFileMatchesJSON(t *testing.T) {
 		},
 		Events:    []eventSnapshot{{Name: "hit", Payload: json.RawMessage(`null`), From: 3}, {Name: odd}},
 		Messages:  []eventSnapshot{{Name: "order", Payload: json.RawMessage(`{"$ref":1}`)}},
-		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"},
+		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"}, Kind: odd,
 	}
 	for _, c := range []struct {
 		name   string

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/luaai/luaai/luabind/defs"
@@ -60,6 +60,9 @@ type agentSnapshot struct {
 	// Interval is the agent's tick interval (Agent.SetInterval); absent
 	// (an older snapshot) for 1.
 	Interval int `json:"interval,omitempty"`
+	// Kind is the kind the game gave (SpawnOptions.Kind); absent for the
+	// script's name.
+	Kind string `json:"kind,omitempty"`
 	// Synced lists the keys Agent.Sync filled (saved as plain data), for
 	// RestoreOptions.Attach.
 	Synced []string `json:"synced,omitempty"`
@@ -205,110 +208,109 @@ func (h *Host) Restore(data []byte, behaviours ...*Behaviour) ([]*Agent, error) 
 // decoded and checked before any is added, and each failure must undo the
 // same partial work.
 func (h *Host) restore(data []byte, opts RestoreOptions, behaviours []*Behaviour) ([]*Agent, error) {
+	return h.restoreAs(data, restoreMode{RestoreOptions: opts}, behaviours)
+}
+
+// restoreMode is what a restore does: RestoreOptions, and for Import the
+// id map and that the host's own numbering stays where it is.
+type restoreMode struct {
+	RestoreOptions
+	ids      map[int]int
+	imported bool
+}
+
+// restoreAs is restore (and Import). It costs in proportion to the agents
+// in data (and the logarithm of the host's): ids are looked up in the
+// sorted lists, and the new agents merged into them in one pass.
+func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour) ([]*Agent, error) {
+	what := "restore"
+	if opts.imported {
+		what = "import"
+	}
 	if err := h.usable(); err != nil {
 		return nil, err
 	}
-	if opts.Migrate != nil {
-		var head struct {
-			Version int `json:"version"`
-		}
-		if err := json.Unmarshal(data, &head); err == nil && head.Version != SnapshotVersion {
-			migrated, err := opts.Migrate(head.Version, data)
-			if err != nil {
-				return nil, fmt.Errorf("restore: migrating version %d: %w", head.Version, err)
-			}
-			data = migrated
-		}
+	if h.running {
+		return nil, fmt.Errorf("%s: %w", what, ErrReentrant)
+	}
+	f, err := readSnapshotDoc(what, data, opts.Migrate)
+	if err != nil {
+		return nil, err
 	}
 	if len(behaviours) == 0 {
-		return nil, fmt.Errorf("restore: no behaviour given")
+		return nil, fmt.Errorf("%s: no behaviour given", what)
 	}
 	for _, b := range behaviours {
 		if b == nil || b.h != h {
 			return nil, ErrWrongBehaviour
 		}
 	}
-	var f snapshotFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("restore: %w: %v", ErrBadSnapshot, err)
+	newIDs, err := h.placeIDs(f.Agents, opts.ids)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("restore: %w: data after the snapshot", ErrBadSnapshot)
+	out, err := h.makeRestored(what, &f, newIDs, opts, behaviours)
+	if err != nil {
+		return nil, err
 	}
-	if f.Version != SnapshotVersion {
-		return nil, fmt.Errorf("restore: %w: version %d, this build reads version %d", ErrBadSnapshot, f.Version, SnapshotVersion)
-	}
-	used := map[int]bool{}
-	for _, a := range h.agents {
-		used[a.id] = true
-	}
-	var out []*Agent
-	var rebinds [][]boundSlot
-	for i := range f.Agents {
-		s := &f.Agents[i]
-		b := behaviours[0]
-		if len(behaviours) > 1 {
-			b = nil
-			for _, c := range behaviours {
-				if c.name == s.Behaviour {
-					b = c
-				}
-			}
-			if b == nil {
-				return nil, fmt.Errorf("restore: %w: agent %d runs %q, which was not given", ErrBadSnapshot, s.ID, s.Behaviour)
-			}
-		}
-		if s.ID < 1 || used[s.ID] {
-			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, ErrIDInUse)
-		}
-		used[s.ID] = true
-		a, slots, err := h.restoreAgent(b, s)
-		if err != nil {
-			return nil, fmt.Errorf("restore: agent %d: %w", s.ID, err)
-		}
-		out = append(out, a)
-		if opts.Rebind != nil {
-			rebinds = append(rebinds, slots)
+	h.roster++
+	sorted := slices.Clone(out)
+	slices.SortFunc(sorted, func(x, y *Agent) int { return x.id - y.id })
+	h.agents = mergeByID(h.agents, sorted)
+	byWorker := map[*worker][]*Agent{}
+	for _, a := range sorted {
+		byWorker[a.w] = append(byWorker[a.w], a)
+		if !opts.imported && h.opts.NewID == nil && a.id > h.spawned {
+			h.spawned = a.id // a save of this host's own: its numbering goes on
 		}
 	}
-	for i, slots := range rebinds {
-		if err := out[i].rebind(slots, opts.Rebind); err != nil {
-			for _, a := range out[:i+1] {
-				h.release(a)
-			}
-			return nil, fmt.Errorf("restore: agent %d: %w", out[i].id, err)
-		}
-	}
-	if opts.Attach != nil {
-		for i, a := range out {
-			if err := opts.Attach(a, f.Agents[i].Synced); err != nil {
-				for _, a := range out {
-					h.release(a)
-				}
-				return nil, fmt.Errorf("restore: agent %d: attach: %w", a.id, err)
-			}
-		}
-	}
-	for _, a := range out {
-		h.agents = append(h.agents, a)
-		a.w.agents = append(a.w.agents, a)
-		if a.id > h.spawned {
-			h.spawned = a.id
-		}
-	}
-	byID := func(list []*Agent) {
-		sort.SliceStable(list, func(i, j int) bool { return list[i].id < list[j].id })
-	}
-	byID(h.agents)
 	for _, w := range h.workers {
-		byID(w.agents)
+		w.agents = mergeByID(w.agents, byWorker[w])
 	}
 	for _, a := range out {
 		a.emitState(TransitionRestore, "")
 	}
 	h.dispatch()
+	return out, nil
+}
+
+// placeIDs is the id each agent of a document takes here (its own, or the
+// id map's), checked all at once: in range, not in use in the host, not
+// twice in the document; every key of the id map names an agent of it.
+func (h *Host) placeIDs(agents []agentSnapshot, ids map[int]int) ([]int, error) {
+	out := make([]int, len(agents))
+	taken := make(map[int]int, len(agents)) // new id → the saved id that takes it
+	saved := make(map[int]bool, len(agents))
+	for i := range agents {
+		old := agents[i].ID
+		if old < 1 || old > MaxID {
+			return nil, fmt.Errorf("%w: agent %d: %w", ErrBadSnapshot, old, ErrBadID)
+		}
+		if saved[old] {
+			return nil, fmt.Errorf("%w: agent %d is twice in the document: %w", ErrBadSnapshot, old, ErrIDInUse)
+		}
+		saved[old] = true
+		id := old
+		if to, ok := ids[old]; ok {
+			id = to
+		}
+		if prev, ok := taken[id]; ok {
+			return nil, fmt.Errorf("agents %d and %d both map to id %d: %w", prev, old, id, ErrIDInUse)
+		}
+		taken[id] = old
+		if err := h.checkID(id); err != nil {
+			if id != old {
+				return nil, fmt.Errorf("agent %d as %w", old, err)
+			}
+			return nil, err
+		}
+		out[i] = id
+	}
+	for old := range ids {
+		if !saved[old] {
+			return nil, fmt.Errorf("the id map names agent %d, which is not in the document", old)
+		}
+	}
 	return out, nil
 }
 
@@ -334,7 +336,7 @@ func (a *Agent) rebind(slots []boundSlot, fn func(*Agent, string) any) error {
 	return nil
 }
 
-func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot, error) {
+func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot, id int, ids map[int]int) (*Agent, []boundSlot, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
 	}
@@ -343,8 +345,6 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 		return nil, nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
 	case !finite(s.Clock) || s.Clock < 0:
 		return nil, nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
-	case s.ID > maxSnapshotCount:
-		return nil, nil, bad("id %d out of range", s.ID)
 	case !finite(s.Owed) || s.Owed < 0:
 		return nil, nil, bad("owed %v: must be a finite number ≥ 0", s.Owed)
 	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
@@ -364,12 +364,12 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			return nil, nil, bad("suspended %q: not a reason (fault, overruns, memory, host)", s.Suspended)
 		}
 	}
-	w := h.workerFor(s.ID)
+	w := h.workerFor(id)
 	t := b.layouts[w.index]
 	L := w.vm.L
-	a := w.newAgent(s.ID, b, t)
+	a := w.newAgent(id, b, t)
 	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
-	a.interval = s.Interval
+	a.interval, a.kind = s.Interval, s.Kind
 	if why != NotSuspended {
 		a.suspend(why)
 	}
@@ -406,10 +406,10 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot) (*Agent, []boundSlot
 			return nil, nil, bad("%s %q has no active state", n.def.Kind, n.path)
 		}
 	}
-	if a.incoming, err = decodeEvents(d, "event", s.Events, a.incoming); err != nil {
+	if a.incoming, err = decodeEvents(d, "event", s.Events, a.incoming, h.tickNo, ids); err != nil {
 		return nil, nil, bad("%v", err)
 	}
-	if a.inbox, err = decodeEvents(d, "message", s.Messages, a.inbox); err != nil {
+	if a.inbox, err = decodeEvents(d, "message", s.Messages, a.inbox, h.tickNo, ids); err != nil {
 		return nil, nil, bad("%v", err)
 	}
 	return a, ctxSlots, nil
@@ -488,4 +488,87 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 		}
 	}
 	return nil
+}
+
+// readSnapshotDoc reads a snapshot document whole (after migrate, if set,
+// brought an older version up to this one): what names the operation in
+// errors ("restore", "import").
+func readSnapshotDoc(what string, data []byte, migrate func(version int, data []byte) ([]byte, error)) (f snapshotFile, err error) {
+	if migrate != nil {
+		var head struct {
+			Version int `json:"version"`
+		}
+		if err := json.Unmarshal(data, &head); err == nil && head.Version != SnapshotVersion {
+			migrated, err := migrate(head.Version, data)
+			if err != nil {
+				return f, fmt.Errorf("%s: migrating version %d: %w", what, head.Version, err)
+			}
+			data = migrated
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: %w: %v", what, ErrBadSnapshot, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return f, fmt.Errorf("%s: %w: data after the snapshot", what, ErrBadSnapshot)
+	}
+	if f.Version != SnapshotVersion {
+		return f, fmt.Errorf("%s: %w: version %d, this build reads version %d", what, ErrBadSnapshot, f.Version, SnapshotVersion)
+	}
+	return f, nil
+}
+
+// makeRestored makes the agents of a read snapshot document under newIDs,
+// rebinds and attaches them: all of them, or none (the ones made are
+// released) and the error.
+func (h *Host) makeRestored(what string, f *snapshotFile, newIDs []int, opts restoreMode, behaviours []*Behaviour) ([]*Agent, error) {
+	var out []*Agent
+	var rebinds [][]boundSlot
+	undo := func() {
+		for _, a := range out {
+			h.release(a)
+		}
+	}
+	for i := range f.Agents {
+		s := &f.Agents[i]
+		b := behaviours[0]
+		if len(behaviours) > 1 {
+			b = nil
+			for _, c := range behaviours {
+				if c.name == s.Behaviour {
+					b = c
+				}
+			}
+			if b == nil {
+				undo()
+				return nil, fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, s.ID, s.Behaviour)
+			}
+		}
+		a, slots, err := h.restoreAgent(b, s, newIDs[i], opts.ids)
+		if err != nil {
+			undo()
+			return nil, fmt.Errorf("%s: agent %d: %w", what, s.ID, err)
+		}
+		out = append(out, a)
+		if opts.Rebind != nil {
+			rebinds = append(rebinds, slots)
+		}
+	}
+	for i, slots := range rebinds {
+		if err := out[i].rebind(slots, opts.Rebind); err != nil {
+			undo()
+			return nil, fmt.Errorf("%s: agent %d: %w", what, out[i].id, err)
+		}
+	}
+	if opts.Attach != nil {
+		for i, a := range out {
+			if err := opts.Attach(a, f.Agents[i].Synced); err != nil {
+				undo()
+				return nil, fmt.Errorf("%s: agent %d: attach: %w", what, a.id, err)
+			}
+		}
+	}
+	return out, nil
 }

@@ -29,6 +29,10 @@ var errSpawnQueueFull = fmt.Errorf("more than %d agents spawned in one tick", ma
 func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent, error) {
 	w, h := s.w, s.w.h
 	b, _ := def.Owner().(*Behaviour)
+	if b != nil && b.h == h && b.layouts[w.index] != nil && b.layouts[w.index].def != def {
+		// The definition of a behaviour reloaded since: its new version.
+		def = b.layouts[w.index].def
+	}
 	if b == nil || b.h != h || b.layouts[w.index] == nil || b.layouts[w.index].def != def {
 		// A definition built by a script (ai.spawn(ai.fsm{…})) or a script
 		// path loaded by ai.spawn: it exists in this worker only, and lives
@@ -70,7 +74,19 @@ func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent
 		w.spawnQ = append(w.spawnQ, p)
 		return p.handle, nil
 	}
-	a := w.spawn(b, t, ctx, nil)
+	id, err := h.newID(0)
+	if err != nil {
+		return nil, err
+	}
+	a := w.spawn(id, b, t, ctx, nil)
+	h.keepLoose(a)
+	h.dispatch()
+	return &luaAgent{a: a}, nil
+}
+
+// keepLoose lists an agent a script spawned, while the script holds it:
+// ai.send_to finds it, and no new agent takes its id.
+func (h *Host) keepLoose(a *Agent) {
 	if h.loose == nil {
 		h.loose = map[int]weak.Pointer[Agent]{}
 	} else if len(h.loose) >= 1024 && len(h.loose)&(len(h.loose)-1) == 0 {
@@ -81,8 +97,6 @@ func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent
 		}
 	}
 	h.loose[a.id] = weak.Make(a)
-	h.dispatch()
-	return &luaAgent{a: a}, nil
 }
 
 // pendingSpawn is an ai.spawn made while the workers ran.
@@ -117,7 +131,18 @@ func (h *Host) applySpawns() {
 		return all[i].seq < all[j].seq
 	})
 	for _, p := range all {
-		a := p.w.spawn(p.b, p.t, p.ctx, p.events)
+		id, err := h.newID(0)
+		if err != nil {
+			// Options.NewID gave an id this host cannot take: the spawn
+			// does not happen, and the spawning agent's error says why.
+			h.workers[0].records = append(h.workers[0].records, record{kind: recError, err: &ScriptError{
+				Script: p.t.def.Pos.File, Line: p.t.def.Pos.Line, Agent: p.by, Callback: CallbackEnter,
+				Msg: "ai.spawn: Options.NewID: " + err.Error(), Err: err,
+			}})
+			continue
+		}
+		a := p.w.spawn(id, p.b, p.t, p.ctx, p.events)
+		h.keepLoose(a)
 		p.handle.a, p.handle.p = a, nil
 	}
 	clear(all)

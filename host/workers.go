@@ -190,6 +190,7 @@ func (h *Host) dispatch() {
 	}
 	h.dispatch1 = true
 	defer func() { h.dispatch1 = false }()
+	h.sendRemote()
 	for !h.closed && h.deliver() {
 	}
 }

@@ -153,11 +153,31 @@ func (vm *VM) newEnv() *lua.LTable {
 		env.RawSetString(k, v)
 	}
 	env.RawSetString("_G", env)
-	pkg := L.CreateTable(0, 2)
+	env.RawSetString("package", newPackage(L))
+	return env
+}
+
+// Package path and cpath strings: what package.path and package.cpath hold
+// when a mod starts. They describe luaai's search (a module name's dots
+// become folders, name.lua or name/init.lua, next to the calling file and
+// in the script roots) and no C modules. A script may change them, as spec
+// helpers do (package.path = package.path .. ";./?/init.lua"); the script
+// roots alone decide what require loads.
+const (
+	PackagePath  = "./?.lua;./?/init.lua"
+	PackageCPath = ""
+)
+
+// newPackage is a mod's package table: loaded and preload tables (which
+// require does not consult) and the path strings, without loadlib, path
+// searching or C loaders.
+func newPackage(L *lua.LState) *lua.LTable {
+	pkg := L.CreateTable(0, 4)
 	pkg.RawSetString("loaded", L.CreateTable(0, 0))
 	pkg.RawSetString("preload", L.CreateTable(0, 0))
-	env.RawSetString("package", pkg)
-	return env
+	pkg.RawSetString("path", lua.LString(PackagePath))
+	pkg.RawSetString("cpath", lua.LString(PackageCPath))
+	return pkg
 }
 
 // callerEnv is the global table of the Lua function that called the running

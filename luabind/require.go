@@ -186,6 +186,29 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	return 1
 }
 
+// LoadedModules is which modules require has loaded, and their values: a
+// snapshot SaveModules takes and RestoreModules puts back.
+type LoadedModules struct{ m map[moduleKey]lua.LValue }
+
+// SaveModules records the modules loaded now (busted's insulate saves
+// package.loaded so).
+func (vm *VM) SaveModules() LoadedModules {
+	m := make(map[moduleKey]lua.LValue, len(vm.modules))
+	for k, v := range vm.modules {
+		m[k] = v
+	}
+	return LoadedModules{m}
+}
+
+// RestoreModules puts back the modules s recorded: a module loaded since
+// is loaded afresh by its next require.
+func (vm *VM) RestoreModules(s LoadedModules) {
+	clear(vm.modules)
+	for k, v := range s.m {
+		vm.modules[k] = v
+	}
+}
+
 // noReturnKey is the registry table of the modules whose chunk returned
 // nothing (require gave true): module name → file.
 const noReturnKey = "luaai modules without return"

@@ -11,7 +11,8 @@ package luabind
 //     of those is nil, and a call of one (or an index of io) raises
 //     "os.execute is not available to luaai scripts" at the caller's line
 //     (refuseUnavailable, astpass.Absent); package has only the (unused)
-//     loaded and preload tables.
+//     loaded and preload tables and path and cpath strings a script may
+//     change to no effect (newPackage).
 //   - load and loadstring compile source text only: a reader function or
 //     any other value is refused with an error. Chunk names a script gives
 //     are shown with a "=" prefix so a loaded chunk cannot pose as a file

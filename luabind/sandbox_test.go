@@ -26,7 +26,7 @@ func sandboxRun(t *testing.T, opts Options, src string) (lua.LValue, error) {
 // refusal reads as one, not as a bug).
 func TestSandboxUnreachable(t *testing.T) {
 	for _, name := range []string{
-		"_printregs", "package.path", "package.cpath", "package.loaders",
+		"_printregs", "package.loaders",
 		"package.searchers", "package.seeall", "channel",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -77,6 +77,29 @@ func TestSandboxAbsentIsNil(t *testing.T) {
 		return table.concat(out, "|")`)
 	require.NoError(t, err)
 	require.Equal(t, "true true true true|true|no getinfo|false true true|mine", v.String())
+}
+
+// package.path and package.cpath are strings a script may change, as a
+// busted spec helper does, to no effect: the script roots decide what
+// require loads.
+func TestSandboxPackagePath(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "near.lua"), []byte(`return "near"`), 0o644))
+	for _, tc := range []struct{ name, src, want string }{
+		{"strings", `return type(package.path) .. " " .. type(package.cpath)`, "string string"},
+		{"appended", `package.path = package.path .. ";./?/init.lua"; return package.path`, PackagePath + ";./?/init.lua"},
+		{"no C modules", `return package.cpath == "" and "none" or package.cpath`, "none"},
+		{"changing it loads nothing new", `package.path = "/etc/?;/etc/?.lua"; local ok, err = pcall(require, "passwd"); return tostring(ok)`, "false"},
+		{"emptying it keeps the roots", `package.path = ""; return require("near")`, "near"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vm := NewVM(Options{})
+			t.Cleanup(vm.Close)
+			v, err := vm.RunString(filepath.Join(dir, "main.lua"), tc.src)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, v.String())
+		})
+	}
 }
 
 func TestSandboxWhatRemains(t *testing.T) {

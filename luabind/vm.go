@@ -213,12 +213,7 @@ func (vm *VM) openLibs() {
 	}))
 	g.RawSetString("os", osT)
 
-	// package stays as a table so scripts that read package.loaded work, but
-	// without loadlib, path searching or C loaders.
-	pkg := L.NewTable()
-	pkg.RawSetString("loaded", L.NewTable())
-	pkg.RawSetString("preload", L.NewTable())
-	g.RawSetString("package", pkg)
+	g.RawSetString("package", newPackage(L))
 
 	if vm.opts.Module != nil {
 		vm.module = vm.opts.Module(vm)

@@ -279,12 +279,17 @@ func (r *runner) newAssert() *lua.LTable {
 
 // luaRegister is assert:register("assertion" | "matcher", name, fn
 // [, positive message, negative message]): fn(state, arguments) returns
-// whether the assertion holds; arguments has n. A matcher's fn gets the
+// whether the assertion holds; arguments has n. The messages are keys of
+// the say module (require("say")), formatted with the arguments shown. A matcher's fn gets the
 // matcher's arguments and returns a function testing a value.
 func (r *runner) luaRegister(L *lua.LState) int {
 	kind := L.CheckString(2)
 	name := strings.ToLower(L.CheckString(3))
 	fn := L.CheckFunction(4)
+	if r.customMsgs == nil {
+		r.customMsgs = map[string][2]string{}
+	}
+	r.customMsgs[name] = [2]string{L.OptString(5, ""), L.OptString(6, "")}
 	switch kind {
 	case "assertion":
 		r.custom[name] = fn
@@ -315,11 +320,24 @@ func (r *runner) checkCustom(L *lua.LState, c *chain, a args) *failure {
 		return nil
 	}
 	parts := make([]string, len(a))
+	vars := make([]lua.LValue, len(a))
 	for i, v := range a {
 		parts[i] = formatValue(v)
+		if _, ok := v.(*lua.LUserData); ok && L.GetMetaField(v, "__tostring") != lua.LNil {
+			parts[i] = L.ToStringMeta(v).String() // an agent: agent(off)
+		}
+		vars[i] = lua.LString(parts[i])
 	}
-	f := &failure{Msg: fmt.Sprintf("%s(%s) failed", c.path, strings.Join(parts, ", "))}
-	return f
+	if keys, ok := r.customMsgs[c.name]; ok && r.say != nil {
+		key := keys[0]
+		if c.neg {
+			key = keys[1]
+		}
+		if msg, ok := r.say.format(L, lua.LString(key), vars); ok && key != "" {
+			return &failure{Msg: msg}
+		}
+	}
+	return &failure{Msg: fmt.Sprintf("%s(%s) failed", c.path, strings.Join(parts, ", "))}
 }
 
 func checkEqual(_ *runner, L *lua.LState, a args, neg bool, _ *chain) *failure {

@@ -3,6 +3,7 @@ package luatest
 import (
 	"strings"
 
+	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -30,6 +31,15 @@ func (r *runner) luaDescribe(L *lua.LState) int {
 	return 0
 }
 
+// luaInsulate is insulate(name, fn): a describe block whose changes to the
+// globals, and the modules it requires, are undone when it ends (expand,
+// runTests), as busted's insulate does.
+func (r *runner) luaInsulate(L *lua.LState) int {
+	r.luaDescribe(L)
+	(*r.sink)[len(*r.sink)-1].block.insulate = true
+	return 0
+}
+
 // add records an item (a test, a pending test, a describe block) where the
 // body running now collects.
 func (r *runner) add(t *testCase) {
@@ -41,16 +51,50 @@ func (r *runner) add(t *testCase) {
 
 // expand runs describe item d's body and returns the items it recorded,
 // in order; a body that raises is one failing item in their place.
-func (r *runner) expand(d *testCase) []*testCase {
-	var items []*testCase
+func (r *runner) expand(d *testCase) (items []*testCase) {
+	if b := d.block; b.insulate {
+		b.saved = r.saveGlobals()
+		// Where the block ends: its changes are undone there.
+		defer func() { items = append(items, &testCase{name: d.name, block: b, pos: d.pos, endOf: true}) }()
+	}
 	outerSink, outerCur, outerRunning := r.sink, r.cur, r.running
 	r.sink, r.cur, r.running = &items, d.block, false
 	err := r.call(d.fn)
 	r.sink, r.cur, r.running = outerSink, outerCur, outerRunning
 	if err != nil {
-		return []*testCase{{name: d.name, block: d.block.parent, pos: d.pos, bodyErr: err}}
+		items = []*testCase{{name: d.name, block: d.block.parent, pos: d.pos, bodyErr: err}}
 	}
 	return items
+}
+
+// globalsSnapshot is what an insulate block undoes: the file's globals
+// and the modules loaded when it began.
+type globalsSnapshot struct {
+	globals map[lua.LValue]lua.LValue
+	modules luabind.LoadedModules
+}
+
+func (r *runner) saveGlobals() *globalsSnapshot {
+	s := &globalsSnapshot{globals: map[lua.LValue]lua.LValue{}, modules: r.vm.SaveModules()}
+	r.vm.L.G.Global.ForEach(func(k, v lua.LValue) { s.globals[k] = v })
+	return s
+}
+
+func (r *runner) restoreGlobals(s *globalsSnapshot) {
+	g := r.vm.L.G.Global
+	var added []lua.LValue
+	g.ForEach(func(k, _ lua.LValue) {
+		if _, ok := s.globals[k]; !ok {
+			added = append(added, k)
+		}
+	})
+	for _, k := range added {
+		g.RawSet(k, lua.LNil)
+	}
+	for k, v := range s.globals {
+		g.RawSet(k, v)
+	}
+	r.vm.RestoreModules(s.modules)
 }
 
 func (r *runner) luaIt(L *lua.LState) int {

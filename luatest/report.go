@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
@@ -26,6 +29,14 @@ func (s trackingSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.Lua
 		s.r.spawned = append(s.r.spawned, a)
 	}
 	return a, err
+}
+
+// Agents is ai.agents from the test file's code: the host's.
+func (s trackingSpawner) Agents(what string) []int {
+	if l, ok := s.Spawner.(defs.AgentLister); ok {
+		return l.Agents(what)
+	}
+	return nil
 }
 
 // reportUnread says when a passing test left errors of its agents unread:
@@ -112,15 +123,60 @@ func callerPos(L *lua.LState) luabind.Pos {
 	return p
 }
 
-func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
+// calledFrom is the innermost line of the test file (file) in the stack
+// trace err carries, when the error was raised elsewhere (at pos, in a
+// library the test called): "" when there is none.
+func calledFrom(err error, file string, pos luabind.Pos) luabind.Pos {
+	var ae *lua.ApiError
+	if file == "" || pos.File == file || !errors.As(err, &ae) {
+		return luabind.Pos{}
+	}
+	for _, line := range strings.Split(ae.StackTrace, "\n") {
+		p, _ := luabind.SplitPos(strings.TrimSpace(line))
+		if p.File == file && p.Line > 0 {
+			return p
+		}
+	}
+	return luabind.Pos{}
+}
+
+// shortPos shows a position in a file below the folder the run started
+// in (a library the roots found) relative to it, as the test files are.
+func shortPos(p luabind.Pos) luabind.Pos {
+	if !filepath.IsAbs(p.File) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p.File); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		p.File = rel
+	}
+	return p
+}
+
+// writeCalledFrom adds where the test file called the library that
+// failed at pos.
+func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos luabind.Pos) {
+	if at := calledFrom(err, t.pos.File, pos); at.File != "" {
+		fmt.Fprintf(b, "  called from %s\n", at)
+	}
+}
+
+// writeFailure writes what failed in test t (a failed assertion or an
+// error it raised) and reports it to Options.OnCase.
+func (r *runner) writeFailure(w io.Writer, t *testCase, err error, took time.Duration) {
 	obj := errorObject(err)
+	var b strings.Builder
+	status := Errored
 	if f := failureOf(obj); f != nil {
+		status = Failed
 		pos := f.Pos
 		if pos.File == "" {
 			pos = t.pos
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "FAIL %s: %s\n", pos, t.name)
+		fmt.Fprintf(&b, "FAIL %s: %s\n", shortPos(pos), t.name)
 		if f.Msg != "" {
 			fmt.Fprintf(&b, "  %s\n", f.Msg)
 		}
@@ -133,14 +189,41 @@ func (r *runner) writeFailure(w io.Writer, t *testCase, err error) {
 		if f.Msg == "" && !f.values && f.Note == "" {
 			b.WriteString("  assertion failed!\n")
 		}
-		io.WriteString(w, printable(b.String()))
+		writeCalledFrom(&b, err, t, pos)
+	} else {
+		pos, msg := errorText(obj)
+		if pos.File == "" {
+			pos = t.pos
+		}
+		fmt.Fprintf(&b, "FAIL %s: %s\n  error: %s\n", shortPos(pos), t.name, msg)
+		writeCalledFrom(&b, err, t, pos)
+	}
+	text := printable(b.String())
+	io.WriteString(w, text)
+	r.emit(t, status, text, took)
+}
+
+// emit reports one test's outcome to Options.OnCase; text is what was
+// printed of it.
+func (r *runner) emit(t *testCase, status Status, text string, took time.Duration) {
+	if r.onCase == nil {
 		return
 	}
-	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos = t.pos
+	r.onCase(caseOf(r.file, t.name, t.pos, status, text, took))
+}
+
+// caseOf makes a Case: its Message is the report without its FAIL
+// line, unindented.
+func caseOf(file, name string, pos luabind.Pos, status Status, text string, took time.Duration) Case {
+	c := Case{File: file, Name: name, Pos: pos, Status: status, Output: text, Duration: took}
+	if status == Failed || status == Errored {
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		for i, l := range lines[1:] {
+			lines[i+1] = strings.TrimPrefix(l, "  ")
+		}
+		c.Message = strings.TrimPrefix(strings.Join(lines[1:], "\n"), "error: ")
 	}
-	io.WriteString(w, printable(fmt.Sprintf("FAIL %s: %s\n  error: %s\n", pos, t.name, msg)))
+	return c
 }
 
 // printable shows the control characters a script's message may hold
@@ -163,21 +246,35 @@ func printable(s string) string {
 
 func isControl(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }
 
+// writeFileError reports a test file that did not load (its body
+// raised, or a file it requires failed) as a failure named after it.
 func (r *runner) writeFileError(w io.Writer, path string, err error) {
 	obj := errorObject(err)
-	if f := failureOf(obj); f != nil {
-		pos := f.Pos
-		if pos.File == "" {
-			pos.File = path
-		}
-		io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, f.Desc())))
-		return
-	}
 	pos, msg := errorText(obj)
-	if pos.File == "" {
-		pos.File = path
+	at := luabind.Pos{File: path}
+	if pos.File == path {
+		at = pos
+	} else if from := calledFrom(err, path, pos); from.File != "" {
+		at = from
 	}
-	io.WriteString(w, printable(fmt.Sprintf("%s: %s\n", pos, msg)))
+	writeFileFailure(w, r.onCase, path, at, pos, msg)
+}
+
+// writeFileFailure writes "FAIL file:line: file" and the error of a file
+// that did not load (at: where in the file; pos, msg: the error), and
+// reports it to onCase as an errored test named after the file.
+func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos luabind.Pos, msg string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s: %s\n  error: ", at, path)
+	if pos.File != "" && pos != at {
+		fmt.Fprintf(&b, "%s: ", shortPos(pos))
+	}
+	fmt.Fprintf(&b, "%s\n", msg)
+	text := printable(b.String())
+	io.WriteString(w, text)
+	if onCase != nil {
+		onCase(caseOf(path, path, at, Errored, text, 0))
+	}
 }
 
 // errorText takes an error value apart into the position its message

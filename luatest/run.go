@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/luabind"
@@ -51,12 +52,13 @@ func (r Result) String() string {
 // zero value runs every test.
 func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 	var r Result
+	opts.host = h
 	err := h.RunLua(func(vm *defs.VM) error {
 		r = runFile(vm, path, w, opts)
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(w, "%s: %v\n", path, err)
+		writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, err.Error())
 		return Result{Failed: 1}
 	}
 	return r
@@ -76,6 +78,10 @@ type Options struct {
 	ExcludeTags []string
 	// Verbose prints a line for each passing test ("ok file:line: name").
 	Verbose bool
+	// OnCase, when set, is told each test's outcome as it is known, in
+	// the order the tests ran.
+	OnCase func(Case)
+	host   *host.Host // RunFile's: the test's agents are removed when it ends
 	// Log, when set, collects the ai.log lines of the host the file runs
 	// in (give Log.Add as host.Options.OnLog): a failing test's lines are
 	// printed under its failure.
@@ -195,9 +201,14 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			fmt.Fprintf(w, "%s: %v\n", path, pe.Err)
+			writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, pe.Err.Error())
 		} else {
-			fmt.Fprintln(w, err.Error())
+			pos, msg := luabind.SplitPos(err.Error())
+			at := luabind.Pos{File: path}
+			if pos.File == path {
+				at = pos
+			}
+			writeFileFailure(w, opts.OnCase, path, at, pos, msg)
 		}
 		return Result{Failed: 1}
 	}
@@ -206,6 +217,7 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	top := L.GetTop()
 	defer L.SetTop(top)
 	r := newRunner(vm)
+	r.file, r.onCase, r.host = path, opts.OnCase, opts.host
 	defer r.revertMade(0)
 	if sp := vm.Spawner(); sp != nil {
 		vm.SetSpawner(trackingSpawner{sp, r})
@@ -270,7 +282,22 @@ func (r *runner) installGlobals(L *lua.LState) (restore func()) {
 		"stub":            r.stubGlobal(L),
 		"mock":            L.NewFunction(r.luaMock),
 		"match":           r.matchGlobal(L),
+		"insulate":        L.NewFunction(r.luaInsulate),
+		"expose":          L.NewFunction(r.luaDescribe),
+		"reload":          L.NewFunction(r.luaReload),
+		"spec":            nil,
+		"test":            nil,
 	}
+	globals["spec"], globals["test"] = globals["it"], globals["it"]
+	// busted's globals luaai test lacks: a call says so, rather than
+	// "attempt to call a nil value".
+	for _, name := range unsupportedGlobals {
+		globals[name] = L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s is not supported by luaai test", name)
+			return 0
+		})
+	}
+	globals["require"] = requireWith(L, g.RawGetString("require"), bustedModules(L, globals, r.sayGlobal(L)))
 	saved := make(map[string]lua.LValue, len(globals))
 	for name, v := range globals {
 		saved[name] = g.RawGetString(name)
@@ -303,7 +330,7 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			for _, fn := range b.teardowns {
 				if err := r.call(fn); err != nil {
 					res.Failed++
-					r.writeFailure(w, &testCase{name: "teardown of " + r.blockName(b), pos: b.pos}, err)
+					r.writeFailure(w, &testCase{name: "teardown of " + r.blockName(b), pos: b.pos}, err, 0)
 				}
 			}
 		}
@@ -316,9 +343,19 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 			r.tests = append(r.tests[:i+1], append(items, r.tests[i+1:]...)...)
 			continue
 		}
+		if t.endOf {
+			for k, b := range entered {
+				if b == t.block {
+					leaveTo(k)
+					break
+				}
+			}
+			r.restoreGlobals(t.block.saved)
+			continue
+		}
 		if t.bodyErr != nil {
 			res.Failed++
-			r.writeFailure(w, t, t.bodyErr)
+			r.writeFailure(w, t, t.bodyErr, 0)
 			continue
 		}
 		if ok, err := r.selected(t, opts); err != nil {
@@ -357,24 +394,35 @@ func (r *runner) runTests(w io.Writer, opts Options, top int) Result {
 		switch {
 		case t.pending:
 			res.Pending++
-			fmt.Fprintf(w, "PENDING %s: %s\n", t.pos, t.name)
+			text := fmt.Sprintf("PENDING %s: %s\n", t.pos, t.name)
+			io.WriteString(w, text)
+			r.emit(t, Pending, text, 0)
 		case failed != nil:
 			res.Failed++
-			r.writeFailure(w, t, failed)
+			r.writeFailure(w, t, failed, 0)
 		default:
 			opts.Log.reset()
 			r.spawned = r.spawned[:0]
-			if err := r.runTest(t); err != nil {
+			began := time.Now()
+			err := r.runTest(t)
+			took := time.Since(began)
+			if err != nil {
 				res.Failed++
-				r.writeFailure(w, t, err)
-				opts.Log.write(w)
+				var log strings.Builder
+				opts.Log.write(&log)
+				r.writeFailure(w, t, err, took)
+				io.WriteString(w, log.String())
 			} else {
 				res.Passed++
+				var text strings.Builder
 				if opts.Verbose {
-					fmt.Fprintf(w, "ok %s: %s\n", t.pos, t.name)
+					fmt.Fprintf(&text, "ok %s: %s\n", t.pos, t.name)
 				}
-				r.reportUnread(w, t)
+				r.reportUnread(&text, t)
+				io.WriteString(w, text.String())
+				r.emit(t, Passed, text.String(), took)
 			}
+			r.endTest()
 		}
 		L.SetTop(top)
 	}
@@ -421,7 +469,9 @@ func (r *runner) call(fn *lua.LFunction) error {
 type block struct {
 	name      string
 	parent    *block
-	pos       luabind.Pos // where describe was called
+	pos       luabind.Pos      // where describe was called
+	insulate  bool             // insulate: its changes to the globals are undone at its end
+	saved     *globalsSnapshot // the globals when an insulate block began
 	befores   []*lua.LFunction
 	afters    []*lua.LFunction
 	setups    []*lua.LFunction
@@ -439,6 +489,9 @@ type testCase struct {
 	// reaches it, recording the items that follow it.
 	describe bool
 	bodyErr  error // a describe body that raised: reported as a failure
+	// endOf: where the insulate block ends (block): it is left, and the
+	// globals it changed are put back.
+	endOf bool
 }
 
 // runner is the state of one RunTestFile.
@@ -449,13 +502,21 @@ type runner struct {
 	tests   []*testCase
 	sink    *[]*testCase // where describe, it and pending record (nil: tests)
 	running bool         // the collected tests are running
-	failMT  *lua.LTable
-	finals  []*lua.LFunction // finally() of the running test
+	host    *host.Host   // the host RunFile runs in; nil in a bare VM
+	// reloaded: the behaviours reload swapped during the running test;
+	// later tests spawn the scripts' versions from before it.
+	reloaded []*host.Behaviour
+	file     string     // the test file
+	onCase   func(Case) // Options.OnCase
+	failMT   *lua.LTable
+	finals   []*lua.LFunction // finally() of the running test
 
 	chainMT, spyMT, matcherMT *lua.LTable
 	spies                     map[*lua.LTable]*spyState
 	made                      []*spyState               // spies to revert, oldest first
 	custom, customMatchers    map[string]*lua.LFunction // assert:register
+	customMsgs                map[string][2]string      // their say keys: positive, negative
+	say                       *say                      // require("say")
 
 	// spawned: the agents ai.spawn made during the running test, whose
 	// errors a passing test should have read (agent:errors()).

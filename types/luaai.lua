@@ -353,6 +353,19 @@ function luaai.send_to(id, event, payload) end
 ---@return integer?
 function luaai.sender() end
 
+---The ids of the live agents of a kind, in id order, as a list: the kind
+---the game gave the agent (Go's SpawnOptions.Kind), by default its script's
+---name without folder and .lua ("mods/villager.lua": "villager"). A name
+---ending in ".lua" finds the agents of that script ("villager.lua" finds
+---"mods/villager.lua"), whatever kind they were given; no argument lists
+---every agent. The list does not change during a tick (the game spawns and
+---removes agents between ticks), so every agent sees the same one whatever
+---the workers. Agents ai.spawn made outside a tick (in a test file) are
+---listed while a script holds them.
+---@param kind_or_script? string
+---@return integer[] ids
+function luaai.agents(kind_or_script) end
+
 ---The agent's tick interval k: the host ticks it every k-th host tick (1,
 ---every tick, unless the game set it), and its dt is then the time since
 ---its previous tick. Only the game sets it.

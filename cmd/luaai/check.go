@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -73,11 +74,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			code = exitFail
 			continue
 		}
-		errs, warns := checkScript(f.path)
-		if f.inDir && isNotAMachine(errs) {
-			// A module in a folder: compiling it is what can be checked.
-			errs, warns = compileOnly(f.path), nil
-		}
+		errs, warns := checkScript(f.path, f.inDir)
 		for _, e := range errs {
 			fmt.Fprintln(stdout, oneLine(e))
 		}
@@ -137,34 +134,16 @@ func expandCheckArg(arg string) ([]checkFile, error) {
 	return out, nil
 }
 
-// isNotAMachine: the only problem is that the file returns no machine.
-func isNotAMachine(errs []string) bool {
-	return len(errs) == 1 && strings.Contains(errs[0], "the script must return a machine")
-}
-
-func compileOnly(script string) []string {
-	if err := inspect.Compile(script); err != nil {
-		return loadErrors(script, err)
+// checkScript checks one script with inspect.CheckScript (what luaai lsp
+// checks too) and returns its errors ("file:line: message") or, when it
+// loads, its warnings. A file found in a DIR may be a module: then it is
+// only compiled.
+func checkScript(script string, inDir bool) (errs []string, warns host.ErrorList) {
+	res := inspect.CheckScript(context.Background(), script, inspect.CheckOptions{Roots: scriptRoots(script), Module: inDir})
+	if len(res.Errors) > 0 {
+		return loadErrors(script, res.Errors), nil
 	}
-	return nil
-}
-
-// checkScript loads one script in a fresh host, as `luaai run` would, and
-// returns its errors ("file:line: message") or, when it loads, its warnings.
-func checkScript(script string) (errs []string, warns host.ErrorList) {
-	if isTestFile(filepath.Base(script)) {
-		// A test file runs under `luaai test`, with describe/it/assert: here
-		// it is only compiled, so "luaai check scripts/*.lua" checks it too.
-		return compileOnly(script), nil
-	}
-	err := withBehaviour(script, func(b *host.Behaviour) error {
-		warns = inspect.Lint(b.Definition())
-		return nil
-	})
-	if err != nil {
-		return loadErrors(script, err), nil
-	}
-	return nil, warns
+	return nil, res.Warnings
 }
 
 // withBehaviour loads and validates a behaviour script the way `luaai run`

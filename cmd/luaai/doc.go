@@ -9,6 +9,7 @@
 //	luaai explore SCRIPT [flags] search for inputs that make it fail; write them as tests
 //	luaai init DIR               a mod project: a behaviour, its tests, editor set-up
 //	luaai types                  the LuaLS definitions of require("luaai")
+//	luaai lsp                    the language server editors start beside LuaLS
 //	luaai curve KIND [params]    draw a utility response curve (terminal or SVG)
 //	luaai version                luaai's, Go's, gopher-lua's and gopher-luar's versions
 //	luaai help [COMMAND]         the overview, or a command's flags

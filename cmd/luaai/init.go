@@ -18,7 +18,9 @@ const initUsage = `Usage: luaai init DIR
 Writes a mod project into DIR (made if it does not exist): a first
 behaviour (door.lua), its tests (door_test.lua), and the editor set-up for
 lua-language-server (.luarc.json, and types/luaai.lua with the definitions
-of require("luaai")). An existing file is never overwritten. Then:
+of require("luaai")) and for luaai lsp beside it (.vscode/settings.json for
+the Generic LSP Client extension, .helix/languages.toml, .nvim.lua). An
+existing file is never overwritten. Then:
 
   cd DIR
   luaai run door.lua --watch    # edit door.lua and save: it reloads
@@ -34,7 +36,7 @@ Prints the LuaLS definitions of require("luaai") (types/luaai.lua) on
 stdout, for an editor: luaai types > types/luaai.lua
 `
 
-//go:embed _skeleton/door.lua _skeleton/door_test.lua _skeleton/luarc.json
+//go:embed _skeleton/door.lua _skeleton/door_test.lua _skeleton/luarc.json _skeleton/vscode-settings.json _skeleton/helix-languages.toml _skeleton/nvim.lua
 var skeleton embed.FS
 
 // initCmd writes a mod project into a folder.
@@ -56,6 +58,10 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 		{"door_test.lua", mustRead("_skeleton/door_test.lua")},
 		{".luarc.json", mustRead("_skeleton/luarc.json")},
 		{filepath.Join("types", "luaai.lua"), types.LuaAI},
+		// luaai lsp beside lua-language-server (docs/editors.md).
+		{filepath.Join(".vscode", "settings.json"), mustRead("_skeleton/vscode-settings.json")},
+		{filepath.Join(".helix", "languages.toml"), mustRead("_skeleton/helix-languages.toml")},
+		{".nvim.lua", mustRead("_skeleton/nvim.lua")},
 	}
 	// Check everything before writing anything: a half-written project is
 	// worse than none.

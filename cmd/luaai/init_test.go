@@ -16,7 +16,7 @@ func TestInit(t *testing.T) {
 	code, stdout, stderr := cli("init", dir)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "wrote "+filepath.Join(dir, "door.lua"))
-	for _, f := range []string{"door.lua", "door_test.lua", ".luarc.json", "types/luaai.lua"} {
+	for _, f := range []string{"door.lua", "door_test.lua", ".luarc.json", "types/luaai.lua", ".vscode/settings.json", ".helix/languages.toml", ".nvim.lua"} {
 		require.FileExists(t, filepath.Join(dir, f))
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "types", "luaai.lua"))
@@ -54,4 +54,14 @@ func TestTypes(t *testing.T) {
 	code, _, stderr := cli("types", "x")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "takes no arguments")
+}
+
+// The editor set-up luaai init writes is the one docs/editors.md shows,
+// word for word.
+func TestInitEditorFilesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "editors.md"))
+	require.NoError(t, err)
+	for _, f := range []string{"_skeleton/vscode-settings.json", "_skeleton/helix-languages.toml", "_skeleton/nvim.lua"} {
+		require.Contains(t, string(doc), "\n"+string(mustRead(f))+"```\n", "docs/editors.md shows %s", f)
+	}
 }

@@ -40,8 +40,11 @@ Usage:
                              search for inputs that make it fail, and write
                              each failure as a test
   luaai init DIR             write a mod project: a behaviour, its tests, and
-                             the editor set-up (.luarc.json, types/luaai.lua)
+                             the editor set-up (.luarc.json, types/luaai.lua,
+                             luaai lsp for VS Code, Neovim and Helix)
   luaai types                print the editor definitions of require("luaai")
+  luaai lsp                  serve the editor: diagnostics, completion, go to
+                             definition, rename of states (beside LuaLS)
   luaai curve KIND [m=N k=N b=N c=N] [--svg FILE]
                              draw a utility response curve
   luaai version              print luaai's, Go's and gopher-lua's versions
@@ -71,6 +74,7 @@ var commands = []command{
 	{"explore", exploreUsage, exploreCmd},
 	{"init", initUsage, initCmd},
 	{"types", typesUsage, typesCmd},
+	{"lsp", lspUsage, lspCmd},
 	{"curve", curveUsage, curveCmd},
 	{"version", versionUsage, versionCmd},
 }

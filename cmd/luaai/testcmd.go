@@ -25,10 +25,21 @@ library's spec folder runs unmodified. A PATH may also name one test file.
 Below a PATH, folders named testdata or starting with "." or "_" are skipped
 (name them to run them).
 
-Test files use busted's globals: describe/context, it, pending, before_each,
-after_each, setup/teardown, finally; assert with luassert's words
-(assert.are.same, assert.is_not.equal, assert.has_no.errors, ...); spy,
-stub, mock and match. Spies made in a test are reverted when it ends.
+Test files use busted's globals: describe/context, insulate, expose, it
+(spec, test), pending, before_each, after_each, setup/teardown, finally;
+assert with luassert's words (assert.are.same, assert.is_not.equal,
+assert.has_no.errors, ...); spy, stub, mock and match; and busted's own
+modules for spec helpers: require("luassert") (assert:register with say
+messages), require("say"). package.path and package.cpath are strings a
+helper may change; the script roots above still decide what loads. Other
+busted globals (file, randomize) say they are not supported. Spies made in
+a test are reverted, and the agents it spawned removed, when it ends.
+
+reload(script or agent [, source | {file = path} | {source = text}])
+reloads what the test's agents were spawned from, as luaai run --watch
+does (without a second argument, the script's file again), and returns
+{ok, added, resumed, vanished, moved} or {ok = false, error}; agent:state()
+then says where each agent is. A reload ends with its test.
 
 Flags:
   --filter PATTERN      run only the tests whose full name (describe names
@@ -41,11 +52,17 @@ Flags:
   --coverage[=FILE]     after the run, say which states, transitions, tree
                         nodes, steps and utility choices of the behaviours
                         the tests ran were never reached (FILE: also as JSON)
+  -o, --output NAME     a report for CI on stdout, by busted's output handler
+                        names: junit (JUnit XML), TAP, json; the text report
+                        then goes to stderr (utfTerminal, plainTerminal: the
+                        text report on stdout, the default)
 
-Prints each failure with file:line, expected and actual, and the ai.log
-lines the test's agents wrote; a passing test whose agents raised errors it
-never read (agent:errors()) is named with the count; then "N passed, N
-failed" (and ", N pending"). Exit codes: 0 all passed; 1 a failure, no test
+Prints each failure with file:line, expected and actual (and, for an error
+raised in a library, the test line that called it), and the ai.log lines
+the test's agents wrote; a test file that does not load is a FAIL named
+after it; a passing test whose agents raised errors it never read
+(agent:errors()) is named with the count; then "N passed, N failed" (and
+", N pending"). Exit codes: 0 all passed; 1 a failure, no test
 file found, or a filter that matched no test; 2 a usage error.
 `
 
@@ -53,6 +70,7 @@ file found, or a filter that matched no test; 2 a usage error.
 var testBudget = 10 * time.Second
 
 func testCmd(args []string, stdout, stderr io.Writer) int {
+	reportOut := stdout
 	fs := flag.NewFlagSet("luaai test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts luatest.Options
@@ -63,12 +81,33 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&coverage, "coverage", "")
 	tagsFlag(fs, "tags", &opts.Tags)
 	tagsFlag(fs, "exclude-tags", &opts.ExcludeTags)
+	var output string
+	fs.StringVar(&output, "o", "", "")
+	fs.StringVar(&output, "output", "", "")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr, testUsage)
 	}
+	writeReport, known := testOutputs[strings.ToLower(output)]
+	if output != "" && !known {
+		return usageError(stderr, "test", testUsage, "--output %q: the outputs are junit, TAP, json, utfTerminal and plainTerminal", output)
+	}
+	var report *testReport
+	if writeReport != nil {
+		// The report is stdout's; what a person reads goes to stderr.
+		report = &testReport{began: time.Now()}
+		opts.OnCase = report.add
+		stdout = stderr
+	}
 	if err := opts.Check(); err != nil {
 		return usageError(stderr, "test", testUsage, "--%v", err)
+	}
+	if report != nil {
+		defer func() {
+			if err := writeReport(reportOut, report); err != nil {
+				fmt.Fprintf(stderr, "luaai test: --output %s: %v\n", output, err)
+			}
+		}()
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -83,6 +122,12 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "0 passed, 0 failed")
 		return exitFail
 	}
+	return runTests(files, stdout, stderr, opts, coverage)
+}
+
+// runTests runs the test files, prints the total (and the coverage), and
+// returns the exit code.
+func runTests(files []string, stdout, stderr io.Writer, opts luatest.Options, coverage coverageFlag) int {
 	var total luatest.Result
 	var cov *coverageSum
 	if coverage.on {

@@ -76,6 +76,7 @@ func (vm *VM) newModule() *lua.LTable {
 		"random":  vm.luaRandom,
 		"log":     vm.luaLog,
 		"spawn":   vm.luaSpawn,
+		"agents":  vm.luaAgents,
 	}
 	exports["interval"] = vm.luaInterval
 	for name, fn := range nativeExports() {

@@ -1,0 +1,6 @@
+return {
+  en = {
+    hello = 'Hello!',
+    balance = 'Your account balance is %{value}.'
+  }
+}

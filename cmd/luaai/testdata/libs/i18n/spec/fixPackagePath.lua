@@ -1,0 +1,1 @@
+package.path = package.path .. ';./?/init.lua'

@@ -1,0 +1,4 @@
+-- A module the guard requires.
+local M = {}
+function M.bump(x) return x + 1 end
+return M
