@@ -26,7 +26,7 @@ func TestShrinkCutShort(t *testing.T) {
 	cancel(ErrTimeLimit)
 	long := append(clone(f.Inputs), Step{Op: OpTick, N: 5, Dt: 0.1})
 	g := &Finding{key: f.key, Inputs: long, Message: f.Message}
-	require.NoError(t, shrink(ctx, "testdata/timing.lua", o, g))
+	require.NoError(t, shrink(ctx, []Cast{{Script: "testdata/timing.lua", Agents: 1}}, o, g))
 	require.True(t, g.CutShort)
 	require.False(t, g.Fresh, "not known")
 	require.Equal(t, long, g.Inputs, "kept as found")

@@ -28,3 +28,24 @@ func ExampleRun() {
 	// inputs: set heat = 75.01; 1 tick of 0.1 s
 	// never reached: 0
 }
+
+// Explore two scripts together: a guard (agent 1) and two villagers
+// (agents 2 and 3). The guard's alarm reaches the villagers, and the
+// failure names the villager's script.
+func ExampleRunCast() {
+	rep, err := explore.RunCast(context.Background(), []explore.Cast{
+		{Script: "testdata/alarm_guard.lua", Agents: 1},
+		{Script: "testdata/alarm_villager.lua", Agents: 2},
+	}, explore.Options{Runs: 3000, Seed: 1, Duration: time.Hour})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range rep.Findings {
+		fmt.Printf("line %d of %s (state %s)\n", f.Line, f.Script, f.State)
+	}
+	fmt.Println("agents:", rep.Agents, "never reached:", len(rep.Unreached()))
+	// Output:
+	// line 11 of testdata/alarm_villager.lua (state flee)
+	// agents: 3 never reached: 0
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -111,8 +112,42 @@ const FinishGrace = time.Second
 // cuts short counts for the parts it reached and the failures it met
 // before the stop (the stop itself is none); it is not built on.
 func Run(ctx context.Context, script string, opts Options) (*Report, error) {
+	return RunCast(ctx, []Cast{{Script: script, Agents: opts.agents()}}, opts)
+}
+
+// Cast is one of the scripts a search explores together, and how many
+// agents of it each sequence spawns.
+type Cast struct {
+	Script string `json:"script"`
+	// Agents is how many agents of Script each sequence spawns. The
+	// default (zero) value is 1.
+	Agents int `json:"agents"`
+}
+
+// ErrCast: RunCast's cast is empty or spawns more than 64 agents.
+var ErrCast = errors.New("a search spawns 1 to 64 agents")
+
+// RunCast explores several behaviours together, as Run explores one: each
+// sequence spawns the agents of every Cast in order (the first cast's
+// agents first), the events and fields each script reads go to its own
+// agents, and any agent's id may be written or sent to any of them, so
+// the messages between the scripts are explored. Options.Agents is
+// ignored. The report names each agent's script (Report.Cast,
+// Finding.Script) and the test file it writes spawns the same agents.
+func RunCast(ctx context.Context, cast []Cast, opts Options) (*Report, error) {
+	cast = slices.Clone(cast)
+	total := 0
+	for i := range cast {
+		cast[i].Agents = max(cast[i].Agents, 1)
+		total += cast[i].Agents
+	}
+	if len(cast) == 0 || total > 64 {
+		return nil, fmt.Errorf("%w, got %d", ErrCast, total)
+	}
+	opts.Agents = total
+	script := cast[0].Script
 	s := &search{
-		opts: &opts, script: script,
+		opts: &opts, script: script, cast: cast,
 		seen:   map[feature]bool{},
 		byKey:  map[string]*Finding{},
 		totals: map[partKey]*host.CoverageItem{},
@@ -128,7 +163,7 @@ func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 	s.timed, cancel = context.WithDeadlineCause(ctx, deadline, ErrTimeLimit)
 	defer cancel()
 	for i := range opts.workers() {
-		r, err := newRunner(s.timed, script, &opts)
+		r, err := newRunner(s.timed, cast, &opts)
 		if err != nil && s.timed.Err() != nil {
 			// The time limit (or an interrupt) came while the script
 			// loaded: nothing was tried.
@@ -139,7 +174,7 @@ func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("%w: %w", ErrNoScript, err)
 		}
 		defer r.close()
-		v := readVocab(r.b, opts.agents())
+		v := castVocab(r)
 		s.runners = append(s.runners, r)
 		s.gens = append(s.gens, &gen{v: v, rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921+uint64(i)))})
 	}
@@ -152,11 +187,13 @@ func Run(ctx context.Context, script string, opts Options) (*Report, error) {
 	finish, cancelFinish := context.WithDeadlineCause(ctx, rep.finishBy, ErrTimeLimit)
 	defer cancelFinish()
 	for _, f := range rep.Findings {
-		if err := shrink(finish, script, &opts, f); err != nil {
+		if err := shrink(finish, cast, &opts, f); err != nil {
 			return nil, err
 		}
 	}
-	rep.DeadEnds = deadEnds(r.b, s.totals)
+	for _, b := range r.bs {
+		rep.DeadEnds = append(rep.DeadEnds, deadEnds(b, s.totals)...)
+	}
 	return rep, nil
 }
 
@@ -165,7 +202,8 @@ type search struct {
 	opts     *Options
 	runners  []*runner // one per worker, each with its own host
 	gens     []*gen    // one per worker, each with its own random stream
-	script   string
+	script   string    // the first of cast
+	cast     []Cast
 	corpus   [][]Step
 	seen     map[feature]bool // parts reached, with a count bucket
 	findings []*Finding
@@ -369,7 +407,7 @@ func (s *search) met(seq []Step, failures []failure) bool {
 		}
 		fd := &Finding{
 			Kind: f.kind, Message: f.message, File: f.file, Line: f.line,
-			State: f.state, Callback: f.callback, Agent: f.agent + 1,
+			State: f.state, Callback: f.callback, Agent: f.agent + 1, Script: castOf(s.cast, f.agent),
 			key: f.key, Inputs: cutAt(seq, f),
 			FoundAfter: s.runs, FoundIn: time.Since(s.start),
 		}
@@ -425,4 +463,15 @@ func bucket(n int) int {
 		return 16
 	}
 	return 32
+}
+
+// castOf is the script of agent i (0-based) of cast.
+func castOf(cast []Cast, i int) string {
+	for _, c := range cast {
+		if i < c.Agents {
+			return c.Script
+		}
+		i -= c.Agents
+	}
+	return ""
 }

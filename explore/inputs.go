@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -153,9 +154,28 @@ func luaKey(k string) string {
 // Words tells a sequence as a person would: "send noise {volume = 3};
 // 2 ticks; set hp = 11 on agent 2; 1 tick".
 func Words(seq []Step, agents int) string {
+	return words(seq, agents, func(i int) string { return fmt.Sprintf("agent %d", i+1) })
+}
+
+// castWords is Words for the agents of cast: with several scripts, each
+// agent is named with its script's file name ("agent 2 (villager.lua)").
+func castWords(seq []Step, cast []Cast) string {
+	agents := 0
+	for _, c := range cast {
+		agents += c.Agents
+	}
+	if len(cast) < 2 {
+		return Words(seq, agents)
+	}
+	return words(seq, agents, func(i int) string {
+		return fmt.Sprintf("agent %d (%s)", i+1, Name(filepath.Base(castOf(cast, i))))
+	})
+}
+
+func words(seq []Step, agents int, name func(int) string) string {
 	var parts []string
 	for _, s := range seq {
-		parts = append(parts, s.words(agents))
+		parts = append(parts, s.words(agents, name))
 	}
 	if len(parts) == 0 {
 		return "spawn only"
@@ -163,10 +183,10 @@ func Words(seq []Step, agents int) string {
 	return strings.Join(parts, "; ")
 }
 
-func (s Step) words(agents int) string {
+func (s Step) words(agents int, name func(int) string) string {
 	on := ""
 	if agents > 1 {
-		on = fmt.Sprintf(" to agent %d", s.Agent+1)
+		on = " to " + name(s.Agent%agents)
 	}
 	switch s.Op {
 	case OpTick:
@@ -183,7 +203,7 @@ func (s Step) words(agents int) string {
 		return "send " + Name(s.Event) + p + on
 	default:
 		if agents > 1 {
-			on = fmt.Sprintf(" on agent %d", s.Agent+1)
+			on = " on " + name(s.Agent%agents)
 		}
 		return "set " + Name(s.Key) + " = " + s.Value.words() + on
 	}

@@ -68,8 +68,11 @@ func (g *gen) dt() float64 {
 
 func (g *gen) send() Step {
 	e := g.v.events[g.pick(len(g.v.events))]
-	s := Step{Op: OpSend, Agent: g.pick(g.v.agents), Event: e.name}
+	s := Step{Op: OpSend, Agent: g.agentOf(e.to), Event: e.name}
 	switch {
+	case len(e.fields) > 0 && g.chance(0.1):
+		// None at all: a game (and luaai run --input) may send the event
+		// bare, and a handler reading its payload must say what it does then.
 	case len(e.fields) > 0:
 		// Every key its handlers read, as a game sending it would.
 		fs := make([]field, len(e.fields))
@@ -91,7 +94,15 @@ func (g *gen) send() Step {
 
 func (g *gen) set() Step {
 	f := &g.v.fields[g.pick(len(g.v.fields))]
-	return Step{Op: OpSet, Agent: g.pick(g.v.agents), Key: f.key, Value: g.value(f)}
+	return Step{Op: OpSet, Agent: g.agentOf(f.on), Key: f.key, Value: g.value(f)}
+}
+
+// agentOf is one of agents (any agent when there are none listed).
+func (g *gen) agentOf(agents []int) int {
+	if len(agents) == 0 {
+		return g.pick(g.v.agents)
+	}
+	return agents[g.pick(len(agents))]
 }
 
 // value is a value worth writing into f.
@@ -112,10 +123,19 @@ func (g *gen) value(f *fieldVocab) Value {
 	if len(f.strs) > 0 {
 		opts = append(opts, func() Value { return strValue(f.strs[g.pick(len(f.strs))]) })
 	}
+	if len(f.vals) > 0 {
+		// What the natives reading it decide on, as often as the rest.
+		pick := func() Value { return f.vals[g.pick(len(f.vals))] }
+		opts = append(opts, pick, pick)
+	}
 	if f.table {
 		opts = append(opts, func() Value {
 			var fs []field
 			for _, k := range f.keys {
+				if vs := f.keyVals[k]; len(vs) > 0 && g.chance(0.8) {
+					fs = append(fs, field{k, vs[g.pick(len(vs))]})
+					continue
+				}
 				fs = append(fs, field{k, g.num()})
 			}
 			return tableValue(fs)
@@ -191,26 +211,27 @@ func (g *gen) change(s Step) Step {
 		} else {
 			agent := s.Agent
 			s = g.send()
-			if g.chance(0.5) {
+			if g.chance(0.5) && g.handles(s.Event, agent) {
 				s.Agent = agent
 			}
 		}
 	case OpSet:
-		if f := g.field(s.Key); f != nil {
+		f := g.field(s.Key, s.Agent)
+		if f != nil {
 			s.Value = g.value(f)
 		}
-		if g.v.agents > 1 && g.chance(0.3) {
-			s.Agent = g.pick(g.v.agents)
+		if f != nil && g.v.agents > 1 && g.chance(0.3) {
+			s.Agent = g.agentOf(f.on)
 		}
 	}
 	return s
 }
 
-// field is the context field named key.
-func (g *gen) field(key string) *fieldVocab {
+// field is the context field named key of agent's script.
+func (g *gen) field(key string, agent int) *fieldVocab {
 	for i := range g.v.fields {
-		if g.v.fields[i].key == key {
-			return &g.v.fields[i]
+		if f := &g.v.fields[i]; f.key == key && (len(f.on) == 0 || slices.Contains(f.on, agent)) {
+			return f
 		}
 	}
 	return nil
@@ -224,7 +245,7 @@ func (g *gen) payloadField(s Step, key ...string) *fieldVocab {
 	}
 	for i := range g.v.events {
 		e := &g.v.events[i]
-		if e.name != s.Event {
+		if e.name != s.Event || len(e.to) > 0 && !slices.Contains(e.to, s.Agent) {
 			continue
 		}
 		for j := range e.fields {
@@ -255,4 +276,14 @@ func (g *gen) fit(seq []Step) []Step {
 		total += seq[i].N
 	}
 	return seq
+}
+
+// handles tells whether agent's script handles event.
+func (g *gen) handles(event string, agent int) bool {
+	for _, e := range g.v.events {
+		if e.name == event && (len(e.to) == 0 || slices.Contains(e.to, agent)) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,9 +10,13 @@ import (
 
 // Report is what a search found.
 type Report struct {
-	Script   string
+	Script string // the first script of Cast
+	// Cast is the scripts explored and how many agents of each each
+	// sequence spawned, in order (agents 1..n of the first, then the
+	// next's); one for Run.
+	Cast     []Cast
 	Seed     uint64
-	Agents   int
+	Agents   int           // all the casts' together
 	Runs     int           // input sequences tried
 	Elapsed  time.Duration // the search, without shortening the findings
 	Stopped  string        // "time", "runs", "nothing new" or "interrupted"
@@ -47,7 +51,8 @@ type Finding struct {
 	Line     int
 	State    string
 	Callback string
-	Agent    int // 1-based: which agent failed
+	Agent    int    // 1-based: which agent failed
+	Script   string // that agent's script
 	// Inputs is the shortest sequence found that causes it, from freshly
 	// spawned agents; Words tells it.
 	Inputs []Step
@@ -101,7 +106,7 @@ func (r *Report) Failed() bool { return len(r.Findings) > 0 }
 
 func (s *search) report() *Report {
 	rep := &Report{
-		Script: s.script, Seed: s.opts.Seed, Agents: s.opts.agents(), Runs: s.runs,
+		Script: s.script, Cast: s.cast, Seed: s.opts.Seed, Agents: s.opts.agents(), Runs: s.runs,
 		Elapsed: time.Since(s.start), Stopped: s.stopped, Findings: s.findings, game: s.opts.Host,
 		Tried: Tried{
 			Events: sortedKeys(s.tried.events), Fields: sortedKeys(s.tried.fields),

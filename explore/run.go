@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/luaai/luaai/host"
@@ -15,7 +16,8 @@ import (
 // runner runs input sequences on agents of one behaviour in one host.
 type runner struct {
 	h       *host.Host
-	b       *host.Behaviour
+	bs      []*host.Behaviour // one per cast
+	kinds   []int             // each agent's behaviour, an index into bs
 	agents  int
 	release func() // ends stopOn
 }
@@ -51,9 +53,18 @@ type outcome struct {
 // folder the run started in) as roots, coverage on, and an instruction
 // budget, so a runaway is stopped at the same place on every machine (the
 // time budget is only a safety net, far above it).
-func hostOptions(script string, o *Options) host.Options {
+func hostOptions(cast []Cast, o *Options) host.Options {
 	h := o.Host
-	h.Roots = append([]string{filepath.Dir(script), "."}, h.Roots...)
+	var roots []string
+	for _, c := range cast {
+		if d := filepath.Dir(c.Script); !slices.Contains(roots, d) {
+			roots = append(roots, d)
+		}
+	}
+	if !slices.Contains(roots, ".") {
+		roots = append(roots, ".")
+	}
+	h.Roots = append(roots, h.Roots...)
 	h.Coverage = true
 	h.BudgetSteps = o.budgetSteps()
 	h.Budget = safetyBudget
@@ -74,19 +85,28 @@ func hostOptions(script string, o *Options) host.Options {
 // runaway is the instruction budget, the same on every machine.
 const safetyBudget = 10 * time.Second
 
-// newRunner loads script in a host of its own whose calls ctx's end stops
-// (the load included), whatever they are doing.
-func newRunner(ctx context.Context, script string, o *Options) (*runner, error) {
-	h, err := host.New(hostOptions(script, o))
+// newRunner loads the cast's scripts in a host of its own whose calls
+// ctx's end stops (the loads included), whatever they are doing.
+func newRunner(ctx context.Context, cast []Cast, o *Options) (*runner, error) {
+	h, err := host.New(hostOptions(cast, o))
 	if err != nil {
 		return nil, err
 	}
-	b, err := h.LoadFileContext(ctx, script)
-	if err != nil {
-		h.Close()
-		return nil, err
+	r := &runner{h: h}
+	for i, c := range cast {
+		b, err := h.LoadFileContext(ctx, c.Script)
+		if err != nil {
+			h.Close()
+			return nil, err
+		}
+		r.bs = append(r.bs, b)
+		for range c.Agents {
+			r.kinds = append(r.kinds, i)
+		}
 	}
-	return &runner{h: h, b: b, agents: o.agents(), release: stopOn(h, ctx)}, nil
+	r.agents = len(r.kinds)
+	r.release = stopOn(h, ctx)
+	return r, nil
 }
 
 func (r *runner) close() {
@@ -120,7 +140,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 	agents := make([]*host.Agent, r.agents)
 	ids := make([]int, r.agents)
 	for i := range agents {
-		a, err := r.h.Spawn(r.b, nil)
+		a, err := r.h.Spawn(r.bs[r.kinds[i]], nil)
 		if err != nil {
 			return out, fmt.Errorf("spawn: %w", err)
 		}

@@ -12,13 +12,13 @@ const maxShrinkRuns = 400
 
 // shrinker shortens one finding's inputs.
 type shrinker struct {
-	ctx    context.Context
-	script string
-	o      *Options
-	key    string
-	runs   int
-	seq    []Step  // the shortest sequence so far that causes it
-	last   failure // the failure as the latest such sequence shows it
+	ctx  context.Context
+	cast []Cast
+	o    *Options
+	key  string
+	runs int
+	seq  []Step  // the shortest sequence so far that causes it
+	last failure // the failure as the latest such sequence shows it
 }
 
 // errCut: ctx ended during a run, which then proves nothing.
@@ -29,9 +29,9 @@ var errCut = errors.New("cut short")
 // simplify the ones left), and sets f.Words, f.Fresh and, from the
 // shortest sequence's run, f.Message and f.Agent. When ctx ends first, it
 // keeps the shortest sequence found by then and sets f.CutShort.
-func shrink(ctx context.Context, script string, o *Options, f *Finding) error {
-	s := &shrinker{ctx: ctx, script: script, o: o, key: f.key}
-	f.Words = Words(f.Inputs, o.agents())
+func shrink(ctx context.Context, cast []Cast, o *Options, f *Finding) error {
+	s := &shrinker{ctx: ctx, cast: cast, o: o, key: f.key}
+	f.Words = castWords(f.Inputs, cast)
 	cut, ok, err := s.causes(merge(f.Inputs))
 	if err != nil || !ok {
 		return s.cut(f, err)
@@ -39,7 +39,7 @@ func shrink(ctx context.Context, script string, o *Options, f *Finding) error {
 	f.Fresh, s.seq = true, cut
 	defer func() {
 		f.Inputs = s.seq
-		f.Words = Words(s.seq, o.agents())
+		f.Words = castWords(s.seq, cast)
 	}()
 	for pass := 0; pass < 3; pass++ {
 		before := len(s.seq)
@@ -55,7 +55,7 @@ func shrink(ctx context.Context, script string, o *Options, f *Finding) error {
 	if _, ok, err := s.causes(s.seq); err != nil || !ok {
 		return s.cut(f, err)
 	}
-	f.Message, f.Agent = s.last.message, s.last.agent+1
+	f.Message, f.Agent, f.Script = s.last.message, s.last.agent+1, castOf(cast, s.last.agent)
 	return nil
 }
 
@@ -76,7 +76,7 @@ func (s *shrinker) causes(seq []Step) ([]Step, bool, error) {
 		return nil, false, errCut
 	}
 	s.runs++
-	r, err := newRunner(s.ctx, s.script, s.o)
+	r, err := newRunner(s.ctx, s.cast, s.o)
 	if err != nil {
 		if s.ctx.Err() != nil {
 			return nil, false, errCut

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,8 +53,14 @@ func (r *Report) WriteTestContext(ctx context.Context, dir string) (string, erro
 	if err := checkFolder(dir); err != nil {
 		return "", err
 	}
-	path := TestPath(r.Script, dir)
-	src := r.testSource(spawnPath(r.Script, dir))
+	path := r.testPath(dir)
+	var spawn []string
+	for _, c := range r.cast() {
+		for range c.Agents {
+			spawn = append(spawn, spawnPath(c.Script, dir))
+		}
+	}
+	src := r.testSource(spawn)
 	if err := writeRegular(path, []byte(src)); err != nil {
 		return "", err
 	}
@@ -128,6 +135,35 @@ func writeRegular(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
+// cast is the report's cast: Run's one script when it was made by hand.
+func (r *Report) cast() []Cast {
+	if len(r.Cast) > 0 {
+		return r.Cast
+	}
+	return []Cast{{Script: r.Script, Agents: max(r.Agents, 1)}}
+}
+
+// testPath is where WriteTest writes: TestPath of the script, or with
+// several scripts, of their names joined by "_" in the first one's folder
+// ("guard_villager_explore_test.lua").
+func (r *Report) testPath(dir string) string {
+	cast := r.cast()
+	if len(cast) == 1 {
+		return TestPath(cast[0].Script, dir)
+	}
+	var names []string
+	for _, c := range cast {
+		if n := strings.TrimSuffix(filepath.Base(c.Script), ".lua"); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	name := strings.Join(names, "_")
+	if len(name) > 120 {
+		name = strings.ToValidUTF8(name[:120], "")
+	}
+	return TestPath(name+".lua", dir)
+}
+
 // spawnPath is how the test names the script: relative to the test's
 // folder when the script is inside it, else as given (ai.spawn also looks
 // in the folder luaai test runs from).
@@ -151,34 +187,40 @@ func testName(i int, f *Finding) string {
 	return fmt.Sprintf("failure %d: %s", i, oneLine(msg))
 }
 
-func (r *Report) testSource(spawn string) string {
+// testSource is the test file; spawn is each agent's script as the test
+// spawns it.
+func (r *Report) testSource(spawn []string) string {
 	var b strings.Builder
-	name := filepath.Base(r.Script)
-	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.Seed, r.Agents, plural(r.Agents))
+	var names []string
+	for _, c := range r.cast() {
+		names = append(names, filepath.Base(c.Script))
+	}
+	name := strings.Join(names, ", ")
+	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.Seed, len(spawn), plural(len(spawn)))
 	fmt.Fprintf(&b, "-- fewest inputs found that make %s fail, on fresh agents, and fails\n", name)
 	b.WriteString("-- until the script is fixed: keep them as regression tests. Run one by\n")
 	b.WriteString("-- itself (luaai test --filter \"failure 1:\") to replay it exactly.\n")
 	b.WriteString("local ai = require(\"luaai\")\n\n")
-	b.WriteString("-- no_errors fails with the first error the agent reported.\n")
-	b.WriteString("local function no_errors(agent)\n")
-	b.WriteString("  local errs = agent:errors()\n")
-	b.WriteString("  local first = errs[1]\n")
-	b.WriteString("  assert.are.equal(0, #errs, first and (first.message .. \" (state \" .. first.state .. \", \" .. first.callback .. \")\"))\n")
+	b.WriteString("-- first_error tells the first error the agent reported (nil: none).\n")
+	b.WriteString("local function first_error(agent)\n")
+	b.WriteString("  local first = agent:errors()[1]\n")
+	b.WriteString("  return first and (first.message .. \" (state \" .. first.state .. \", \" .. first.callback .. \")\")\n")
 	b.WriteString("end\n\n")
-	fmt.Fprintf(&b, "describe(%s, function()\n", luabind.Quote(name+" explored"))
+	fmt.Fprintf(&b, "describe(%s, function()\n", luabind.Quote(oneLine(name)+" explored"))
 	for i, f := range r.Findings {
 		f.Test = testName(i+1, f)
 		comment(&b, fmt.Sprintf("%s (state %s, %s; agent %d)", oneLine(f.Message), f.State, f.Callback, f.Agent))
 		comment(&b, "inputs: "+oneLine(f.Words))
 		fmt.Fprintf(&b, "  it(%s, function()\n", luabind.Quote(f.Test))
-		for a := 1; a <= r.Agents; a++ {
-			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a, luabind.Quote(spawn))
+		for a, path := range spawn {
+			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a+1, luabind.Quote(path))
 		}
 		for _, s := range f.Inputs {
-			writeStep(&b, s, r.Agents)
+			writeStep(&b, s, len(spawn))
 		}
-		for a := 1; a <= r.Agents; a++ {
-			fmt.Fprintf(&b, "    no_errors(a%d)\n", a)
+		for a := 1; a <= len(spawn); a++ {
+			// Asserted in the test itself: a failure is reported at its line.
+			fmt.Fprintf(&b, "    assert.is_nil(first_error(a%d))\n", a)
 		}
 		b.WriteString("  end)\n")
 		if i < len(r.Findings)-1 {

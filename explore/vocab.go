@@ -30,6 +30,7 @@ type eventVocab struct {
 	// scalar: a handler takes the payload but reads no field of it (a
 	// position sent as a number, a name as a string).
 	scalar bool
+	to     []int // the agents (0-based) whose script handles it
 }
 
 // fieldVocab is a field and the values worth writing into it: of its
@@ -44,11 +45,18 @@ type fieldVocab struct {
 	strs    []string // these strings
 	table   bool     // tables, with keys
 	keys    []string
+	// vals are the values the native conditions and scorers that read
+	// the field compare it with (ai.is: true and false; ai.gt: around its
+	// number; a curve: across its inputs); keyVals the same for the keys
+	// of a table field read by a dotted path (ai.is("target.visible")).
+	vals    []Value
+	keyVals map[string][]Value
+	on      []int // the agents (0-based) whose script reads it
 }
 
 // writable tells whether there is anything to write.
 func (f *fieldVocab) writable() bool {
-	return f.num || f.boolean || f.none || f.id || len(f.strs) > 0 || f.table
+	return f.num || f.boolean || f.none || f.id || len(f.strs) > 0 || f.table || len(f.vals) > 0
 }
 
 // maxVocab bounds each list, so a huge script cannot make the explorer's
@@ -64,13 +72,14 @@ type vocabReader struct {
 	scalar    map[string]bool // events a handler takes a payload of
 	durations map[float64]bool
 	helpers   map[*lua.LFunction]bool
+	probes    map[string][]lua.LValue // a native's dotted field path: the values it decides on
 }
 
 func readVocab(b *host.Behaviour, agents int) *vocab {
 	r := &vocabReader{
 		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*defs.Use{},
 		eventUses: map[string]map[string]*defs.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
-		helpers: map[*lua.LFunction]bool{},
+		helpers: map[*lua.LFunction]bool{}, probes: map[string][]lua.LValue{},
 	}
 	root := b.Definition()
 	defs.EachFunction(root, r.function)
@@ -84,7 +93,9 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 	v := &vocab{agents: agents}
 	for _, k := range sortedKeys(r.ctxUses) {
 		d, has := defaults[k]
-		if f := fieldOf(k, d, has, r.ctxUses[k], agents); f.writable() {
+		f := fieldOf(k, d, has, r.ctxUses[k])
+		r.probe(&f)
+		if f.writable() {
 			v.fields = append(v.fields, f)
 		}
 	}
@@ -92,7 +103,7 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 		ev := eventVocab{name: name, scalar: r.scalar[name]}
 		keys := sortedKeys(r.eventUses[name])
 		for _, k := range keys[:min(len(keys), maxVocab)] {
-			f := fieldOf(k, nil, false, r.eventUses[name][k], agents)
+			f := fieldOf(k, nil, false, r.eventUses[name][k])
 			if !f.writable() {
 				f.num = true // read, and nothing said how: a number, the commonest
 			}
@@ -141,6 +152,12 @@ func (r *vocabReader) function(fn *lua.LFunction) {
 // native reads a native condition or scorer.
 func (r *vocabReader) native(x any) {
 	defs.NativeUses(x, r.ctxUses)
+	for _, p := range defs.NativeProbes(x) {
+		vs := r.probes[p.Field]
+		if len(vs) < 64 && !slices.Contains(vs, p.Value) {
+			r.probes[p.Field] = append(vs, p.Value)
+		}
+	}
 	for _, c := range defs.NativeComparisons(x) {
 		switch k := c.Value.(type) {
 		case lua.LNumber:
@@ -216,9 +233,55 @@ func (r *vocabReader) state(n *defs.Node) {
 	}
 }
 
+// probe adds to f the values the natives that read it decide on: its own
+// (ai.is("seen")) and its keys' (ai.is("target.visible"), one key deep).
+func (r *vocabReader) probe(f *fieldVocab) {
+	if f.id {
+		return
+	}
+	for _, path := range sortedKeys(r.probes) {
+		top, sub, nested := strings.Cut(path, ".")
+		if top != f.key {
+			continue
+		}
+		var vals []Value
+		for _, x := range r.probes[path] {
+			if v, ok := plainValue(x); ok {
+				vals = append(vals, v)
+			}
+		}
+		if !nested {
+			f.vals = append(f.vals, vals...)
+			continue
+		}
+		sub, _, _ = strings.Cut(sub, ".")
+		f.table = true
+		if !slices.Contains(f.keys, sub) {
+			f.keys = append(f.keys, sub)
+		}
+		if f.keyVals == nil {
+			f.keyVals = map[string][]Value{}
+		}
+		f.keyVals[sub] = append(f.keyVals[sub], vals...)
+	}
+}
+
+// plainValue is a constant as a value a step writes.
+func plainValue(x lua.LValue) (Value, bool) {
+	switch x := x.(type) {
+	case lua.LBool:
+		return boolValue(bool(x)), true
+	case lua.LNumber:
+		return numValue(float64(x)), true
+	case lua.LString:
+		return strValue(string(x)), true
+	}
+	return Value{}, false
+}
+
 // fieldOf is what to write into a field whose default is d (has: it has
 // one) and that the code uses as u.
-func fieldOf(key string, d any, has bool, u *defs.Use, agents int) fieldVocab {
+func fieldOf(key string, d any, has bool, u *defs.Use) fieldVocab {
 	f := fieldVocab{key: key}
 	var strs []string
 	for _, x := range u.Values {
@@ -248,8 +311,12 @@ func fieldOf(key string, d any, has bool, u *defs.Use, agents int) fieldVocab {
 	case map[string]any:
 		f.table = true
 	}
+	if u.ID {
+		// Handed to ai.send_to: an agent's id (its own when it is alone),
+		// or its "none yet"; any other number is a failure no game makes.
+		return fieldVocab{key: key, id: true, none: f.none}
+	}
 	f.num = u.Number
-	f.id = u.ID && agents > 1
 	f.table = f.table || u.Table
 	f.keys = slices.Clone(u.Keys)
 	f.strs = uniqueStrings(strs)
@@ -290,4 +357,35 @@ func uniqueFloats(xs []float64) []float64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// castVocab is what the behaviours of a runner's cast react to, together:
+// each event and field goes to the agents whose script reads it; the
+// constants, strings and durations are shared, as are the agents' ids.
+func castVocab(r *runner) *vocab {
+	v := &vocab{agents: r.agents}
+	for i, b := range r.bs {
+		var mine []int
+		for a, k := range r.kinds {
+			if k == i {
+				mine = append(mine, a)
+			}
+		}
+		one := readVocab(b, r.agents)
+		for _, e := range one.events {
+			e.to = mine
+			v.events = append(v.events, e)
+		}
+		for _, f := range one.fields {
+			f.on = mine
+			v.fields = append(v.fields, f)
+		}
+		v.nums = append(v.nums, one.nums...)
+		v.strs = append(v.strs, one.strs...)
+		v.durations = append(v.durations, one.durations...)
+	}
+	v.nums = uniqueFloats(v.nums)
+	v.strs = uniqueStrings(v.strs)
+	v.durations = uniqueFloats(v.durations)
+	return v
 }

@@ -83,6 +83,7 @@ type Agent struct {
 	sentAt    int
 	evFrom    int       // sender of the event being handled (ai.sender), 0 for none
 	evName    string    // the event being handled, "" for none
+	evNil     bool      // it came with no payload (for the hint of an error indexing it)
 	bound     []uintptr // Go values this agent binds (Host.boundBy)
 	overruns  int       // callbacks stopped by the time budget since spawn or Resume
 	// followers: observations following the agent in full (its decisions,

@@ -82,6 +82,9 @@ type transition struct {
 	defs.Transition
 	target int // child index in the parent machine, -1 for pop and internal
 	index  int // its place among its state's transitions (coverage)
+	// at is where its entry is written, read from the script when it is
+	// first refused (transitionPos); zero until then.
+	at luabind.Pos
 }
 
 func (n *place) isMachine() bool { return n.def.IsMachine() }

@@ -240,7 +240,7 @@ func TestTreeDefinitionErrors(t *testing.T) {
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.force(function() end, "maybe") } } }`, `ai.force: status must be "success", "failure" or "running"`},
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.loop(function() end, 0) } } }`, "ai.loop: count must be a positive whole number"},
 		{`return ai.fsm{ initial = "t", states = { t = ai.tree { root = ai.parallel{ succeed = "most", function() end } } } }`, `ai.parallel: succeed must be "all" or "one"`},
-		{`return ai.fsm{ initial = "t", states = { t = { steps = { ai.sequence{ function() end } } } } }`, "steps item 1 must be a function, ai.wait(seconds) or ai.wait_until(cond), got ai.sequence"},
+		{`return ai.fsm{ initial = "t", states = { t = { steps = { ai.sequence{ function() end } } } } }`, "steps item 1 must be a function, ai.action(fn, { name = … }), ai.wait(seconds) or ai.wait_until(cond), got ai.sequence"},
 		{`return ai.fsm{ initial = "t", states = { t = { steps = 5 } } }`, "steps must be a list"},
 		{`return ai.fsm{ initial = "t", states = { t = ai.regions { states = {} } } }`, "a machine needs at least one state"},
 		{`return ai.fsm{ initial = "t", states = { t = ai.regions { states = { a = {} } } } }`, `region "a": a region must be a machine`},

@@ -233,6 +233,11 @@ func (a *Agent) nilFieldHint(se *ScriptError) string {
 		}
 		return hint + ")"
 	}
+	if a.evName != "" && a.evNil {
+		// No context field to blame, while handling an event that came
+		// bare: the handler read its payload.
+		return fmt.Sprintf(" (the payload of event %q is nil: it was sent with none; a handler that needs one can check it, e.g. when = function(_, p) return p ~= nil end)", a.evName)
+	}
 	return ""
 }
 

@@ -273,3 +273,29 @@ return ai.fsm { initial = "patrol", exit = function() ai.log("root exit") end, s
 	// despawn "patrol.walk" -> ""
 	// 0 true
 }
+
+// An agent stuck on its stack (a pushed state left with to, so the to
+// back to the paused state is refused) is taken back to its initial state
+// by Reset, with its context; Respawn would give it a new one.
+func ExampleAgent_Reset() {
+	h, _ := host.New(host.Options{})
+	defer h.Close()
+	b, _ := h.LoadString("guard.lua", `local ai = require("luaai")
+return ai.fsm { initial = "patrol", context = { seen = 0 }, states = {
+  patrol = { transitions = { { push = "look", on = "noise" } } },
+  look = { enter = function(ctx) ctx.seen = ctx.seen + 1 end, transitions = { { to = "alert", after = 0.1 } } },
+  alert = { transitions = { { to = "patrol", after = 0.1 } } },
+} }`)
+	a, _ := h.Spawn(b, nil)
+	_ = a.Send("noise", nil)
+	for range 4 {
+		_ = h.Tick(0.1)
+	}
+	fmt.Println(a.Path(), a.Paused(), len(a.Errors()) > 0)
+	_ = a.Reset()
+	seen, _ := a.Number("seen")
+	fmt.Println(a.Path(), a.Paused(), seen)
+	// Output:
+	// alert [patrol] true
+	// patrol [] 1
+}

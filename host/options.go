@@ -272,6 +272,8 @@ const (
 	TransitionDespawn TransitionKind = "despawn" // Host.Despawn left every active state
 	TransitionSpawn   TransitionKind = "spawn"   // the agent entered its initial states (From is "")
 	TransitionRestore TransitionKind = "restore" // Host.Restore rebuilt the agent in its saved state (From is "")
+	TransitionReset   TransitionKind = "reset"   // Agent.Reset took the agent back to its initial state
+	TransitionRespawn TransitionKind = "respawn" // Agent.Respawn: its initial state with a fresh context
 )
 
 // Transition is one state change of one agent.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -111,6 +112,32 @@ func (a *Agent) onStack(n *place, idx int) bool {
 	return false
 }
 
+// onStackHint says why child idx of fsm n is paused on its stack and how a
+// script gets back to it: the pushdown pitfall is a state pushed over it
+// that left with to, which replaced the top and kept idx paused below.
+func (a *Agent) onStackHint(n *place, idx int) string {
+	st := a.ms[n.mid].stack
+	name := n.children[idx].name
+	top := n.children[st[len(st)-1]].name
+	var at []string
+	c := n.children[idx]
+	for i := range c.trans {
+		if t := &c.trans[i]; t.Kind == defs.Push {
+			if pos := transitionPos(c, t); pos.Line > 0 {
+				at = append(at, pos.String())
+			}
+		}
+	}
+	pushed := "by ai.push in its code"
+	if len(at) > 0 {
+		pushed = "at " + strings.Join(at, ", ")
+	}
+	return fmt.Sprintf(": %q is paused below %q since a state was pushed over it (pushed over it %s); "+
+		"a pushed state that leaves with to replaces itself and keeps %q paused: "+
+		"leave a pushed state with pop = true (or ai.pop()) to resume %q",
+		name, top, pushed, name, name)
+}
+
 // replace exits the top state of fsm n and enters child idx. Naming the
 // active state changes nothing; naming a paused one is refused.
 // run is a transition's action: it runs after the exits and before the
@@ -123,7 +150,7 @@ func (a *Agent) replace(n *place, idx int, kind TransitionKind, payload lua.LVal
 		return nil
 	}
 	if a.onStack(n, idx) {
-		return fmt.Errorf("%s %q: %w", kind, n.children[idx].name, ErrOnStack)
+		return fmt.Errorf("%s %q: %w%s", kind, n.children[idx].name, ErrOnStack, a.onStackHint(n, idx))
 	}
 	from := n.children[cur]
 	a.exit(from)
@@ -145,7 +172,7 @@ func (a *Agent) push(n *place, idx int, payload lua.LValue, run *lua.LFunction) 
 		return nil
 	}
 	if a.onStack(n, idx) {
-		return fmt.Errorf("push %q: %w", n.children[idx].name, ErrOnStack)
+		return fmt.Errorf("push %q: %w%s", n.children[idx].name, ErrOnStack, a.onStackHint(n, idx))
 	}
 	if len(m.stack) >= a.h.opts.MaxStackDepth {
 		return fmt.Errorf("push %q onto %d states: %w (MaxStackDepth %d)", n.children[idx].name, len(m.stack), ErrStackDepth, a.h.opts.MaxStackDepth)

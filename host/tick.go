@@ -307,6 +307,7 @@ func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
 				continue
 			}
 			a.evFrom, a.evName = ev.from, ev.name // for ai.sender in its when, run and enter or resume, and Transition
+			a.evNil = ev.payload == nil || ev.payload == lua.LNil
 			if t.When != nil && !a.test(s, t.When, ev.payload, cbWhen) {
 				a.evFrom, a.evName = 0, ""
 				if p.tickOver(vm, s) {
@@ -346,10 +347,31 @@ func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 		a.action(s, t.Run, payload) // no state changes; the event is handled
 	}
 	if err != nil {
+		if pos := transitionPos(s, t); pos.Line > 0 {
+			// Said at the transition's line, not the machine's.
+			err = fmt.Errorf("%s: %w", pos, err)
+		}
 		a.report(s, CallbackTransition, err)
 		return false
 	}
 	return true
+}
+
+// transitionPos is where transition t of state s is written: its entry in
+// the script when the file can be read (found once, then kept), else where
+// the definition was made.
+func transitionPos(s *place, t *transition) luabind.Pos {
+	if t.at.Line > 0 {
+		return t.at
+	}
+	t.at = t.Pos
+	if s.parent != nil {
+		place, ok := defs.NewSources().Children(s.parent.def)[s.name]
+		if ok && t.index < len(place.Trans) && place.Trans[t.index].Line > 0 {
+			t.at = place.Trans[t.index]
+		}
+	}
+	return t.at
 }
 
 // update is step 3: root first down the active path (every region, in

@@ -419,6 +419,20 @@ func (g *graph) dotTree(b *strings.Builder, n *gnode, indent string) {
 			fmt.Fprintf(b, "%s%s -> %s [label=%s];\n", indent, id(i), id(c), dotID(strconv.Itoa(k+1)))
 		}
 	}
+	// The children of a node top to bottom in their order: Graphviz
+	// would stack them bottom-up (rankdir=LR turns its left-to-right);
+	// an invisible chain from the last child to the first, on one rank,
+	// turns them over.
+	for _, tn := range nodes {
+		if len(tn.Kids) < 2 {
+			continue
+		}
+		chain := make([]string, len(tn.Kids))
+		for k, c := range tn.Kids {
+			chain[len(tn.Kids)-1-k] = id(c)
+		}
+		fmt.Fprintf(b, "%s{ rank=same; %s [style=invis]; }\n", indent, strings.Join(chain, " -> "))
+	}
 }
 
 func dotAttrs(attrs ...string) string {

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,4 +109,51 @@ return ai.fsm { initial = "t", states = {
 	for _, label := range []string{`"retry again ×3"`, `"retry forever"`, `"loop ×2"`} {
 		require.Contains(t, out, "[label="+label+", shape=box, style=\"rounded,filled\"")
 	}
+}
+
+// In DOT a tree's children are drawn top to bottom in their order: Graphviz
+// would stack them bottom-up, and an invisible chain from the last child
+// to the first, on one rank, turns them over. Graphviz itself checks the
+// layout when it is installed.
+func TestGraphDOTTreeChildrenInOrder(t *testing.T) {
+	src := `local ai = require("luaai")
+local function f() return "success" end
+return ai.fsm { initial = "fight", states = { fight = ai.tree {
+  root = ai.selector {
+    ai.sequence { ai.action(f, { name = "a1" }), ai.action(f, { name = "a2" }), name = "A" },
+    ai.action(f, { name = "B" }),
+    ai.action(f, { name = "C" }),
+  } } } }`
+	out := graphOf(t, src, GraphDOT)
+	require.Contains(t, out, `{ rank=same; "fight[selector.C]" -> "fight[selector.B]" -> "fight[selector.A]" [style=invis]; }`)
+	require.Contains(t, out, `{ rank=same; "fight[selector.A.a2]" -> "fight[selector.A.a1]" [style=invis]; }`)
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		return // the text above is the promise; the layout is Graphviz's
+	}
+	cmd := exec.Command(dot, "-Tplain")
+	cmd.Stdin = strings.NewReader(out)
+	plain, err := cmd.Output()
+	require.NoError(t, err)
+	y := map[string]float64{}
+	for _, l := range strings.Split(string(plain), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 3 && f[0] == "node" {
+			y[strings.Trim(f[1], `"`)], _ = strconv.ParseFloat(f[3], 64)
+		}
+	}
+	// -Tplain's y grows upwards: the first child is the highest.
+	require.Greater(t, y["fight[selector.A]"], y["fight[selector.B]"])
+	require.Greater(t, y["fight[selector.B]"], y["fight[selector.C]"])
+	require.Greater(t, y["fight[selector.A.a1]"], y["fight[selector.A.a2]"])
+}
+
+// A step function is named with ai.action(fn, { name = … }): graphs show
+// the name, and it runs as the function would.
+func TestGraphNamedSteps(t *testing.T) {
+	src := `local ai = require("luaai")
+local function roar(ctx) end
+return ai.fsm { initial = "rest", states = { rest = { steps = { ai.action(roar, { name = "roar" }), ai.wait(2), roar } } } }`
+	out := graphOf(t, src, GraphDOT)
+	require.Contains(t, out, `steps: roar, wait 2s, fn@lint.lua:2`)
 }

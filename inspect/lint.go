@@ -30,6 +30,10 @@ import (
 //   - a Lua callback reading ctx.X (from its first parameter) where X is in
 //     no context defaults and nothing in the script writes it (t.X = …).
 //
+//   - the pushdown pitfall (pushdown.go): a state entered only by push that
+//     leaves by `to`, and the `to` back to the paused state that is then
+//     refused at run time.
+//
 // A definition placed in several parents
 // is reported once, under the first path found (children in name order).
 //
@@ -41,8 +45,8 @@ func Lint(root *defs.State) luabind.ErrorList {
 	if root == nil {
 		return nil
 	}
-	out := defs.Warnings(root)
 	l := &linter{defaults: contextKeys(root), src: defs.NewSources()}
+	out := l.definitionWarnings(root)
 	defs.EachState(root, l.state)
 	l.ctxReads(root)
 	out = append(out, l.out...)
@@ -80,6 +84,7 @@ func (l *linter) state(n *defs.Node) {
 	l.transitions(s, what, where.Trans)
 	if s.Kind == defs.KindFSM {
 		l.unreachable(s, n.Path, l.src.Children(s))
+		l.pushdown(s, n.Path, l.src.Children(s))
 	}
 }
 

@@ -40,7 +40,9 @@ const (
 // {"op":"send","agent":3,"event":"alarm","payload":{…}}, {"op":"set",
 // "agent":"*","path":"target.range","value":5}, {"op":"step","n":10},
 // {"op":"pause"}, {"op":"resume"}, {"op":"rate","hz":20}; with an agent,
-// {"op":"resume","agent":"*"} lets suspended agents tick again). A bad one is an
+// {"op":"resume","agent":"*"} lets suspended agents tick again;
+// {"op":"reset","agent":2} takes agents back to their initial state,
+// keeping their context, {"op":"respawn","agent":2} with a new one). A bad one is an
 // error wrapping ErrBadCommand that says what is wrong.
 func ParseCommand(data []byte) (Command, error) {
 	var cj commandJSON
@@ -63,6 +65,10 @@ func ParseCommand(data []byte) (Command, error) {
 			if err := parseTargets(cj.Agent, &c); err != nil {
 				return bad("resume: %v", err)
 			}
+		}
+	case "reset", "respawn":
+		if err := parseTargets(cj.Agent, &c); err != nil {
+			return bad("%s: %v", cj.Op, err)
 		}
 	case "step":
 		c.Steps = max(cj.N, 1)
@@ -108,9 +114,9 @@ func ParseCommand(data []byte) (Command, error) {
 		}
 		c.Path, c.Value = parts, v
 	case "":
-		return bad("op is missing (send, set, pause, step, resume or rate)")
+		return bad("op is missing (send, set, pause, step, resume, rate, reset or respawn)")
 	default:
-		return bad("unknown op %q (want send, set, pause, step, resume or rate)", cj.Op)
+		return bad("unknown op %q (want send, set, pause, step, resume, rate, reset or respawn)", cj.Op)
 	}
 	return c, nil
 }
@@ -228,4 +234,71 @@ func (s *shared) command(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
 	fmt.Fprintf(w, `{"seq":%d}`, seq)
+}
+
+// ApplyCommand applies a Command for agents (ForAgents: a send, a set, a
+// resume of suspended agents, a reset (host.Agent.Reset) or a respawn
+// (host.Agent.Respawn, with the behaviour's context defaults)) to h's agents: what the inspector does
+// between ticks, for a game loop that takes the commands itself
+// (Options.OnCommand). Other ops are an error wrapping ErrBadCommand; an
+// agent h does not have, ErrUnknownAgent. A write that fails for one agent
+// (the rule of writes, a path through a non-table) is reported, and the
+// others are still written.
+func ApplyCommand(h *host.Host, c Command) error {
+	if !c.ForAgents() {
+		return fmt.Errorf("%w: ApplyCommand takes send, set, reset, respawn and resume with agents, not %q", ErrBadCommand, c.Op)
+	}
+	var agents []*host.Agent
+	if c.All {
+		agents = h.Agents()
+	} else {
+		for _, id := range c.Agents {
+			a, ok := h.Agent(id)
+			if !ok {
+				return fmt.Errorf("agent %d: %w", id, ErrUnknownAgent)
+			}
+			agents = append(agents, a)
+		}
+	}
+	var errs []error
+	var unknown error // the first agent of all whose script lacks the key
+	reached := 0
+	for _, a := range agents {
+		var err error
+		switch c.Op {
+		case "send":
+			err = a.Send(c.Event, c.Payload)
+		case "reset":
+			err = a.Reset()
+		case "respawn":
+			err = a.Respawn(nil)
+		case "resume":
+			if a.Suspended() {
+				err = a.Resume()
+			} else if !c.All {
+				err = errors.New("not suspended")
+			}
+		case "set":
+			// The rule of every write from outside the scripts.
+			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {
+				err = a.SetPath(c.Path, c.Value)
+			}
+			if c.All && errors.Is(err, host.ErrUnknownKey) {
+				// A set on all reaches the scripts whose context has the
+				// key, as luaai run --set does.
+				if unknown == nil {
+					unknown = fmt.Errorf("agent %d: %w", a.ID(), err)
+				}
+				continue
+			}
+			reached++
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))
+		}
+	}
+	if c.Op == "set" && reached == 0 && unknown != nil {
+		return fmt.Errorf("no agent's context has the key: %w", unknown)
+	}
+	return errors.Join(errs...)
 }

@@ -86,9 +86,9 @@ const DefaultHistoryBytes = 32 << 20
 // value, pause, step, resume or change the tick rate. Agents lists the
 // agents a send or set is for; All means every agent.
 type Command struct {
-	Op      string   // "send", "set", "pause", "step", "resume" or "rate"
-	All     bool     // send, set, resume: every agent
-	Agents  []int    // send, set, resume: the agents' ids (a resume with agents resumes suspended agents, not the game)
+	Op      string   // "send", "set", "pause", "step", "resume", "rate", "reset" or "respawn"
+	All     bool     // send, set, resume, reset, respawn: every agent
+	Agents  []int    // send, set, resume, reset, respawn: the agents' ids (a resume with agents resumes suspended agents, not the game)
 	Event   string   // send
 	Payload any      // send: plain data decoded from JSON
 	Path    []string // set: the context key, or a path into a table of it
@@ -101,10 +101,15 @@ type Command struct {
 }
 
 // ForAgents reports whether the command acts on agents (a send, a set, a
-// resume of suspended agents) rather than on the game (pause, step, resume,
-// rate): those are applied by ApplyCommand, and reported with Handler.Done.
+// resume of suspended agents, a reset or respawn) rather than on the game
+// (pause, step, resume, rate): those are applied by ApplyCommand, and
+// reported with Handler.Done.
 func (c Command) ForAgents() bool {
-	return c.Op == "send" || c.Op == "set" || c.Op == "resume" && (c.All || len(c.Agents) > 0)
+	switch c.Op {
+	case "send", "set", "reset", "respawn":
+		return true
+	}
+	return c.Op == "resume" && (c.All || len(c.Agents) > 0)
 }
 
 // Errors of the inspector's commands.
@@ -361,54 +366,6 @@ func (in *inspector) apply(c Command) error {
 	in.shared.status.Paused = in.h.Paused()
 	in.shared.mu.Unlock()
 	return nil
-}
-
-// ApplyCommand applies a Command for agents (ForAgents: a send, a set, a
-// resume of suspended agents) to h's agents: what the inspector does
-// between ticks, for a game loop that takes the commands itself
-// (Options.OnCommand). Other ops are an error wrapping ErrBadCommand; an
-// agent h does not have, ErrUnknownAgent. A write that fails for one agent
-// (the rule of writes, a path through a non-table) is reported, and the
-// others are still written.
-func ApplyCommand(h *host.Host, c Command) error {
-	if !c.ForAgents() {
-		return fmt.Errorf("%w: ApplyCommand takes send, set and resume with agents, not %q", ErrBadCommand, c.Op)
-	}
-	var agents []*host.Agent
-	if c.All {
-		agents = h.Agents()
-	} else {
-		for _, id := range c.Agents {
-			a, ok := h.Agent(id)
-			if !ok {
-				return fmt.Errorf("agent %d: %w", id, ErrUnknownAgent)
-			}
-			agents = append(agents, a)
-		}
-	}
-	var errs []error
-	for _, a := range agents {
-		var err error
-		switch c.Op {
-		case "send":
-			err = a.Send(c.Event, c.Payload)
-		case "resume":
-			if a.Suspended() {
-				err = a.Resume()
-			} else if !c.All {
-				err = errors.New("not suspended")
-			}
-		case "set":
-			// The rule of every write from outside the scripts.
-			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {
-				err = a.SetPath(c.Path, c.Value)
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // publish builds this tick's frames and hands them to the HTTP side. list

@@ -698,3 +698,42 @@ func TestInspectorHistorySurvivesAPageReload(t *testing.T) {
 	data := s2.wait(t, "agent", nil, func(d string) bool { return strings.Contains(d, `"id":20`) })
 	require.Contains(t, data, `"first":1`, "the history goes back to before the reload")
 }
+
+// The page's reset and respawn take agents back to their initial state,
+// keeping the context or making a new one; a set on all reaches the
+// agents whose context has the key, as luaai run --set does, and is
+// refused only when none has it.
+func TestInspectorResetRespawnAndSetOnAll(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("inspected.lua", inspected)
+	require.NoError(t, err)
+	other, err := h.LoadString("other.lua", `local ai = require("luaai")
+return ai.fsm { initial = "x", context = { mood = "calm" }, states = { x = {} } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	o, err := h.Spawn(other, nil)
+	require.NoError(t, err)
+	for _, text := range []string{`{"op":"reset","agent":1}`, `{"op":"respawn","agent":"*"}`} {
+		c, err := inspector.ParseCommand([]byte(text))
+		require.NoError(t, err, text)
+		require.True(t, c.ForAgents(), text)
+	}
+	_, err = inspector.ParseCommand([]byte(`{"op":"reset"}`))
+	require.ErrorIs(t, err, inspector.ErrBadCommand, "reset names its agents")
+
+	require.NoError(t, inspector.ApplyCommand(h, inspector.Command{Op: "set", All: true, Path: []string{"hunger"}, Value: 0.75}))
+	require.Equal(t, 0.75, a.Get("hunger"))
+	require.Nil(t, o.Get("hunger"), "not a key of the other script: not written")
+	err = inspector.ApplyCommand(h, inspector.Command{Op: "set", All: true, Path: []string{"hungr"}, Value: 1.0})
+	require.ErrorIs(t, err, host.ErrUnknownKey)
+	require.Contains(t, err.Error(), "no agent's context has the key")
+
+	require.NoError(t, inspector.ApplyCommand(h, inspector.Command{Op: "reset", Agents: []int{a.ID()}}))
+	require.Equal(t, 0.75, a.Get("hunger"), "reset keeps the context")
+	require.NoError(t, inspector.ApplyCommand(h, inspector.Command{Op: "respawn", All: true}))
+	require.Equal(t, 0.25, a.Get("hunger"), "respawn: the defaults")
+	require.Equal(t, "calm", o.Get("mood"))
+}

@@ -12,6 +12,9 @@
 --   orders every soldier of its squad to advance towards the contact.
 local ai = require("luaai")
 
+-- An order without a place (a game may send "advance" bare) is no order.
+local function has_x(_, order) return type(order) == "table" and type(order.x) == "number" end
+
 local function enemy_in_range(ctx)
   return ctx.enemy_x and math.abs(ctx.enemy_x - ctx.x) <= ctx.range
 end
@@ -34,7 +37,7 @@ return ai.fsm {
             hold = {
               transitions = {
                 { to = "take_cover", on = "under_fire" },
-                { to = "advance", on = "advance", run = function(ctx, order) ctx.goal = order.x end },
+                { to = "advance", on = "advance", when = has_x, run = function(ctx, order) ctx.goal = order.x end },
               },
             },
             advance = {
@@ -48,7 +51,7 @@ return ai.fsm {
                 { to = "take_cover", on = "under_fire" },
                 { to = "hold", when = function(ctx) return ctx.x == ctx.goal end },
                 -- a new order while advancing: a new goal, no re-entry
-                { on = "advance", run = function(ctx, order) ctx.goal = order.x end },
+                { on = "advance", when = has_x, run = function(ctx, order) ctx.goal = order.x end },
               },
             },
             take_cover = {

@@ -36,8 +36,9 @@ require refuses it.
 A DIR is every .lua file below it in name order (folders named testdata,
 or starting with "." or "_", are skipped, as luaai test skips them). A *_test.lua or *_spec.lua file is only compiled (it runs under
 luaai test), and so is a file found in a DIR that returns something
-other than a machine (a module). Prints nothing for a clean script. Modules are required from the script's
-folder and from ./scripts when it exists.
+other than a machine (a module). When no file has an error, the last line
+is "ok: N files" (with ", W warnings" when there are some). Modules are
+required from the script's folder and from ./scripts when it exists.
 
 --explain also lists every function a script defines, one a line:
 "file:line: compiled" when it runs compiled to Go as a callback (a short
@@ -72,6 +73,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// Each line names a file or a state the script chose: printed through
 	// oneLine, no name can forge a line.
+	warnings := 0
 	for _, f := range files {
 		if err := inspect.CheckFile(f.root, f.path); err != nil {
 			fmt.Fprintln(stdout, oneLine(f.path+": "+err.Error()))
@@ -85,11 +87,19 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		for _, w := range warns {
 			fmt.Fprintln(stdout, formatWarning(w))
 		}
+		warnings += len(warns)
 		if len(errs) > 0 {
 			code = exitFail
 		} else if *explain {
 			explainCompiled(stdout, f.path) // explain.go
 		}
+	}
+	if code == exitOK {
+		fmt.Fprintf(stdout, "ok: %d file%s", len(files), plural(len(files)))
+		if warnings > 0 {
+			fmt.Fprintf(stdout, ", %d warning%s", warnings, plural(warnings))
+		}
+		fmt.Fprintln(stdout)
 	}
 	return code
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +27,15 @@ func TestCheck(t *testing.T) {
 		stderr string // contained
 	}{
 		{
-			name: "clean: prints nothing",
-			args: []string{"check", "testdata/check/clean.lua"},
+			name:   "clean: ok and the count",
+			args:   []string{"check", "testdata/check/clean.lua"},
+			stdout: "ok: 1 file\n",
 		},
 		{
 			name: "warnings only: exit 0",
 			args: []string{"check", "testdata/check/warnings.lua"},
 			stdout: `testdata/check/warnings.lua:4: warning: ctx.stamina is read, but no context default declares it and nothing in the script writes it; if the game sets it, give it a default
-testdata/check/warnings.lua:6: warning: ai.fsm: unknown field "colour"
+testdata/check/warnings.lua:9: warning: ai.fsm: unknown field "colour"
 testdata/check/warnings.lua:14: warning: state "idle": transition 2 (to flee) can never fire: transition 1 (to walk) always fires first
 testdata/check/warnings.lua:20: warning: state "walk": transition 2 (to flee) never fires: its when is false
 testdata/check/warnings.lua:22: warning: state "walk": transition 4 (to idle): when reads ctx.enemy, but "enemy" is in no context defaults (a typo, or set by the game?)
@@ -41,6 +43,7 @@ testdata/check/warnings.lua:27: warning: state "secret": no transition reaches i
 testdata/check/warnings.lua:28: warning: state "lair": no transition reaches it from the initial state, only from secret, which nothing reaches (only ai.push/ai.replace could)
 testdata/check/warnings.lua:29: warning: state "camp": no transition reaches it (only ai.push/ai.replace could)
 testdata/check/warnings.lua:30: warning: state "camp.rest": score reads ctx.fatigue, but "fatigue" is in no context defaults (a typo, or set by the game?)
+ok: 1 file, 9 warnings
 `,
 		},
 		{
@@ -115,7 +118,7 @@ func TestCheckShippedScripts(t *testing.T) {
 	require.NotEmpty(t, scripts)
 	code, stdout, stderr := luaai(append([]string{"check"}, scripts...)...)
 	require.Equal(t, 0, code, "stderr: %s", stderr)
-	require.Empty(t, stdout)
+	require.Equal(t, fmt.Sprintf("ok: %d files\n", len(scripts)), stdout)
 	require.Empty(t, stderr)
 }
 
@@ -128,7 +131,7 @@ func TestCheckTestFileIsCompiledOnly(t *testing.T) {
 	writeScript(t, bad, "describe(\"x\", function()\n  it(\"y\", function() end\nend)\n")
 	code, stdout, _ := luaai("check", good)
 	require.Equal(t, 0, code, stdout)
-	require.Empty(t, stdout)
+	require.Equal(t, "ok: 1 file\n", stdout)
 	code, stdout, _ = luaai("check", bad)
 	require.Equal(t, 1, code)
 	require.True(t, strings.HasPrefix(stdout, bad+":"), stdout)
@@ -170,7 +173,7 @@ return ai.fsm { initial = "a", states = { a = { update = function(ctx) util.step
 	write("testdata/broken.lua", `return {`) // skipped, as luaai test skips it
 	code, stdout, stderr := cli("check", dir)
 	require.Equal(t, exitOK, code, stdout+stderr)
-	require.Empty(t, stdout)
+	require.Equal(t, "ok: 3 files\n", stdout)
 
 	code, stdout, _ = cli("check", filepath.Join(dir, "spec", "guard_spec.lua"))
 	require.Equal(t, exitOK, code, stdout)

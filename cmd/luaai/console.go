@@ -114,3 +114,24 @@ func (c *console) input(stop context.CancelFunc) *runInput {
 		return line, err
 	})
 }
+
+// How a --watch run takes the commands typed.
+const (
+	consoleNone   = ""       // no terminal types them
+	consoleEditor = "editor" // the line editor, the run's output above the prompt
+	consoleLines  = "lines"  // plain lines from the terminal, the output going elsewhere
+)
+
+// consoleMode is how a --watch run without --input takes commands, given
+// whether stdin and stdout are terminals: a terminal typing commands while
+// stdout goes to a pipe or a file (luaai run … | tee log) still has them
+// read.
+func consoleMode(stdinTTY, stdoutTTY bool) string {
+	switch {
+	case stdinTTY && stdoutTTY:
+		return consoleEditor
+	case stdinTTY:
+		return consoleLines
+	}
+	return consoleNone
+}

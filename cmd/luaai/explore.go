@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,7 +19,7 @@ import (
 	"github.com/luaai/luaai/host"
 )
 
-const exploreUsage = `Usage: luaai explore SCRIPT [--seconds N] [--runs N] [--agents K] [--seed S] [--workers N] [--out DIR] [--json] [--coverage FILE]
+const exploreUsage = `Usage: luaai explore SCRIPT... [--seconds N] [--runs N] [--agents K] [--seed S] [--workers N] [--out DIR] [--json] [--coverage FILE]
 
 Searches for inputs that make the behaviour SCRIPT fail, as a game could
 give them: it sends the events the behaviour names (with payloads shaped
@@ -38,15 +39,25 @@ DIR/<script>_explore_test.lua that luaai test runs, and that fails until
 the script is fixed. It is never written through a symbolic link or into
 anything but a regular file.
 
+Several scripts are explored together (a whole mod: a guard that alarms
+villagers): each sequence spawns the agents of each script in order, each
+script's events and fields go to its own agents, and any agent's id may be
+written or sent to any of them, so the messages between them are explored.
+Failures name each agent's script; the test file (DIR/<a>_<b>_explore_test.lua)
+spawns the same agents.
+
 Flags:
   --seconds N     stop after N seconds (default 30), however costly one input
                   is; shortening the failures and checking their tests take
                   at most a second more
   --runs N        stop after N input sequences (the same on every machine)
-  --agents K      agents per sequence; they may message each other (default 1)
+  --agents K      agents per sequence; they may message each other (default 1);
+                  with several scripts, one count for each (--agents 1,2,1)
+                  or one for all
   --seed S        the search's seed: the same seed (and workers) tries the same inputs (default 0)
   --workers N     searchers at once, one per core at most (default 1)
-  --out DIR       where the test file goes (default: the script's folder)
+  --out DIR       where the test file goes, made if missing (default: the
+                  first script's folder)
   --json          print the report as JSON
   --coverage FILE also write what the search reached as JSON (luaai graph --coverage)
 
@@ -59,6 +70,8 @@ load; 2 a usage error.
 // exploreArgs is a checked explore command line.
 type exploreArgs struct {
 	script, dir, covFile string
+	cast                 []explore.Cast
+	mkdir                bool // --out names a folder that is not there yet: made when a test is written
 	asJSON               bool
 	opts                 explore.Options
 }
@@ -69,7 +82,7 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	fs := flag.NewFlagSet("luaai explore", flag.ContinueOnError)
 	seconds := fs.Float64("seconds", 30, "")
 	runs := fs.Int("runs", 0, "")
-	agents := fs.Int("agents", 1, "")
+	agents := fs.String("agents", "1", "")
 	seed := fs.Uint64("seed", 0, "")
 	workers := fs.Int("workers", 1, "")
 	out := fs.String("out", "", "")
@@ -82,23 +95,38 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	bad := func(format string, args ...any) (*exploreArgs, int) {
 		return nil, usageError(stderr, "explore", exploreUsage, format, args...)
 	}
+	counts, err := agentCounts(*agents)
 	switch {
 	case len(pos) == 0:
 		return bad("missing SCRIPT")
-	case len(pos) > 1:
-		return bad("one SCRIPT at a time, got %q", pos)
+	case err != nil:
+		return bad("--agents %v", err)
+	case len(counts) > 1 && len(counts) != len(pos):
+		return bad("--agents gives %d counts for %d scripts: one count for each script, in order", len(counts), len(pos))
 	case !(*seconds > 0) || *seconds > 7*24*3600:
 		return bad("--seconds must be a number of seconds above 0, got %v", *seconds)
 	case *runs < 0:
 		return bad("--runs must be 0 or more, got %d", *runs)
-	case *agents < 1 || *agents > 64:
-		return bad("--agents must be from 1 to 64, got %d", *agents)
 	case *workers < 1 || *workers > 64:
 		return bad("--workers must be from 1 to 64, got %d", *workers)
 	}
+	total := 0
 	a := &exploreArgs{script: pos[0], dir: *out, covFile: *covFile, asJSON: *asJSON}
+	for i, script := range pos {
+		n := counts[0] // one count: that many of each script, as luaai run --agents
+		if len(counts) > 1 {
+			n = counts[i]
+		}
+		a.cast = append(a.cast, explore.Cast{Script: script, Agents: n})
+		total += n
+	}
+	if total > 64 {
+		return bad("--agents must give 64 agents at most in all, got %d", total)
+	}
 	if a.dir == "" {
 		a.dir = filepath.Dir(a.script)
+	} else if _, err := os.Lstat(filepath.Clean(a.dir)); errors.Is(err, os.ErrNotExist) {
+		a.mkdir = true
 	} else if fi, err := os.Lstat(filepath.Clean(a.dir)); err != nil || !fi.IsDir() {
 		// A link is refused as explore.WriteTest refuses it: the test
 		// file would land wherever it leads.
@@ -110,9 +138,23 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	}
 	a.opts = explore.Options{
 		Duration: time.Duration(*seconds * float64(time.Second)),
-		Runs:     *runs, Agents: *agents, Seed: *seed, Workers: *workers,
+		Runs:     *runs, Agents: total, Seed: *seed, Workers: *workers,
 	}
 	return a, exitOK
+}
+
+// agentCounts reads --agents: one count, or one for each script
+// ("1,2,1"), each from 1 to 64.
+func agentCounts(s string) ([]int, error) {
+	var out []int
+	for part := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > 64 {
+			return nil, fmt.Errorf("must be from 1 to 64 (or one such count for each script: 1,2,1), got %q", oneLine(s))
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func exploreCmd(args []string, stdout, stderr io.Writer) int {
@@ -129,7 +171,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 				p.Runs, p.Covered, p.Parts, p.Findings, p.Elapsed.Seconds())
 		}
 	}
-	rep, err := explore.Run(ctx, script, opts)
+	rep, err := explore.RunCast(ctx, a.cast, opts)
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\x1b[K")
 	}
@@ -139,6 +181,12 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFail
 	}
+	if a.mkdir && rep.Failed() {
+		if err := os.MkdirAll(a.dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "luaai explore: %s\n", oneLine(writeTestError(a.dir, err)))
+			return exitFail
+		}
+	}
 	testFile, err := rep.WriteTestContext(ctx, a.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "luaai explore: %s\n", oneLine(writeTestError(a.dir, err)))
@@ -146,7 +194,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if a.covFile != "" {
 		cs := &coverageSum{}
-		cs.add([]host.BehaviourCoverage{{File: script, Items: rep.Parts}})
+		cs.add(partsByFile(rep))
 		if err := cs.write(a.covFile); err != nil {
 			fmt.Fprintf(stderr, "luaai explore: --coverage %s\n", oneLine(fmt.Sprintf("%s: %v", a.covFile, err)))
 			return exitFail
@@ -184,9 +232,12 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		stopped = "time limit"
 	}
 	fmt.Fprintf(w, "explored %s: %d input sequences in %.1fs with %d agent%s, seed %d (stopped: %s)\n",
-		oneLine(rep.Script), rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, stopped)
+		oneLine(castNames(rep)), rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, stopped)
+	if len(rep.Cast) > 1 {
+		fmt.Fprintf(w, "agents: %s\n", oneLine(castAgents(rep.Cast)))
+	}
 	cs := &coverageSum{}
-	cs.add([]host.BehaviourCoverage{{File: rep.Script, Items: rep.Parts}})
+	cs.add(partsByFile(rep))
 	for _, bc := range cs.sorted() {
 		fmt.Fprintf(w, "reached: %s\n", coverSummary(bc))
 	}
@@ -196,7 +247,11 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		fmt.Fprintf(w, "\n%d failure%s:\n", len(rep.Findings), plural(len(rep.Findings)))
 	}
 	for i, f := range rep.Findings {
-		fmt.Fprintf(w, "%d. %s (state %s, %s; agent %d)\n", i+1, oneLine(f.Message), oneLine(f.State), oneLine(f.Callback), f.Agent)
+		agent := fmt.Sprintf("agent %d", f.Agent)
+		if len(rep.Cast) > 1 {
+			agent += " of " + filepath.Base(f.Script)
+		}
+		fmt.Fprintf(w, "%d. %s (state %s, %s; %s)\n", i+1, oneLine(f.Message), oneLine(f.State), oneLine(f.Callback), oneLine(agent))
 		fmt.Fprintf(w, "   inputs: %s\n", oneLine(f.Words))
 		fmt.Fprintf(w, "   found after %d sequences (%.2fs)", f.FoundAfter+1, f.FoundIn.Seconds())
 		switch {
@@ -278,6 +333,7 @@ type exploreJSON struct {
 	Script   string             `json:"script"`
 	Seed     uint64             `json:"seed"`
 	Agents   int                `json:"agents"`
+	Cast     []explore.Cast     `json:"cast"`
 	Runs     int                `json:"runs"`
 	Seconds  float64            `json:"seconds"`
 	Stopped  string             `json:"stopped"`
@@ -295,6 +351,7 @@ type findingJSON struct {
 	State      string           `json:"state"`
 	Callback   string           `json:"callback"`
 	Agent      int              `json:"agent"`
+	Script     string           `json:"script"`
 	Inputs     string           `json:"inputs"`
 	Steps      []map[string]any `json:"steps"`
 	FoundAfter int              `json:"found_after"`
@@ -315,7 +372,7 @@ func plainSteps(seq []explore.Step) []map[string]any {
 
 func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	out := exploreJSON{
-		Script: rep.Script, Seed: rep.Seed, Agents: rep.Agents, Runs: rep.Runs,
+		Script: rep.Script, Seed: rep.Seed, Agents: rep.Agents, Cast: rep.Cast, Runs: rep.Runs,
 		Seconds: rep.Elapsed.Seconds(), Stopped: rep.Stopped, TestFile: testFile,
 		Findings: []findingJSON{}, DeadEnds: rep.DeadEnds, Never: []coverageItemJSON{},
 	}
@@ -325,7 +382,7 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	for _, f := range rep.Findings {
 		out.Findings = append(out.Findings, findingJSON{
 			Kind: f.Kind, Message: f.Message, File: f.File, Line: f.Line, State: f.State,
-			Callback: f.Callback, Agent: f.Agent, Inputs: f.Words, Steps: plainSteps(f.Inputs),
+			Callback: f.Callback, Agent: f.Agent, Script: f.Script, Inputs: f.Words, Steps: plainSteps(f.Inputs),
 			FoundAfter: f.FoundAfter + 1, Seconds: f.FoundIn.Seconds(), Test: f.Test, Verified: f.Verified,
 			CutShort: f.CutShort, Unchecked: f.Unchecked,
 		})
@@ -336,4 +393,49 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// partsByFile is the report's parts, a behaviour coverage for each file,
+// in the order the files come.
+func partsByFile(rep *explore.Report) []host.BehaviourCoverage {
+	var out []host.BehaviourCoverage
+	at := map[string]int{}
+	for _, it := range rep.Parts {
+		i, ok := at[it.File]
+		if !ok {
+			i = len(out)
+			at[it.File] = i
+			out = append(out, host.BehaviourCoverage{File: it.File})
+		}
+		out[i].Items = append(out[i].Items, it)
+	}
+	return out
+}
+
+// castNames is the scripts explored: "guard.lua, villager.lua".
+func castNames(rep *explore.Report) string {
+	if len(rep.Cast) < 2 {
+		return rep.Script
+	}
+	names := make([]string, len(rep.Cast))
+	for i, c := range rep.Cast {
+		names[i] = c.Script
+	}
+	return strings.Join(names, ", ")
+}
+
+// castAgents tells which agents run which script: "1 guard.lua, 2-3
+// villager.lua".
+func castAgents(cast []explore.Cast) string {
+	var parts []string
+	first := 1
+	for _, c := range cast {
+		span := strconv.Itoa(first)
+		if c.Agents > 1 {
+			span += "-" + strconv.Itoa(first+c.Agents-1)
+		}
+		parts = append(parts, span+" "+filepath.Base(c.Script))
+		first += c.Agents
+	}
+	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,11 +90,13 @@ func TestExploreUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"explore"}, exitUsage, "missing SCRIPT"},
-		{[]string{"explore", "a.lua", "b.lua"}, exitUsage, "one SCRIPT at a time"},
-		{[]string{"explore", "x.lua", "--agents", "0"}, exitUsage, "--agents must be from 1 to 64, got 0"},
+		{[]string{"explore", "a.lua", "b.lua", "--agents", "1,2,1"}, exitUsage, "--agents gives 3 counts for 2 scripts"},
+		{[]string{"explore", "x.lua", "--agents", "0"}, exitUsage, `--agents must be from 1 to 64 (or one such count for each script: 1,2,1), got "0"`},
+		{[]string{"explore", "a.lua", "b.lua", "--agents", "1,x"}, exitUsage, `--agents must be from 1 to 64`},
+		{[]string{"explore", "a.lua", "b.lua", "--agents", "40,40"}, exitUsage, "64 agents at most in all, got 80"},
 		{[]string{"explore", "x.lua", "--seconds", "0"}, exitUsage, "--seconds must be a number of seconds above 0"},
 		{[]string{"explore", "x.lua", "--runs", "-1"}, exitUsage, "--runs must be 0 or more"},
-		{[]string{"explore", "x.lua", "--out", "/no/such/folder"}, exitUsage, "--out /no/such/folder: not a folder"},
+		{[]string{"explore", "x.lua", "--out", "explore_test.go"}, exitUsage, "--out explore_test.go: not a folder"},
 		{[]string{"explore", "x.lua", "--sedd", "1"}, exitUsage, "--seed"},
 		{[]string{"explore", "testdata/syntax.lua", "--runs", "1"}, exitFail, "syntax.lua:"},
 		{[]string{"explore", "no_such.lua", "--runs", "1"}, exitFail, "no_such.lua"},
@@ -130,4 +133,68 @@ func TestExploreJSONSteps(t *testing.T) {
 		{"op": "set", "agent": 2.0, "key": "lonely", "value": true},
 		{"op": "tick", "n": 2.0, "dt": 0.1},
 	}, f.Steps)
+}
+
+// Several scripts explored together, with --agents counting each: the
+// report lists which agents run which script and names the failing
+// agent's script; --out makes its folder; the test written spawns the
+// same agents and fails at its own it line.
+func TestExploreSeveralScripts(t *testing.T) {
+	dir := t.TempDir()
+	guard := filepath.Join(dir, "guard.lua")
+	require.NoError(t, os.WriteFile(guard, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { seen = false, villager = false },
+  states = {
+    patrol = { transitions = { { to = "alarm", when = ai.is("seen") } } },
+    alarm = {
+      enter = function(ctx)
+        if ctx.villager then ai.send_to(ctx.villager, "alarm", { token = ai.random() }) end
+      end,
+      transitions = { { to = "patrol", after = 2 } },
+    },
+  },
+}`), 0o644))
+	villager := filepath.Join(dir, "villager.lua")
+	require.NoError(t, os.WriteFile(villager, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "work",
+  context = { shelter = false },
+  states = {
+    work = { transitions = { { to = "flee", on = "alarm", when = function(_, a) return a ~= nil and #tostring(a.token) > 8 end } } },
+    flee = {
+      enter = function(ctx) ctx.path = ctx.shelter.x end,
+      transitions = { { to = "work", after = 1 } },
+    },
+  },
+}`), 0o644))
+	// Run from the mod's folder, as a modder does: the tests written in
+	// another folder spawn the scripts by their paths from there.
+	t.Chdir(dir)
+	guard, villager = "guard.lua", "villager.lua"
+	out := filepath.Join("new", "tests")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"explore", guard, villager, "--agents", "1,2", "--runs", "5000", "--seed", "1", "--out", out}, &stdout, &stderr)
+	require.Equal(t, exitFail, code, stderr.String())
+	text := stdout.String()
+	require.Contains(t, text, "with 3 agents")
+	require.Contains(t, text, "agents: 1 guard.lua, 2-3 villager.lua\n")
+	require.Contains(t, text, "villager.lua:8: attempt to index a non-table object(boolean) with key 'x' (state flee, enter; agent ")
+	require.Contains(t, text, " of villager.lua)")
+	require.Contains(t, text, "on agent 1 (guard.lua)")
+	testFile := filepath.Join(out, "guard_villager_explore_test.lua")
+	require.Contains(t, text, "tests: "+testFile)
+
+	stdout.Reset()
+	code = run([]string{"test", testFile}, &stdout, &stderr)
+	require.Equal(t, exitFail, code)
+	// The failure is reported at a line of its own test, not of a helper.
+	src, err := os.ReadFile(testFile)
+	require.NoError(t, err)
+	lines := strings.Split(string(src), "\n")
+	at := strings.TrimPrefix(strings.SplitN(stdout.String(), "\n", 2)[0], "FAIL "+testFile+":")
+	n, err := strconv.Atoi(strings.SplitN(at, ":", 2)[0])
+	require.NoError(t, err, stdout.String())
+	require.Contains(t, lines[n-1], "assert.is_nil(first_error(a", stdout.String())
 }

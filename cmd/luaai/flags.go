@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +56,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	memoryFlag(fs, &cfg.memory)
 	setFlag(fs, &cfg.set)
 	fs.Var(&traceFlag{cfg}, "trace", "")
+	fs.BoolVar(&cfg.traceChanges, "trace-changes", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.BoolVar(&cfg.watch, "watch", false, "")
 	fs.BoolVar(&cfg.strict, "strict", false, "")
@@ -82,8 +85,6 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("missing SCRIPT")
 	case cfg.agentsEach != nil && len(cfg.agentsEach) != len(pos):
 		return bad("--agents gives %d counts for %d script%s: one for each, or one for all", len(cfg.agentsEach), len(pos), plural(len(pos)))
-	case len(pos) > 1 && cfg.record != "":
-		return bad("--record takes one SCRIPT (a run of several is not recorded)")
 	case cfg.ticks < 0:
 		return bad("--ticks must be ≥ 0, got %d", cfg.ticks)
 	case given["hz"] && !(cfg.hz > 0 && !math.IsInf(cfg.hz, 0)):
@@ -104,6 +105,10 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 		return bad("--set cannot be used with --load: the contexts come from the snapshot")
 	case given["record"] && cfg.record == "":
 		return bad("--record needs a file name")
+	case cfg.record != "" && !isFolder(filepath.Dir(cfg.record)):
+		// Checked before anything starts: a run with --inspect is never
+		// started and then ended by its recording.
+		return bad("--record %s: folder %s does not exist", cfg.record, filepath.Dir(cfg.record))
 	}
 	if msg := checkInspect(cfg, given); msg != "" {
 		return bad("%s", msg)
@@ -127,6 +132,9 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runConfig, int) {
 	}
 	if cfg.hz > 0 && !given["dt"] {
 		cfg.dt = 1 / cfg.hz
+	}
+	if cfg.traceChanges {
+		cfg.trace = true // --trace-changes is --trace, shorter
 	}
 	cfg.script, cfg.scripts = pos[0], pos
 	return cfg, exitOK
@@ -464,4 +472,10 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// isFolder tells whether path is a folder (following links).
+func isFolder(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

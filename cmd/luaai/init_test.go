@@ -25,7 +25,7 @@ func TestInit(t *testing.T) {
 
 	code, stdout, stderr = cli("check", filepath.Join(dir, "door.lua"))
 	require.Equal(t, 0, code, stderr)
-	require.Empty(t, stdout, "no warnings")
+	require.Equal(t, "ok: 1 file\n", stdout, "no warnings")
 	code, stdout, stderr = cli("test", dir)
 	require.Equal(t, 0, code, stdout+stderr)
 	require.Contains(t, stdout, "2 passed, 0 failed")

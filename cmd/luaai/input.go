@@ -34,6 +34,9 @@ type inputLine struct {
 	set     map[string]any
 	assign  []assignment // set A key=value, checked against the field's value
 	resume  bool         // resume A: let suspended agents tick again
+	reset   bool         // reset A: back to the initial state, the context kept
+	respawn bool         // respawn A: back to the initial state with a new context
+	show    bool         // show A: print the state, the stack and the context
 
 	// A control command (pause, step, resume, help): the run loop takes it
 	// at once, not before a tick.
@@ -56,9 +59,12 @@ const commandHelp = `commands (A is an agent id, or * for every agent):
   step [N]              run N ticks (default 1), then pause
   resume                tick again
   resume A              let suspended agents (A, or * for all) tick again
+  reset A               back to the initial state, the context kept (an agent stuck on its stack)
+  respawn A             back to the initial state with a new context (the defaults and --set)
+  show A                print the state, what is paused under it, and the context
   help                  this list`
 
-var commandNames = []string{"send", "set", "pause", "step", "resume", "help"}
+var commandNames = []string{"send", "set", "pause", "step", "resume", "reset", "respawn", "show", "help"}
 
 // parseCommand reads a command line (docs/cli.md: The CLI, Commands): what a modder
 // types with --watch in a terminal, or sends on --input -.
@@ -126,6 +132,11 @@ func parseCommand(where, text string) (inputLine, error) {
 			return usage("want resume (the run) or resume A (suspended agents), with A an agent id or *; got %q", a+" "+rest)
 		}
 		l.resume = true
+	case "reset", "respawn", "show":
+		if a, ok := target(); !ok || rest != "" {
+			return usage("want %s A, with A an agent id or *; got %q", name, strings.TrimSpace(a+" "+rest))
+		}
+		l.reset, l.respawn, l.show = name == "reset", name == "respawn", name == "show"
 	case "pause", "help":
 		if rest != "" {
 			return usage("takes nothing, got %q", rest)
@@ -172,7 +183,7 @@ func parseAssignments(text string) ([]assignment, error) {
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		want := map[string]string{"tick": "a number", "send": "a string", "set": "an object of key: value", "resume": "true or false"}[te.Field]
+		want := map[string]string{"tick": "a number", "send": "a string", "set": "an object of key: value", "resume": "true or false", "reset": "true or false", "respawn": "true or false"}[te.Field]
 		if want == "" {
 			want = "another kind of value"
 		}
@@ -190,7 +201,7 @@ func jsonProblem(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
 		name, _ := strconv.Unquote(field)
-		if best := suggest.Closest(name, []string{"tick", "agent", "send", "payload", "set", "resume"}); best != "" {
+		if best := suggest.Closest(name, []string{"tick", "agent", "send", "payload", "set", "resume", "reset", "respawn"}); best != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", best)
 		}
 	}
@@ -217,6 +228,11 @@ func (in *runInput) checkAgents(h *host.Host) error {
 // maxInputFile bounds what --input FILE reads.
 const maxInputFile = 64 << 20
 
+// parseInputLine reads one JSON input line (where names it in messages);
+// needTick: a line of a file must say its tick.
+//
+// It is long because it checks each field of the line in the order the
+// format gives them, each with the message a modder needs.
 func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 	l := inputLine{where: where}
 	var raw struct {
@@ -226,6 +242,8 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		Payload any             `json:"payload"`
 		Set     map[string]any  `json:"set"`
 		Resume  bool            `json:"resume"`
+		Reset   bool            `json:"reset"`
+		Respawn bool            `json:"respawn"`
 	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -265,11 +283,21 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		}
 		l.agent = int(id)
 	}
+	alone := 0
+	for _, b := range []bool{raw.Resume, raw.Reset, raw.Respawn, raw.Send != nil || raw.Set != nil} {
+		if b {
+			alone++
+		}
+	}
 	switch {
-	case raw.Resume && (raw.Send != nil || raw.Set != nil):
-		return l, fmt.Errorf(`%s: "resume" goes alone`, where)
+	case alone > 1 && (raw.Resume || raw.Reset || raw.Respawn):
+		return l, fmt.Errorf(`%s: "resume", "reset" and "respawn" each go alone`, where)
 	case raw.Resume:
 		l.resume = true
+	case raw.Reset:
+		l.reset = true
+	case raw.Respawn:
+		l.respawn = true
 	case raw.Send != nil && raw.Set != nil:
 		return l, fmt.Errorf(`%s: "send" or "set", not both`, where)
 	case raw.Send != nil:
@@ -283,7 +311,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		}
 		l.set = raw.Set
 	default:
-		return l, fmt.Errorf(`%s: "send", "set" or "resume" is missing`, where)
+		return l, fmt.Errorf(`%s: "send", "set", "resume", "reset" or "respawn" is missing`, where)
 	}
 	return l, nil
 }
@@ -294,7 +322,18 @@ type runInput struct {
 	pending []inputLine // by tick, then in the order given
 	live    chan inputLine
 	errs    chan error
+	over    spawnOverrides // what respawn gives a new context
+	// refused counts the lines of --input FILE that could not be applied
+	// (an unknown agent, a value of the wrong type): the run then exits 1,
+	// as a scripted scenario in CI should. The lines of --input - and the
+	// console's are reported and do not count (counts false).
+	refused int
+	counts  bool
 }
+
+// spawnOverrides is what the run spawned an agent of b with (--set): a
+// respawn gives the new context the same.
+type spawnOverrides func(b *host.Behaviour) map[string]any
 
 // loadInput reads --input FILE whole: a bad line is an error naming its
 // file and line, before anything runs.
@@ -303,7 +342,7 @@ func loadInput(path string) (*runInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &runInput{}
+	in := &runInput{counts: true}
 	for i, text := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
@@ -378,14 +417,24 @@ func (in *runInput) apply(h *host.Host, tick int, stderr io.Writer, rec *recorde
 	sort.SliceStable(in.pending, func(i, j int) bool { return in.pending[i].tick < in.pending[j].tick })
 	n := 0
 	for n < len(in.pending) && in.pending[n].tick <= tick {
-		in.pending[n].applyTo(h, stderr)
-		rec.input(tick, in.pending[n])
+		if in.pending[n].applyTo(h, stderr, in.over) != nil {
+			in.refused++
+		}
+		if !in.pending[n].show {
+			rec.input(tick, in.pending[n])
+		}
 		n++
 	}
 	in.pending = in.pending[n:]
 }
 
-func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
+// applyTo applies the line to its agents, reporting on stderr what each
+// did or why it could not; over is what a respawn gives a new context.
+//
+// It is long because it is one case for each kind of line (reset, respawn
+// and show; resume; the console's set; send; the JSON set), each reporting
+// agent by agent.
+func (l *inputLine) applyTo(h *host.Host, stderr io.Writer, over spawnOverrides) error {
 	var errs []error
 	report := func(err error) {
 		fmt.Fprintf(stderr, "%s: %v\n", l.where, err)
@@ -405,7 +454,22 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	if l.all && (len(l.set) > 0 || len(l.assign) > 0) {
+		// A set on all reaches the scripts whose context has the key, as
+		// --set does; a key no script has is refused once.
+		var err error
+		if agents, err = havingKeys(agents, l); err != nil {
+			report(err)
+			return errors.Join(errs...)
+		}
+	}
 	for _, a := range agents {
+		if l.reset || l.respawn || l.show {
+			if err := restart(a, l, over, stderr); err != nil {
+				report(err)
+			}
+			continue
+		}
 		if l.resume {
 			switch {
 			case a.Suspended():

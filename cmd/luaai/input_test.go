@@ -66,8 +66,8 @@ func TestRunInputErrors(t *testing.T) {
 		{`{"tick":1.5,"agent":1,"send":"x"}`, `:2: tick must be a whole number ≥ 1, got 1.5`},
 		{`{"tick":1,"send":"x"}`, `:2: "agent" is missing`},
 		{`{"tick":1,"agent":"all","send":"x"}`, `:2: "agent" must be an agent id or "*", got "all"`},
-		{`{"tick":1,"agent":1}`, `:2: "send", "set" or "resume" is missing`},
-		{`{"tick":1,"agent":1,"resume":true,"send":"x"}`, `:2: "resume" goes alone`},
+		{`{"tick":1,"agent":1}`, `:2: "send", "set", "resume", "reset" or "respawn" is missing`},
+		{`{"tick":1,"agent":1,"resume":true,"send":"x"}`, `:2: "resume", "reset" and "respawn" each go alone`},
 		{`{"tick":1,"agent":1,"send":"x","set":{}}`, `:2: "send" or "set", not both`},
 		{`{"tick":1,"agent":1,"sned":"x"}`, `:2: not an input line (unknown field "sned" (did you mean "send"?))`},
 		{`{"tick":1,"agent":1,"send":3}`, `:2: not an input line ("send" must be a string, got a number)`},
@@ -218,11 +218,12 @@ return ai.fsm { initial = "idle", context = { player_visible = true, hp = 10, ta
 {"tick":3,"agent":1,"set":{"target":{"x":4},"hp":7}}
 `)
 	code, stdout, stderr = cli("run", script, "--ticks", "3", "--input", input, "--trace", "--json")
-	require.Equal(t, 0, code, "refused live input is reported and the run goes on: %s", stderr)
+	require.Equal(t, 1, code, "refused input is reported, the run goes on, and it exits 1: %s", stderr)
 	require.Equal(t, []string{
 		input + `:1: agent 1: set player_visible: the default is a boolean, got the number 1`,
 		input + `:2: agent 1: set hpp: "hpp" is not a key of the context (did you mean "hp"?)`,
 		input + `:3: agent 1: set hp: the default is a number, got the string "lots"`,
+		"luaai run: --input: 3 lines refused",
 	}, lines(stderr))
 	require.Contains(t, stdout, `{"tick":2,"agent":1,"state":"idle","ctx":{"hp":10,"player_visible":true,"target":false}}`)
 	require.Contains(t, stdout, `{"tick":3,"agent":1,"state":"idle","ctx":{"hp":7,"player_visible":true,"target":{"x":4}}}`)
@@ -270,7 +271,7 @@ return ai.fsm { initial = "s", context = { spin = true, n = 0 }, states = { s = 
 
 	code, _, stderr = cli("run", script, "--ticks", "1", "--input", writeTemp(t, "bad.jsonl", `{"tick":1,"agent":1,"resume":true,"set":{"n":1}}`+"\n"))
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `"resume" goes alone`)
+	require.Contains(t, stderr, `"resume", "reset" and "respawn" each go alone`)
 }
 
 func TestParseResumeCommand(t *testing.T) {
@@ -286,4 +287,83 @@ func TestParseResumeCommand(t *testing.T) {
 	require.True(t, l.resume && l.all)
 	_, err = parseCommand("x", "resume two")
 	require.EqualError(t, err, `x: resume: want resume (the run) or resume A (suspended agents), with A an agent id or *; got "two "`)
+}
+
+// reset A and respawn A free an agent stuck on its stack (reset keeps the
+// context, respawn makes a new one with the run's --set); show A prints
+// where it is. On --input FILE as JSON lines, and as commands.
+func TestResetRespawnShow(t *testing.T) {
+	script := writeTemp(t, "guard.lua", `local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { noise = false, enemy = false, seen = 0 },
+  states = {
+    patrol = { transitions = { { push = "investigate", when = ai.is("noise") } } },
+    investigate = {
+      enter = function(ctx) ctx.seen = ctx.seen + 1 end,
+      transitions = { { to = "alert", when = ai.is("enemy") } },
+    },
+    alert = { transitions = { { to = "patrol", after = 0.2 } } },
+  },
+}`)
+	input := writeTemp(t, "in.jsonl", `{"tick":1,"agent":1,"set":{"noise":true}}
+{"tick":2,"agent":1,"set":{"enemy":true}}
+{"tick":6,"agent":1,"set":{"noise":false,"enemy":false}}
+{"tick":6,"agent":1,"reset":true}
+{"tick":8,"agent":1,"set":{"noise":true}}
+{"tick":9,"agent":1,"respawn":true}
+`)
+	code, stdout, stderr := cli("run", script, "--ticks", "10", "--input", input, "--set", "seen=5", "--trace", "--json")
+	require.Equal(t, 1, code, "the refusals are script errors: %s", stderr)
+	require.NotContains(t, stderr, "line refused")
+	require.Contains(t, stdout, `{"tick":5,"agent":1,"from":"alert","to":"patrol","kind":"reset"}`)
+	require.Contains(t, stdout, `{"tick":8,"agent":1,"from":"investigate","to":"patrol","kind":"respawn"}`)
+	require.Contains(t, stdout, `{"tick":7,"agent":1,"state":"patrol","ctx":{"enemy":false,"noise":false,"seen":6}}`, "reset keeps the context")
+	require.Contains(t, stdout, `{"tick":9,"agent":1,"state":"patrol","ctx":{"enemy":false,"noise":false,"seen":5}}`, "respawn: the defaults and --set")
+	require.Contains(t, stderr, "agent 1 reset: alert -> patrol (context kept)")
+	require.Contains(t, stderr, "agent 1 respawned: investigate -> patrol (new context)")
+
+	for _, c := range []struct{ text, want string }{
+		{"reset 2", ""}, {"respawn *", ""}, {"show 1", ""},
+		{"reset", `x: reset: want reset A, with A an agent id or *; got ""`},
+		{"show 1 2", `x: show: want show A, with A an agent id or *; got "1 2"`},
+	} {
+		l, err := parseCommand("x", c.text)
+		if c.want != "" {
+			require.EqualError(t, err, c.want)
+			continue
+		}
+		require.NoError(t, err, c.text)
+		require.True(t, l.reset || l.respawn || l.show)
+	}
+
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("set 1 noise=true\nstep 1\nshow 1\nreset 1\nshow 1\nresume\n")
+	code, _, stderr = cli("run", script, "--ticks", "3", "--hz", "20", "--input", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, `agent 1 (guard.lua): investigate, paused patrol, tick 1; ctx {"enemy":false,"noise":true,"seen":1}`)
+	require.Contains(t, stderr, "agent 1 reset: investigate -> patrol (context kept)")
+}
+
+// --input FILE exits 1 when a line could not be applied, after the run.
+func TestInputRefusedLineFails(t *testing.T) {
+	script := writeTemp(t, "door.lua", doorLua)
+	input := writeTemp(t, "in.jsonl", `{"tick":1,"agent":1,"set":{"who.first":"x"}}
+{"tick":2,"agent":1,"send":"knock","payload":{"name":"ann"}}
+`)
+	code, stdout, stderr := cli("run", script, "--ticks", "3", "--input", input)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stdout, "tick 2 agent 1 closed -> open", "the run goes on")
+	require.Contains(t, stderr, input+":1: agent 1: set who.first:")
+	require.Contains(t, stderr, "luaai run: --input: 1 line refused")
+}
+
+// A --watch run reads the commands a terminal types also when stdout goes
+// to a pipe or a file; without a terminal, nothing is read.
+func TestConsoleMode(t *testing.T) {
+	require.Equal(t, consoleEditor, consoleMode(true, true))
+	require.Equal(t, consoleLines, consoleMode(true, false))
+	require.Equal(t, consoleNone, consoleMode(false, true))
+	require.Equal(t, consoleNone, consoleMode(false, false))
 }

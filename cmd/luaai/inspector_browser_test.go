@@ -240,6 +240,45 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	r.stop(t)
 }
 
+// An agent stuck on its stack (a to refused on every tick) is freed by its
+// view's reset button, which keeps its context; respawn gives it a new one.
+func TestInspectorResetInBrowser(t *testing.T) {
+	ctx := browser(t)
+	script := filepath.Join(t.TempDir(), "guard.lua")
+	require.NoError(t, os.WriteFile(script, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { n = 0 },
+  states = {
+    patrol = { update = function(ctx) ctx.n = ctx.n + 1 end, transitions = { { push = "look", when = function(ctx) return ctx.n == 2 end } } },
+    look = { transitions = { { to = "alert", after = 0.1 } } },
+    alert = { transitions = { { to = "patrol", after = 0.1 } } },
+  },
+}`), 0o644))
+	r, url := startInspected(t, script, "--hz", "20")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"?agents=1")))
+	r.waitFor(t, "the refusal", func(_, stderr string) bool {
+		return strings.Contains(stderr, `to "patrol": state is already on the stack`)
+	})
+	poll(t, ctx, "the reset button clicked", `(() => {
+		const b = document.querySelector('.agent-view[data-id="1"] .reset-agent');
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`)
+	r.waitFor(t, "agent 1 reset", func(_, stderr string) bool {
+		return strings.Contains(stderr, "agent 1 reset: alert -> patrol (context kept)")
+	})
+	poll(t, ctx, "the respawn button clicked", `(() => {
+		const b = document.querySelector('.agent-view[data-id="1"] .respawn-agent');
+		if (!b) return false;
+		b.click();
+		return true;
+	})()`)
+	r.waitFor(t, "agent 1 respawned", func(_, stderr string) bool { return strings.Contains(stderr, "agent 1 respawned:") })
+	r.stop(t)
+}
+
 // The context as a modder reads it: a Lua sequence from 1, an empty table
 // as {}, numbers as Lua prints them; and the agent's last transitions with
 // their tick and cause.

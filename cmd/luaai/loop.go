@@ -46,6 +46,7 @@ type runLoop struct {
 	cmds <-chan inspector.Command // from the inspector's page
 	url  string                   // the inspector's address, for messages
 	rec  *recorder                // --record, nil without
+	over spawnOverrides           // what respawn gives a new context (--set)
 }
 
 // run ticks until cfg.ticks more ticks are done (or forever) or ctx is done.
@@ -123,6 +124,17 @@ func (l *runLoop) command(c inspector.Command, done int) {
 	switch op {
 	case "resume agents":
 		in := inputLine{where: "inspector", resume: true, all: c.All}
+		var errs []error
+		if c.All {
+			errs = append(errs, l.take(in, done))
+		}
+		for _, id := range c.Agents {
+			in.agent = id
+			errs = append(errs, l.take(in, done))
+		}
+		l.insp.Done(c.Seq, errors.Join(errs...))
+	case "reset", "respawn":
+		in := inputLine{where: "inspector", reset: c.Op == "reset", respawn: c.Op == "respawn", all: c.All}
 		var errs []error
 		if c.All {
 			errs = append(errs, l.take(in, done))
@@ -217,6 +229,9 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 			continue
 		case err := <-bad:
 			fmt.Fprintln(l.out.stderr, err)
+			if l.in.counts {
+				l.in.refused++
+			}
 			continue
 		case c := <-l.cmds:
 			l.command(c, done)
@@ -242,6 +257,9 @@ func (l *runLoop) between(ctx context.Context, done int, due <-chan time.Time) b
 			l.take(in, done)
 		case err := <-bad:
 			fmt.Fprintln(l.out.stderr, err)
+			if l.in.counts {
+				l.in.refused++
+			}
 		case c := <-l.cmds:
 			l.command(c, done)
 			if c.Op == "rate" && due != nil {
@@ -265,8 +283,13 @@ func (l *runLoop) take(in inputLine, done int) error {
 		if in.tick == 0 || in.tick <= done+1 {
 			// Due before the next tick: applied now, which is between
 			// ticks too, so that a paused run reports a bad set at once.
-			err := in.applyTo(l.h, l.out.stderr)
-			l.rec.input(done+1, in)
+			err := in.applyTo(l.h, l.out.stderr, l.over)
+			if err != nil && l.in != nil && l.in.counts && in.where != "inspector" {
+				l.in.refused++
+			}
+			if !in.show {
+				l.rec.input(done+1, in)
+			}
 			return err
 		}
 		l.in.pending = append(l.in.pending, in)

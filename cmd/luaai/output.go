@@ -49,6 +49,11 @@ type runOutput struct {
 	// trace: --trace, whose transition lines name the event that fired
 	// them and its sender.
 	trace bool
+	// changes, from --trace-changes: an agent's line only when its state
+	// or context changed, with the keys that changed; last is what each
+	// agent's line showed last (its state, and each key's JSON).
+	changes bool
+	last    map[int]traceMemo
 
 	printMu sync.Mutex // print() runs on every worker's goroutine
 }
@@ -407,7 +412,9 @@ func fromAgent(sender int) string {
 // dropped prints an event no transition took (--trace): "tick 3 agent 1
 // event noise dropped: no transition took it (state patrol)".
 func (o *runOutput) dropped(d host.DroppedEvent) {
-	if !o.traced(d.Agent) {
+	if !o.traced(d.Agent) || isTreeFinish(d.Event) {
+		// A tree's finish is told once, by its own line: the event it
+		// sends is there for the transitions that want it.
 		return
 	}
 	if o.json {
@@ -426,6 +433,11 @@ type logLine struct {
 
 // log prints an ai.log line: "tick 2 agent 1 log: msg".
 func (o *runOutput) log(l host.Log) {
+	if strings.HasPrefix(l.Msg, treeFinished) && (!o.trace || !o.traced(l.Agent)) {
+		// The engine tells a tree's finish where decisions are traced:
+		// with --inspect that is the page, not the terminal.
+		return
+	}
 	if o.json {
 		o.line(logLine{l.Tick, l.Agent, l.Msg, l.State})
 		return
@@ -519,11 +531,17 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 		return
 	}
 	state, _ := a.State()
-	ctx := plainjson.Safe(a.Context())
+	var ctx any = plainjson.Safe(a.Context())
 	paused := a.Paused()
 	var suspended string
 	if a.Suspended() {
 		suspended = a.SuspendReason().String()
+	}
+	if o.changes {
+		var changed bool
+		if ctx, changed = o.changed(a.ID(), state, paused, suspended, ctx); !changed {
+			return
+		}
 	}
 	if o.json {
 		o.line(traceLine{tick, a.ID(), optString(state), paused, suspended, ctx})

@@ -41,6 +41,18 @@ type recHeader struct {
 	Dt       float64         `json:"dt"`
 	Set      []recSetting    `json:"set,omitempty"`
 	Snapshot json.RawMessage `json:"snapshot,omitempty"` // --load's snapshot
+	// Scripts is every script of a run of several (luaai run a.lua b.lua
+	// --agents 1,2), in order, with its agents and its files' digests;
+	// Script, SHA256 and Files are then the first's. Absent for one.
+	Scripts []recScript `json:"scripts,omitempty"`
+}
+
+// recScript is one script of a recorded run of several.
+type recScript struct {
+	Script string    `json:"script"`
+	Agents int       `json:"agents"`
+	SHA256 string    `json:"sha256"`
+	Files  []recFile `json:"files,omitempty"`
 }
 
 // recFile is a file a recorded run loaded: its path from the script's
@@ -120,10 +132,12 @@ type recInput struct {
 	Set     map[string]any    `json:"set,omitempty"`
 	Assign  map[string]string `json:"assign,omitempty"`
 	Resume  bool              `json:"resume,omitempty"`
+	Reset   bool              `json:"reset,omitempty"`
+	Respawn bool              `json:"respawn,omitempty"`
 }
 
 func (r *recInput) line(where string) inputLine {
-	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set, resume: r.Resume}
+	l := inputLine{where: where, send: r.Send, payload: r.Payload, set: r.Set, resume: r.Resume, reset: r.Reset, respawn: r.Respawn}
 	if r.Agent == "*" {
 		l.all = true
 	} else if id, ok := r.Agent.(float64); ok {
@@ -141,7 +155,7 @@ func (r *recInput) line(where string) inputLine {
 }
 
 func inputOf(l inputLine) *recInput {
-	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent, Resume: l.resume}
+	r := &recInput{Send: l.send, Payload: l.payload, Set: l.set, Agent: l.agent, Resume: l.resume, Reset: l.reset, Respawn: l.respawn}
 	if l.all {
 		r.Agent = "*"
 	}
@@ -199,11 +213,27 @@ func scriptHash(files []string) (string, error) {
 }
 
 // newRecorder creates FILE and writes the header and the agents' rows at
-// the start (tick 0 for a spawn; the snapshot's ticks for --load).
-func newRecorder(cfg *runConfig, b *host.Behaviour, h *host.Host, snapshot []byte) (*recorder, error) {
+// the start (tick 0 for a spawn; the snapshot's ticks for --load). bs are
+// the run's behaviours, one for each of cfg.scripts.
+func newRecorder(cfg *runConfig, bs []*host.Behaviour, h *host.Host, snapshot []byte) (*recorder, error) {
+	b := bs[0]
 	sum, err := scriptHash(b.Files())
 	if err != nil {
 		return nil, err
+	}
+	var scripts []recScript
+	if len(bs) > 1 {
+		for i, sb := range bs {
+			s, err := scriptHash(sb.Files())
+			if err != nil {
+				return nil, err
+			}
+			n := cfg.agents
+			if cfg.agentsEach != nil {
+				n = cfg.agentsEach[i]
+			}
+			scripts = append(scripts, recScript{Script: cfg.scripts[i], Agents: n, SHA256: s, Files: filesOf(cfg.scripts[i], sb.Files())})
+		}
 	}
 	f, err := os.Create(cfg.record)
 	if err != nil {
@@ -216,7 +246,13 @@ func newRecorder(cfg *runConfig, b *host.Behaviour, h *host.Host, snapshot []byt
 		w = r.gz
 	}
 	r.w = bufio.NewWriterSize(w, 64<<10)
-	hd := recHeader{Format: recordingFormat, Script: cfg.script, SHA256: sum, Files: filesOf(cfg.script, b.Files()), Seed: cfg.seed, Agents: cfg.agents, Workers: cfg.workers, Dt: cfg.dt, Snapshot: snapshot}
+	hd := recHeader{Format: recordingFormat, Script: cfg.script, SHA256: sum, Files: filesOf(cfg.script, b.Files()), Seed: cfg.seed, Agents: cfg.agents, Workers: cfg.workers, Dt: cfg.dt, Snapshot: snapshot, Scripts: scripts}
+	if len(scripts) > 0 {
+		hd.Agents = 0
+		for _, s := range scripts {
+			hd.Agents += s.Agents
+		}
+	}
 	for _, s := range cfg.set {
 		hd.Set = append(hd.Set, recSetting{Path: strings.Join(s.path, "."), Raw: s.raw})
 	}

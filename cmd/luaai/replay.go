@@ -16,9 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"reflect"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,7 +27,7 @@ import (
 	"github.com/luaai/luaai/internal/safefile"
 )
 
-const replayUsage = `Usage: luaai replay FILE [SCRIPT] [flags]
+const replayUsage = `Usage: luaai replay FILE [SCRIPT...] [flags]
 
 Runs the inputs a "luaai run --record FILE" recorded (its seed, agents,
 --set values, events and context writes, at their ticks) against the
@@ -37,6 +36,12 @@ compares every agent's state and context with the recording after each
 tick. It prints "identical for N ticks", or the first tick, agent and
 field that differ with the recorded and the current value (exit 1): what
 did my edit change?
+
+A recording of several scripts (luaai run a.lua b.lua --agents 1,2
+--record FILE) replays them all, each agent with its script; the
+difference names the agent's script, and the scripts whose files changed
+since the recording are named first. Give all the scripts, in the
+recorded order, or none.
 
 Flags (before or after FILE):
   --inspect [ADDR]     after the replay, serve the inspector (default
@@ -193,6 +198,20 @@ func (rec *recording) readHeader(line []byte) error {
 		return fmt.Errorf("%s:1: agents %d is out of range", rec.file, h.Agents)
 	case !(h.Dt >= 0 && h.Dt <= 1e6):
 		return fmt.Errorf("%s:1: dt %v is out of range", rec.file, h.Dt)
+	case len(h.Scripts) > maxAgents:
+		return fmt.Errorf("%s:1: %d scripts is out of range", rec.file, len(h.Scripts))
+	}
+	if len(h.Scripts) > 0 {
+		total := 0
+		for i, s := range h.Scripts {
+			if s.Script == "" || s.Agents < 1 || s.Agents > maxAgents {
+				return fmt.Errorf("%s:1: script %d of the header names no script, or agents out of range", rec.file, i+1)
+			}
+			total += s.Agents
+		}
+		if total != h.Agents {
+			return fmt.Errorf("%s:1: the scripts' agents add up to %d, the header says %d", rec.file, total, h.Agents)
+		}
 	}
 	return nil
 }
@@ -231,8 +250,8 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if len(pos) == 0 || len(pos) > 2 {
-		return usageError(stderr, "replay", replayUsage, "want FILE [SCRIPT], got %d arguments", len(pos))
+	if len(pos) == 0 {
+		return usageError(stderr, "replay", replayUsage, "want FILE [SCRIPT...], got no arguments")
 	}
 	icfg := &runConfig{inspect: inspect, inspectToken: token, inspectHistory: 1}
 	if msg := checkInspect(icfg, given); msg != "" {
@@ -249,43 +268,66 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("%v", readErr)
 	}
 	hd := rec.header
-	script := hd.Script
-	if len(pos) == 2 {
-		script = pos[1]
-	} else if err := underFolderOf(script, pos[0]); err != nil {
-		return fail("%v", err)
-	} else if _, err := os.Stat(script); err != nil {
-		return fail("the recorded script %s is not there (%v): give the script to replay with, luaai replay %s SCRIPT", script, errors.Unwrap(err), pos[0])
+	cast := rec.cast()
+	if given := pos[1:]; len(given) > 0 {
+		if len(given) != len(cast) {
+			return usageError(stderr, "replay", replayUsage, "%s recorded %d script%s: give all of them, in order, or none (got %d)", pos[0], len(cast), plural(len(cast)), len(given))
+		}
+		for i := range cast {
+			cast[i].Script = given[i]
+		}
+	} else {
+		for _, c := range cast {
+			if err := underFolderOf(c.Script, pos[0]); err != nil {
+				return fail("%v", err)
+			} else if _, err := os.Stat(c.Script); err != nil {
+				return fail("the recorded script %s is not there (%v): give the scripts to replay with, luaai replay %s SCRIPT...", c.Script, errors.Unwrap(err), pos[0])
+			}
+		}
+	}
+	script := cast[0].Script
+	scripts := make([]string, len(cast))
+	for i, c := range cast {
+		scripts[i] = c.Script
 	}
 	// Results do not depend on the workers: more than the cores gain
 	// nothing, and a forged header must not make a thousand Lua states.
 	workers := min(hd.Workers, runtime.GOMAXPROCS(0))
 	opts := engineOptions(script, hd.Seed, workers)
+	opts.Roots = scriptRootsAll(scripts)
 	opts.Stdout = io.Discard
 	h, err := host.New(opts)
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer h.Close()
-	b, err := h.LoadFile(script)
-	if err != nil {
-		for _, e := range loadErrors(script, err) {
-			fmt.Fprintln(stderr, oneLine(e))
+	var bs []*host.Behaviour
+	for _, c := range cast {
+		b, err := h.LoadFile(c.Script)
+		if err != nil {
+			for _, e := range loadErrors(c.Script, err) {
+				fmt.Fprintln(stderr, oneLine(e))
+			}
+			return exitFail
 		}
-		return exitFail
-	}
-	if sum, err := scriptHash(b.Files()); err == nil && sum != hd.SHA256 {
-		what := script
-		if changed := changedFiles(hd.Files, filesOf(script, b.Files())); len(hd.Files) > 0 && len(changed) > 0 {
-			what = strings.Join(changed, ", ")
+		if sum, err := scriptHash(b.Files()); err == nil && sum != c.SHA256 {
+			what := c.Script
+			if changed := changedFiles(c.Files, filesOf(c.Script, b.Files())); len(c.Files) > 0 && len(changed) > 0 {
+				what = strings.Join(changed, ", ")
+				if len(cast) > 1 && what != filepath.Base(c.Script) {
+					what = filepath.Base(c.Script) + ": " + what // a module it requires
+				}
+			}
+			fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", oneLine(what))
 		}
-		fmt.Fprintf(stderr, "luaai replay: %s differs from the recorded version: comparing\n", oneLine(what))
+		bs = append(bs, b)
 	}
+	b := bs[0]
 	var viewer *runLoop
 	var stopInspect func()
 	if inspect != "" {
 		// Attached before the first tick, so the slider covers the run.
-		viewer = &runLoop{cfg: &runConfig{forever: true, dt: hd.Dt, script: script}, out: newRunOutput(stdout, stderr, false), h: h, b: b}
+		viewer = &runLoop{cfg: &runConfig{forever: true, dt: hd.Dt, script: script, scripts: scripts}, out: newRunOutput(stdout, stderr, false), h: h, b: b, more: bs[1:]}
 		n := hd.Agents
 		stopInspect, err = viewer.startInspector(ctx, inspect, inspector.Options{History: max(rec.last+1, 1), Token: token, AutoWatch: min(max(n, 16), 64)})
 		if err != nil {
@@ -294,9 +336,13 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		defer stopInspect()
 	}
 
-	start, err := rec.spawn(h, b)
+	start, err := rec.spawn(h, bs, cast)
 	if err != nil {
 		return fail("%v", err)
+	}
+	over := func(b *host.Behaviour) map[string]any {
+		o, _ := overrides(settingsFor(rec.settings(), b, len(bs)), b)
+		return o
 	}
 	if viewer != nil {
 		viewer.insp.Refresh() // the agents as spawned: the slider starts at their first tick
@@ -317,7 +363,7 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for i, raw := range rec.inputs[tick] {
 			in := decodeLine(raw).Input
 			l := in.line(fmt.Sprintf("%s: input %d of tick %d", rec.file, i+1, tick))
-			l.applyTo(h, oneLineWriter{stderr})
+			l.applyTo(h, oneLineWriter{stderr}, over)
 		}
 		if err := h.TickContext(ctx, hd.Dt); err != nil {
 			return fail("tick %d: %v", tick, err)
@@ -349,12 +395,32 @@ func replayContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return code
 }
 
+// cast is the recorded scripts with their agents and digests, in order:
+// the one script of a single-script recording.
+func (rec *recording) cast() []recScript {
+	hd := rec.header
+	if len(hd.Scripts) > 0 {
+		return slices.Clone(hd.Scripts)
+	}
+	return []recScript{{Script: hd.Script, Agents: hd.Agents, SHA256: hd.SHA256, Files: hd.Files}}
+}
+
+// settings are the recorded --set values.
+func (rec *recording) settings() []setting {
+	var set []setting
+	for _, s := range rec.header.Set {
+		set = append(set, setting{path: strings.Split(s.Path, "."), raw: s.Raw})
+	}
+	return set
+}
+
 // spawn starts the recorded agents: from the snapshot, or spawned with the
-// recorded --set values. It returns the tick they start from.
-func (rec *recording) spawn(h *host.Host, b *host.Behaviour) (int, error) {
+// recorded --set values, those of each script of cast in order. It
+// returns the tick they start from.
+func (rec *recording) spawn(h *host.Host, bs []*host.Behaviour, cast []recScript) (int, error) {
 	hd := rec.header
 	if len(hd.Snapshot) > 0 {
-		agents, err := h.Restore(hd.Snapshot, b)
+		agents, err := h.Restore(hd.Snapshot, bs...)
 		if err != nil {
 			return 0, fmt.Errorf("%s: the recorded snapshot: %w", rec.file, err)
 		}
@@ -364,177 +430,16 @@ func (rec *recording) spawn(h *host.Host, b *host.Behaviour) (int, error) {
 		}
 		return start, nil
 	}
-	var set []setting
-	for _, s := range hd.Set {
-		set = append(set, setting{path: strings.Split(s.Path, "."), raw: s.Raw})
-	}
-	over, err := overrides(set, b)
-	if err != nil {
-		return 0, fmt.Errorf("%s: the recorded --set: %w", rec.file, err)
-	}
-	for range hd.Agents {
-		if _, err := h.Spawn(b, over); err != nil {
-			return 0, err
+	for i, b := range bs {
+		over, err := overrides(settingsFor(rec.settings(), b, len(bs)), b)
+		if err != nil {
+			return 0, fmt.Errorf("%s: the recorded --set: %w", rec.file, err)
+		}
+		for range cast[i].Agents {
+			if _, err := h.Spawn(b, over); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return 0, nil
-}
-
-// compare brings want (the recorded agents) to tick and compares them with
-// h's; it returns 1 and "" when they are the same, else the difference.
-func (rec *recording) compare(h *host.Host, tick int, want map[int]agentRow) (int, string) {
-	for _, raw := range rec.rows[tick] {
-		l := decodeLine(raw)
-		if l.Removed {
-			delete(want, l.Agent)
-			continue
-		}
-		w, ok := want[l.Agent]
-		if !ok {
-			w = agentRow{ctx: map[string]string{}}
-		}
-		if l.State != nil {
-			w.state = *l.State
-		}
-		if l.Paused != nil {
-			w.paused = *l.Paused
-		}
-		if len(l.Ctx) > 0 {
-			var keys map[string]json.RawMessage
-			if err := json.Unmarshal(l.Ctx, &keys); err == nil {
-				for k, v := range keys {
-					w.ctx[k] = string(v)
-				}
-			}
-		}
-		for _, k := range l.Gone {
-			delete(w.ctx, k)
-		}
-		want[l.Agent] = w
-	}
-	got := map[int]agentRow{}
-	for _, a := range h.Agents() {
-		got[a.ID()] = rowOf(a)
-	}
-	ids := make([]int, 0, len(want)+len(got))
-	for id := range want {
-		ids = append(ids, id)
-	}
-	for id := range got {
-		if _, ok := want[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Ints(ids)
-	for _, id := range ids {
-		w, inRec := want[id]
-		g, now := got[id]
-		switch {
-		case !inRec:
-			return 1, fmt.Sprintf("tick %d agent %d: recorded no such agent, now one in %s", tick, id, orNone(g.state))
-		case !now:
-			return 1, fmt.Sprintf("tick %d agent %d: recorded in %s, now no such agent", tick, id, orNone(w.state))
-		case w.state != g.state:
-			return 1, fmt.Sprintf("tick %d agent %d state: recorded %s, now %s", tick, id, orNone(w.state), orNone(g.state))
-		case strings.Join(w.paused, ",") != strings.Join(g.paused, ","):
-			return 1, fmt.Sprintf("tick %d agent %d paused: recorded [%s], now [%s]", tick, id, strings.Join(w.paused, ", "), strings.Join(g.paused, ", "))
-		}
-		if d := ctxDiff(w.ctx, g.ctx); d != "" {
-			return 1, fmt.Sprintf("tick %d agent %d %s", tick, id, d)
-		}
-	}
-	return 1, ""
-}
-
-// ctxDiff names the first context field (in key order, down into tables)
-// whose value differs: "ctx.target.x: recorded 1, now 2".
-func ctxDiff(want, got map[string]string) string {
-	keys := make([]string, 0, len(want)+len(got))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		w, wok := want[k]
-		g, gok := got[k]
-		if wok && gok && w == g {
-			continue
-		}
-		var wv, gv any = absent{}, absent{}
-		if wok {
-			json.Unmarshal([]byte(w), &wv)
-		}
-		if gok {
-			json.Unmarshal([]byte(g), &gv)
-		}
-		path, a, b := firstDiff("ctx."+k, wv, gv)
-		return fmt.Sprintf("%s: recorded %s, now %s", path, show(a), show(b))
-	}
-	return ""
-}
-
-// absent is a field one side does not have.
-type absent struct{}
-
-func firstDiff(path string, a, b any) (string, any, any) {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok && bok {
-		keys := make([]string, 0, len(am)+len(bm))
-		for k := range am {
-			keys = append(keys, k)
-		}
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			x, xok := am[k]
-			y, yok := bm[k]
-			if !xok {
-				x = absent{}
-			}
-			if !yok {
-				y = absent{}
-			}
-			if !reflect.DeepEqual(x, y) {
-				return firstDiff(path+"."+k, x, y)
-			}
-		}
-	}
-	as, aok := a.([]any)
-	bs, bok := b.([]any)
-	if aok && bok && len(as) == len(bs) {
-		for i := range as {
-			if !reflect.DeepEqual(as[i], bs[i]) {
-				return firstDiff(fmt.Sprintf("%s[%d]", path, i+1), as[i], bs[i])
-			}
-		}
-	}
-	return path, a, b
-}
-
-func show(v any) string {
-	if _, ok := v.(absent); ok {
-		return "(absent)"
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return clipText(string(data), 200)
-}
-
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

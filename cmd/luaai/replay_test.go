@@ -369,5 +369,96 @@ return ai.fsm { initial = "a", states = { a = { transitions = { { to = "b", afte
 	code, _, stderr = cli("replay", rec)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "the recorded script "+squad+" is not there")
-	require.Contains(t, stderr, "give the script to replay with, luaai replay "+rec+" SCRIPT")
+	require.Contains(t, stderr, "give the scripts to replay with, luaai replay "+rec+" SCRIPT...")
+}
+
+// A run of several scripts is recorded with every script and its digest;
+// the replay runs them all, and after an edit to one of them names the
+// first tick, agent and script that differ.
+func TestRecordReplaySeveralScripts(t *testing.T) {
+	dir := t.TempDir()
+	guard := filepath.Join(dir, "guard.lua")
+	villager := filepath.Join(dir, "villager.lua")
+	require.NoError(t, os.WriteFile(guard, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { villagers = { 2, 3 }, alarms = 0 },
+  states = {
+    patrol = { transitions = { { to = "alarm", on = "noise" } } },
+    alarm = {
+      enter = function(ctx)
+        ctx.alarms = ctx.alarms + 1
+        for _, id in ipairs(ctx.villagers) do ai.send_to(id, "alarm", { level = 2 }) end
+      end,
+      transitions = { { to = "patrol", after = 0.3 } },
+    },
+  },
+}`), 0o644))
+	require.NoError(t, os.WriteFile(villager, []byte(`local ai = require("luaai")
+return ai.fsm {
+  initial = "work",
+  context = { fear = 0 },
+  states = {
+    work = { transitions = { { to = "hide", on = "alarm", run = function(ctx, a) ctx.fear = ctx.fear + a.level end } } },
+    hide = { transitions = { { to = "work", after = 0.5 } } },
+  },
+}`), 0o644))
+	input := filepath.Join(dir, "in.jsonl")
+	require.NoError(t, os.WriteFile(input, []byte(`{"tick":3,"agent":1,"send":"noise"}`+"\n"), 0o644))
+	rec := filepath.Join(dir, "game.rec")
+	code, stdout, stderr := cli("run", guard, villager, "--agents", "1,2", "--ticks", "20", "--input", input, "--record", rec)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "agent 2 work -> hide")
+
+	code, stdout, stderr = cli("replay", rec)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "identical for 20 ticks\n", stdout)
+
+	// An edit to the villager: its agents diverge, named with the script.
+	require.NoError(t, os.WriteFile(villager, []byte(strings.Replace(readText(t, villager), "ctx.fear + a.level", "ctx.fear + 2 * a.level", 1)), 0o644))
+	code, stdout, stderr = cli("replay", rec)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "luaai replay: villager.lua differs from the recorded version: comparing")
+	require.NotContains(t, stderr, "guard.lua differs")
+	require.Equal(t, "differs at tick 4 agent 2 (villager.lua) ctx.fear: recorded 2, now 4\n", stdout)
+
+	code, _, stderr = cli("replay", rec, guard)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "recorded 2 scripts: give all of them, in order, or none (got 1)")
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// The command of the issue: several scripts with --agents, --record and
+// --inspect together start, serve the page and record every script.
+func TestRecordSeveralScriptsWithInspect(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.lua"), filepath.Join(dir, "b.lua")
+	for _, p := range []string{a, b} {
+		require.NoError(t, os.WriteFile(p, []byte(`local ai = require("luaai")
+return ai.fsm { initial = "s", context = { n = 0 }, states = { s = { update = function(ctx) ctx.n = ctx.n + 1 end } } }`), 0o644))
+	}
+	rec := filepath.Join(dir, "game.rec")
+	r, url := startInspected(t, a, b, "--agents", "1,2", "--record", rec, "--hz", "50")
+	res, err := http.Get(url)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	r.waitFor(t, "ticks recorded", func(string, string) bool {
+		data, _ := os.ReadFile(rec)
+		return bytes.Contains(data, []byte(`"tick":3,`))
+	})
+	r.stop(t)
+	head, _, _ := strings.Cut(readText(t, rec), "\n")
+	var hd recHeader
+	require.NoError(t, json.Unmarshal([]byte(head), &hd))
+	require.Equal(t, 3, hd.Agents)
+	require.Len(t, hd.Scripts, 2)
+	require.Equal(t, []int{1, 2}, []int{hd.Scripts[0].Agents, hd.Scripts[1].Agents})
+	require.Equal(t, b, hd.Scripts[1].Script)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"io/fs"
 	"os"
@@ -53,6 +54,10 @@ Flags (before or after SCRIPT):
   --trace [IDS] after each tick print every agent's state and context, every
                 utility decision with each candidate's score, and the events
                 no transition took; --trace 1,5: only those agents'.
+  --trace-changes
+                --trace, with an agent's state line only in the ticks its
+                state or context changed, showing the context keys that
+                changed (null: a key gone)
   --profile     after the run, print where the ticks' time went: the Lua
                 callbacks by total time (calls, time, callback, file:line,
                 state) and the engine's share beside them
@@ -67,12 +72,16 @@ Flags (before or after SCRIPT):
                 start is reported and watched until a version loads. In a
                 terminal it takes commands as it runs (help lists them):
                 send A EVENT [json], set A key=value, pause, step [N],
-                resume; the arrows recall earlier lines
+                resume, reset A, respawn A, show A; the arrows recall earlier
+                lines (with stdout piped, the terminal's lines are read as
+                they are typed)
   --input FILE  drive the run: JSON lines {"tick":N,"agent":A,"send":E,
-                "payload":P} or {"tick":N,"agent":A,"set":{...}} ("agent":"*"
-                for every agent), each applied before tick N; "-" reads them
-                from stdin as they come ("tick" may then be left out: the
-                next tick), and the commands of --watch too
+                "payload":P}, {"tick":N,"agent":A,"set":{...}},
+                {"tick":N,"agent":A,"reset":true} or "respawn":true ("agent":"*"
+                for every agent), each applied before tick N; a line that
+                cannot be applied is reported and makes the run exit 1; "-"
+                reads them from stdin as they come ("tick" may then be left
+                out: the next tick), and the commands of --watch too
   --strict      treat the warnings every load prints (luaai check's:
                 unknown fields, unreachable states, ...) as errors: the run
                 does not start, a --watch reload keeps the old version
@@ -99,14 +108,15 @@ Flags (before or after SCRIPT):
                 first
   --record FILE write the seed, the script's content hash, every input and
                 every agent's state and context changes to FILE (gzip when it
-                ends in .gz), for luaai replay
+                ends in .gz), for luaai replay; with several scripts, every
+                script with its agents and its digest
 
 Ctrl-C (SIGINT or SIGTERM) stops the run cleanly after the current tick: the
 output is flushed, --save is written, and the exit code is as if it had ended.
 
 Exit codes: 0 success; 1 the script does not load, a callback raised an error
-during the run (the run still goes to its end), or --load / --save failed;
-2 a usage error.
+during the run (the run still goes to its end), a line of --input FILE could
+not be applied, or --load / --save failed; 2 a usage error.
 `
 
 // The range of --hz: slower than one tick in 1000 s or faster than a
@@ -126,6 +136,7 @@ type runConfig struct {
 	// With --watch in a terminal: where commands are typed, and what ends
 	// the run when it is closed (Ctrl-C, Ctrl-D).
 	console     *console
+	lineConsole bool // commands typed are read from stdin as plain lines (stdout is not the terminal)
 	stopConsole context.CancelFunc
 
 	strict  bool // warnings refuse a load or a reload
@@ -139,6 +150,8 @@ type runConfig struct {
 	seed    uint64
 	// traceIDs, from --trace 1,5: the agents traced; nil for all.
 	traceIDs []int
+	// traceChanges, from --trace-changes: trace lines only of what changed.
+	traceChanges bool
 	// scripts are every SCRIPT given (script is the first); agentsEach,
 	// from --agents 1,3, the agents of each (nil: agents for each).
 	scripts    []string
@@ -178,6 +191,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && cfg.watch && cfg.input == "" {
 		// In a terminal, --watch takes commands (docs/cli.md: The CLI, Commands).
+		// With stdout piped (luaai run … | tee log) the terminal still
+		// types them: read as plain lines, without the line editor.
+		cfg.lineConsole = consoleMode(term.IsTerminal(int(os.Stdin.Fd())), term.IsTerminal(int(os.Stdout.Fd()))) == consoleLines
 		if c := openConsole(); c != nil {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
@@ -189,6 +205,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 				stderr = c
 			}
 			fmt.Fprintln(stderr, "luaai run: type help for the commands (send, set, pause, step, resume); Ctrl-C stops")
+		} else if cfg.lineConsole {
+			fmt.Fprintln(stderr, "luaai run: type help and Enter for the commands (send, set, pause, step, resume, reset, show); Ctrl-C stops")
 		}
 	}
 	return runInterruptible(ctx, func() int { return runScript(ctx, cfg, stdout, stderr) }, stderr)
@@ -266,7 +284,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	opts.ReportAllErrors = true // counted by the output, which prints 1, 10, 100… of each
 	opts.Profile = cfg.profile
 	if cfg.trace {
-		out.trace = true
+		out.trace, out.changes = true, cfg.traceChanges
 		opts.OnDecision, opts.OnEventDropped = out.decision, out.dropped
 		if cfg.traceIDs != nil {
 			out.traceOnly = map[int]bool{}
@@ -323,7 +341,14 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 		return fail("--input: %v", err)
 	}
 
-	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in}
+	over := func(b *host.Behaviour) map[string]any {
+		o, _ := overrides(settingsFor(cfg.set, b, len(bs)), b)
+		return o
+	}
+	if in != nil {
+		in.over = over
+	}
+	l := &runLoop{cfg: cfg, out: out, h: h, b: bs[0], more: bs[1:], in: in, over: over}
 	if len(bs) > 1 {
 		for _, b := range bs {
 			l.changed(b) // their files as loaded
@@ -354,6 +379,10 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 			return fail("--save %s: %v", cfg.save, err)
 		}
 	}
+	if in != nil && in.refused > 0 {
+		fmt.Fprintf(stderr, "luaai run: --input: %d line%s refused\n", in.refused, plural(in.refused))
+		return exitFail
+	}
 	if out.failed {
 		return exitFail
 	}
@@ -376,9 +405,12 @@ func openInput(cfg *runConfig) (*runInput, error) {
 		if cfg.console != nil {
 			return cfg.console.input(cfg.stopConsole), nil
 		}
+		if cfg.lineConsole {
+			return liveInput(stdin), nil // typos are reported, and do not fail the run
+		}
 		return nil, nil
 	case "-":
-		return liveInput(stdin), nil
+		return liveInput(stdin), nil // a line refused is reported; the commands come as typed
 	}
 	return loadInput(cfg.input)
 }
@@ -448,7 +480,7 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 		undo = append(undo, func() { l.w.Close() })
 	}
 	if cfg.record != "" {
-		if l.rec, err = newRecorder(cfg, l.b, l.h, snapshot); err != nil {
+		if l.rec, err = newRecorder(cfg, append([]*host.Behaviour{l.b}, l.more...), l.h, snapshot); err != nil {
 			return stop, fmt.Errorf("--record %s: %v", cfg.record, err)
 		}
 	}

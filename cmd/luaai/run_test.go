@@ -363,7 +363,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"missing script", []string{"run"}, "missing SCRIPT"},
 		{"counts for other scripts", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--agents", "1,2,3"}, "--agents gives 3 counts for 2 scripts"},
-		{"several scripts recorded", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--record", "x.jsonl"}, "--record takes one SCRIPT"},
+		{"record into a missing folder", []string{"run", "testdata/guard.lua", "testdata/stack.lua", "--record", "no/such/x.jsonl"}, "--record no/such/x.jsonl: folder no/such does not exist"},
 		{"unknown flag", []string{"run", "testdata/guard.lua", "--bogus"}, "unknown flag --bogus"},
 		{"ticks not a number", []string{"run", "testdata/guard.lua", "--ticks", "many"}, `invalid value "many" for --ticks`},
 		{"negative ticks", []string{"run", "testdata/guard.lua", "--ticks", "-1"}, "--ticks must be ≥ 0"},
@@ -747,6 +747,40 @@ return ai.fsm { initial = "a", states = {
 	require.Contains(t, stdout, `{"tick":1,"agent":1,"dropped":"noise","state":"a","sender":1}`)
 	_, stdout, _ = cli("run", script, "--ticks", "1")
 	require.NotContains(t, stdout, "dropped", "only with --trace")
+}
+
+// A tree's finish is one line with --trace (no "dropped" line for the
+// event it sends), and none in the terminal with --inspect alone: the page
+// shows it.
+func TestTraceTreeFinishOnce(t *testing.T) {
+	script := writeTemp(t, "tree.lua", `local ai = require("luaai")
+return ai.fsm { initial = "work", context = { n = 0 }, states = {
+  work = ai.tree { root = ai.action(function(ctx) ctx.n = ctx.n + 1 return "success" end) } } }`)
+	code, stdout, stderr := cli("run", script, "--ticks", "3", "--trace")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 3, strings.Count(stdout, "the tree finished: tree:success sent"), stdout)
+	require.NotContains(t, stdout, "dropped")
+	r, _ := startInspected(t, script, "--hz", "50", "--ticks", "5")
+	r.waitFor(t, "5 ticks", func(_, stderr string) bool { return strings.Contains(stderr, "paused after 5 ticks") })
+	r.stop(t)
+	require.NotContains(t, r.stdout.String(), "the tree finished")
+}
+
+// --trace-changes prints an agent's line only when its state or context
+// changed, with the keys that changed.
+func TestTraceChanges(t *testing.T) {
+	script := writeTemp(t, "count.lua", `local ai = require("luaai")
+return ai.fsm { initial = "a", context = { n = 0, still = 1 }, states = {
+  a = { update = function(ctx) if ai.time() < 0.25 then ctx.n = ctx.n + 1 end end, transitions = { { to = "b", after = 0.4 } } },
+  b = { enter = function(ctx) ctx.still = nil end } } }`)
+	code, stdout, stderr := cli("run", script, "--ticks", "7", "--trace-changes")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{
+		`tick 1 agent 1 state a ctx {"n":1,"still":1}`,
+		`tick 2 agent 1 state a ctx {"n":2}`, // ticks 3 and 4 change nothing: no line
+		"tick 4 agent 1 a -> b",
+		`tick 4 agent 1 state b ctx {"still":null}`,
+	}, lines(stdout))
 }
 
 // --trace 1,5 traces those agents only.

@@ -13,7 +13,7 @@ return ai.fsm {
         { to = "calling", when = function(ctx) return ctx.lonely and ctx.buddy end },
         {
           to = "watch",
-          on = "ping",
+          on = "ping", when = function(_, call) return call ~= nil end,
           run = function(_, call) ai.send_to(call.from, "pong", { nonce = call.nonce }) end,
         },
       },
@@ -24,7 +24,7 @@ return ai.fsm {
         ai.send_to(ctx.buddy, "ping", { from = ai.id(), nonce = ctx.expected })
       end,
       transitions = {
-        { to = "answered", on = "pong", when = function(ctx, reply) return reply.nonce == ctx.expected end },
+        { to = "answered", on = "pong", when = function(ctx, reply) return reply ~= nil and reply.nonce == ctx.expected end },
         { to = "watch", after = 2 },
       },
     },

@@ -49,14 +49,7 @@ func (s *Sources) locate(m *State) map[string]Place {
 	if m.Pos.File == "" || m.Pos.Line <= 0 {
 		return nil
 	}
-	toks, ok := s.files[m.Pos.File]
-	if !ok {
-		if src, err := luabind.ReadScript(m.Pos.File); err == nil {
-			toks = srcpos.Tokenize(src)
-		}
-		s.files[m.Pos.File] = toks
-	}
-	written := srcpos.Machine(toks, m.Pos.Line, m.Kind.String())
+	written := srcpos.Machine(s.tokens(m.Pos.File), m.Pos.Line, m.Kind.String())
 	if written == nil || len(written) != len(m.Children) {
 		return nil
 	}
@@ -85,4 +78,34 @@ func (s *Sources) locate(m *State) map[string]Place {
 		}
 	}
 	return kids
+}
+
+// Fields returns where each `name = …` entry of machine m's own table is
+// written (its ai.fsm/ai.utility/ai.regions/ai.tree call), by name; nil
+// when nothing is known.
+func (s *Sources) Fields(m *State) map[string]luabind.Pos {
+	if m.Pos.File == "" || m.Pos.Line <= 0 {
+		return nil
+	}
+	toks := s.tokens(m.Pos.File)
+	var out map[string]luabind.Pos
+	for name, line := range srcpos.Fields(toks, m.Pos.Line, m.Kind.String()) {
+		if out == nil {
+			out = map[string]luabind.Pos{}
+		}
+		out[name] = luabind.Pos{File: m.Pos.File, Line: line}
+	}
+	return out
+}
+
+// tokens is file's tokens, read once (nil when it cannot be read).
+func (s *Sources) tokens(file string) []srcpos.Token {
+	toks, ok := s.files[file]
+	if !ok {
+		if src, err := luabind.ReadScript(file); err == nil {
+			toks = srcpos.Tokenize(src)
+		}
+		s.files[file] = toks
+	}
+	return toks
 }

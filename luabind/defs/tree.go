@@ -340,7 +340,7 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 	return t
 }
 
-var treeFields = map[string]bool{"root": true, "context": true}
+var treeFields = map[string]bool{"root": true, "context": true, "on_reload": true}
 
 // decodeTree builds the state ai.tree{} makes.
 func decodeTree(L *lua.LState, t *lua.LTable, pos luabind.Pos) *State {
@@ -359,6 +359,7 @@ func decodeTree(L *lua.LState, t *lua.LTable, pos luabind.Pos) *State {
 		}
 	})
 	s.Context = d.optTable(t, "context", what, "a table")
+	s.OnReload = d.optFunc(t, "on_reload", what) // run after a reload when the tree is the root, as for every root
 	root, ok := btChild(t.RawGetString("root"), pos)
 	if !ok {
 		d.errorf(pos, "%s: root must be a node (ai.sequence{…}, ai.action(fn), …), got %s", what, t.RawGetString("root").Type())
@@ -398,12 +399,14 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 			continue
 		}
 		node, ok := BTValue(item)
-		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil) {
+		// ai.action(fn, { name = … }) is a function with a name, for
+		// graphs and traces.
+		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil && node.Kind != BTAction) {
 			got := item.Type().String()
 			if ok {
 				got = "ai." + node.Kind.String()
 			}
-			d.errorf(d.pos, "%s: steps item %d must be a function, ai.wait(seconds) or ai.wait_until(cond), got %s", what, i, got)
+			d.errorf(d.pos, "%s: steps item %d must be a function, ai.action(fn, { name = … }), ai.wait(seconds) or ai.wait_until(cond), got %s", what, i, got)
 			continue
 		}
 		*d.errs = append(*d.errs, node.Problems...)
@@ -433,9 +436,14 @@ func (n *BTNode) Label() string {
 	return strings.Join(parts, " ")
 }
 
-// StepLabel describes a step item: a function as fn@file:line, else as Label.
+// StepLabel describes a step item: a function as fn@file:line, or by its
+// name when it is given one (ai.action(fn, { name = "roar" })), else as
+// Label.
 func (n *BTNode) StepLabel() string {
 	if n.Kind == BTAction {
+		if n.Name != "" {
+			return n.Name
+		}
 		return strings.TrimPrefix(n.Label(), "action ")
 	}
 	return n.Label()

@@ -20,6 +20,33 @@ type Written struct {
 // when there is no such constructor, or an entry of `states` has no name
 // key.
 func Machine(toks []Token, line int, kind string) []Written {
+	open := callTable(toks, line, kind)
+	if open < 0 {
+		return nil
+	}
+	return machineStates(toks, open)
+}
+
+// Fields finds the table constructor of the ai.<kind> call on the given
+// line, as Machine does, and returns the line of each of its `name = …`
+// entries (initial, context, states, a misspelt field…). nil when there
+// is no such constructor.
+func Fields(toks []Token, line int, kind string) map[string]int {
+	open := callTable(toks, line, kind)
+	if open < 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, e := range tableEntries(toks, open) {
+		if e.key != "" {
+			out[e.key] = toks[e.start].line
+		}
+	}
+	return out
+}
+
+// callTable is the index of the `{` of the ai.<kind> call on line, or -1.
+func callTable(toks []Token, line int, kind string) int {
 	open := -1
 	for i := 0; i+1 < len(toks) && open < 0; i++ {
 		t := toks[i]
@@ -41,9 +68,12 @@ func Machine(toks []Token, line int, kind string) []Written {
 			}
 		}
 	}
-	if open < 0 {
-		return nil
-	}
+	return open
+}
+
+// machineStates lists where each entry of the `states` of the machine
+// constructor at toks[open] is written.
+func machineStates(toks []Token, open int) []Written {
 	states, ok := field(toks, open, "states")
 	if !ok || !toks[states].punct("{") {
 		return nil
