@@ -122,19 +122,8 @@ func (l *runLoop) command(c inspector.Command, done int) {
 		op = "resume agents"
 	}
 	switch op {
-	case "resume agents":
-		in := inputLine{where: "inspector", resume: true, all: c.All}
-		var errs []error
-		if c.All {
-			errs = append(errs, l.take(in, done))
-		}
-		for _, id := range c.Agents {
-			in.agent = id
-			errs = append(errs, l.take(in, done))
-		}
-		l.insp.Done(c.Seq, errors.Join(errs...))
-	case "reset", "respawn":
-		in := inputLine{where: "inspector", reset: c.Op == "reset", respawn: c.Op == "respawn", all: c.All}
+	case "resume agents", "reset", "respawn":
+		in := inputLine{where: "inspector", resume: op == "resume agents", reset: op == "reset", respawn: op == "respawn", all: c.All}
 		var errs []error
 		if c.All {
 			errs = append(errs, l.take(in, done))
