@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/luaai/luaai/luatest"

@@ -33,15 +33,15 @@ var (
 			"luabind/internal/syntax", "luabind/internal/lcomp", "internal/safefile"},
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
-		// inspect) may import defs, nothing below them.
+		// internal/inspect) may import defs, nothing below them.
 		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest"},
 		"host":               {"luabind", "luabind/defs", "internal/suggest"},
 		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "luabind/defs", "internal/suggest"},
 		"explore":            {"host", "luabind", "luabind/defs", "luatest", "internal/safefile"},
-		"inspect":            {"host", "luabind", "luabind/defs", "internal/safefile", "internal/suggest"},
-		"cmd/luaai":          {"host", "luatest", "explore", "inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
-		"lsp":                {"inspect", "luabind", "luabind/defs"},
+		"internal/inspect":   {"host", "luabind", "luabind/defs", "internal/safefile", "internal/suggest"},
+		"cmd/luaai":          {"host", "luatest", "explore", "internal/inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
+		"lsp":                {"internal/inspect", "luabind", "luabind/defs"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},
 		"examples/hotreload": {"host"},

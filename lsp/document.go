@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/tliron/glsp"

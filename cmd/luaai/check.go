@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 const checkUsage = `Usage: luaai check SCRIPT|DIR... [--explain]

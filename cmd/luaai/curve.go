@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 const curveUsage = `Usage: luaai curve KIND [m=N] [k=N] [b=N] [c=N] [--svg FILE]

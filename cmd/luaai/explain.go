@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 // explainCompiled prints, for luaai check --explain, every function a

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 const graphUsage = `Usage: luaai graph SCRIPT [--format dot|mermaid] [--coverage FILE]

@@ -15,7 +15,7 @@ import (
 	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 // runLoop ticks the host, paced or not, and reloads the behaviour between

@@ -19,7 +19,7 @@ import (
 	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 const runUsage = `Usage: luaai run SCRIPT [SCRIPT...] [flags]

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 	"github.com/stretchr/testify/require"
 )
 

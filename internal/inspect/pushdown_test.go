@@ -106,10 +106,10 @@ return ai.fsm {
 // The shipped scripts that push (sentry, the guard) pop back: no warning.
 func TestLintPushdownShipped(t *testing.T) {
 	for _, s := range []string{"sentry.lua", "guard.lua", "soldier.lua"} {
-		path := filepath.Join("..", "scripts", s)
+		path := filepath.Join("..", "..", "scripts", s)
 		src, err := os.ReadFile(path)
 		require.NoError(t, err)
-		vm := defs.NewVM(luabind.Options{Roots: []string{filepath.Join("..", "scripts")}})
+		vm := defs.NewVM(luabind.Options{Roots: []string{filepath.Join("..", "..", "scripts")}})
 		v, err := vm.RunString(path, string(src))
 		require.NoError(t, err, s)
 		m, ok := defs.MachineValue(v)

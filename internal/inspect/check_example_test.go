@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/luaai/luaai/inspect"
+	"github.com/luaai/luaai/internal/inspect"
 )
 
 // CheckScript checks an editor's unsaved text as luaai check checks a
