@@ -103,9 +103,11 @@ func (r *inspectorRig) get(path string) (int, string) {
 
 // sse reads a stream's events in the background.
 type sse struct {
-	mu     sync.Mutex
-	events []sseEvent
-	res    *http.Response
+	mu      sync.Mutex
+	events  []sseEvent
+	arrived chan struct{} // closed when the next event arrives
+	ended   chan struct{} // closed when the stream ends
+	res     *http.Response
 }
 
 type sseEvent struct{ name, data string }
@@ -116,9 +118,10 @@ func (r *inspectorRig) stream(query string) *sse {
 	require.NoError(r.t, err)
 	require.Equal(r.t, http.StatusOK, res.StatusCode)
 	require.Equal(r.t, "text/event-stream", res.Header.Get("Content-Type"))
-	s := &sse{res: res}
+	s := &sse{res: res, arrived: make(chan struct{}), ended: make(chan struct{})}
 	r.t.Cleanup(func() { res.Body.Close() })
 	go func() {
+		defer close(s.ended)
 		sc := bufio.NewScanner(res.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<22)
 		var name string
@@ -130,6 +133,8 @@ func (r *inspectorRig) stream(query string) *sse {
 			case strings.HasPrefix(line, "data: "):
 				s.mu.Lock()
 				s.events = append(s.events, sseEvent{name, strings.TrimPrefix(line, "data: ")})
+				close(s.arrived)
+				s.arrived = make(chan struct{})
 				s.mu.Unlock()
 			}
 		}
@@ -138,11 +143,12 @@ func (r *inspectorRig) stream(query string) *sse {
 }
 
 // wait returns the data of the first event named name for which ok holds,
-// waiting up to 5 s while tick keeps the host ticking (nil: not ticking).
+// looking again at each event that arrives (tick, if not nil, keeps the
+// host ticking meanwhile). It has no clock: it fails when the stream ends
+// first, and otherwise waits as long as the events take.
 func (s *sse) wait(t *testing.T, name string, tick func(), ok func(data string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	for {
 		s.mu.Lock()
 		for _, e := range s.events {
 			if e.name == name && ok(e.data) {
@@ -150,21 +156,29 @@ func (s *sse) wait(t *testing.T, name string, tick func(), ok func(data string) 
 				return e.data
 			}
 		}
+		arrived := s.arrived
 		s.mu.Unlock()
 		if tick != nil {
 			tick()
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.mu.Lock()
-	for _, e := range s.events {
-		if e.name == name {
-			t.Logf("seen: %.400s", e.data)
+		select {
+		case <-arrived:
+		case <-s.ended:
+			s.mu.Lock()
+			for _, e := range s.events {
+				if e.name == name {
+					if ok(e.data) {
+						s.mu.Unlock()
+						return e.data
+					}
+					t.Logf("seen: %.400s", e.data)
+				}
+			}
+			s.mu.Unlock()
+			t.Fatalf("the stream ended with no %s event as wanted", name)
+			return ""
 		}
 	}
-	s.mu.Unlock()
-	t.Fatalf("no %s event as wanted", name)
-	return ""
 }
 
 func TestInspectorStreamsFrames(t *testing.T) {

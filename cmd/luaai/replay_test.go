@@ -239,11 +239,7 @@ func TestReplayInspect(t *testing.T) {
 	go func() {
 		done <- replayContext(ctx, []string{rec, "../../scripts/guard.lua", "--inspect", "127.0.0.1:0"}, &stdout, &errs)
 	}()
-	deadline := time.Now().Add(waitTimeout)
-	for !inspectorAt.MatchString(errs.String()) || !strings.Contains(errs.String(), "shows the run") {
-		require.True(t, time.Now().Before(deadline), "no inspector: %s", errs.String())
-		time.Sleep(10 * time.Millisecond)
-	}
+	errs.waitUntil(func(s string) bool { return inspectorAt.MatchString(s) && strings.Contains(s, "shows the run") })
 	assert.Equal(t, "identical for 30 ticks\n", stdout.String())
 	url := inspectorAt.FindStringSubmatch(errs.String())[1]
 	res, err := http.Get(url + "api/history?agent=2&tick=12")

@@ -17,21 +17,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// waitTimeout bounds every wait for the background run: generous, since
-// the race detector and a loaded machine slow everything down; a passing
-// test waits only as long as it must.
+// waitTimeout bounds the waits that remain on a clock (a process that
+// should have ended): generous, since the race detector and a loaded
+// machine slow everything down. The waits for output have no bound but
+// go test's timeout: they end when the output comes.
 const waitTimeout = 20 * time.Second
 
 // syncBuffer is a bytes.Buffer the run's goroutine writes while the test
-// reads it.
+// reads it, and waits on.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed at the next write (made by next)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -39,6 +45,28 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// next is what was written so far, and a channel closed at the next write.
+func (s *syncBuffer) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written == nil {
+		s.written = make(chan struct{})
+	}
+	return s.b.String(), s.written
+}
+
+// waitUntil waits until cond holds for what was written: no clock, each
+// write is a chance.
+func (s *syncBuffer) waitUntil(cond func(string) bool) string {
+	for {
+		text, written := s.next()
+		if cond(text) {
+			return text
+		}
+		<-written
+	}
 }
 
 // bgRun is "luaai run" running in a goroutine until cancelled.
@@ -79,26 +107,27 @@ func (r *bgRun) stop(t *testing.T) int {
 	}
 }
 
-// waitFor polls until cond holds for the output so far, failing the test
-// after waitTimeout or when the run ends first.
+// waitFor waits until cond holds for the output so far, looking again at
+// each write, and fails the test when the run ends first. It has no clock:
+// on a busy machine it waits as long as the output takes.
 func (r *bgRun) waitFor(t *testing.T, what string, cond func(stdout, stderr string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
 	for {
-		stdout, stderr := r.stdout.String(), r.stderr.String()
+		stdout, outWritten := r.stdout.next()
+		stderr, errWritten := r.stderr.next()
 		if cond(stdout, stderr) {
 			return
 		}
 		select {
+		case <-outWritten:
+		case <-errWritten:
 		case code := <-r.code:
 			r.code <- code
+			if stdout, stderr := r.stdout.String(), r.stderr.String(); cond(stdout, stderr) {
+				return // its last words came with its end
+			}
 			t.Fatalf("the run ended (exit %d) before %s\nstdout (end):\n%s\nstderr:\n%s", code, what, lastLines(stdout, 20), stderr)
-		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s\nstdout (end):\n%s\nstderr:\n%s", what, lastLines(stdout, 20), stderr)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -342,11 +371,7 @@ func TestRunInterrupt(t *testing.T) {
 			code := make(chan int, 1)
 			go func() { code <- runCmd(tt.args, &stdout, &stderr) }()
 			// Ticks print once the signal handler is in place.
-			deadline := time.Now().Add(waitTimeout)
-			for !strings.Contains(stdout.String(), "tick") {
-				require.True(t, time.Now().Before(deadline), "no tick printed; stderr: %s", stderr.String())
-				time.Sleep(5 * time.Millisecond)
-			}
+			stdout.waitUntil(func(s string) bool { return strings.Contains(s, "tick") })
 			require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
 			select {
 			case c := <-code:
