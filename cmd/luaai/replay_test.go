@@ -445,8 +445,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = { update = fu
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
-	r.waitFor(t, "ticks recorded", func(string, string) bool {
-		data, _ := os.ReadFile(rec)
+	r.waitForFile(t, "ticks recorded", rec, func(data []byte) bool {
 		return bytes.Contains(data, []byte(`"tick":3,`))
 	})
 	r.stop(t)

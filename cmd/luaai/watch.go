@@ -33,6 +33,7 @@ type watcher struct {
 	mu     sync.Mutex
 	files  map[string]bool // absolute, cleaned
 	dirs   map[string]bool // the folders watched
+	gone   map[string]bool // watched folders found missing, said once each
 	anyLua bool            // any .lua file in dirs counts
 }
 
@@ -52,6 +53,7 @@ func newWatcher(files, roots []string) (*watcher, error) {
 		roots:   roots,
 		files:   map[string]bool{},
 		dirs:    map[string]bool{},
+		gone:    map[string]bool{},
 	}
 	if err := w.set(files, false); err != nil {
 		fsw.Close()
@@ -137,22 +139,33 @@ func (w *watcher) watched(name string) bool {
 // editors) loses its watch, and fsnotify does not restore it.
 const rewatchEvery = 250 * time.Millisecond
 
+// errFolderGone says a watched folder was deleted: the run goes on with
+// what it loaded, and watches the folder again when it comes back.
+var errFolderGone = errors.New("folder gone; watched again when it comes back")
+
 // rewatch adds the watch of every folder that lost it and exists again;
-// true when one came back (its files may all have changed).
-func (w *watcher) rewatch() bool {
+// back is true when one came back (its files may all have changed), and
+// gone lists the folders found missing since the last look (each said
+// once until it comes back).
+func (w *watcher) rewatch() (back bool, gone []error) {
 	have := map[string]bool{}
 	for _, d := range w.fs.WatchList() {
 		have[d] = true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	back := false
 	for d := range w.dirs {
-		if !have[d] && w.fs.Add(d) == nil {
+		switch {
+		case have[d]:
+		case w.fs.Add(d) == nil:
 			back = true
+			delete(w.gone, d)
+		case !w.gone[d]:
+			w.gone[d] = true
+			gone = append(gone, fmt.Errorf("%s: %w", d, errFolderGone))
 		}
 	}
-	return back
+	return back, gone
 }
 
 func (w *watcher) loop() {
@@ -165,8 +178,12 @@ func (w *watcher) loop() {
 	for {
 		select {
 		case <-poll.C:
-			if w.rewatch() {
+			back, gone := w.rewatch()
+			if back {
 				timer.Reset(debounce)
+			}
+			for _, err := range gone {
+				w.report(err)
 			}
 		case ev, ok := <-w.fs.Events:
 			if !ok {
@@ -187,10 +204,15 @@ func (w *watcher) loop() {
 			if !ok {
 				return
 			}
-			select {
-			case w.errs <- err:
-			default:
-			}
+			w.report(err)
 		}
+	}
+}
+
+// report hands err to the run loop, dropping it while errs is full.
+func (w *watcher) report(err error) {
+	select {
+	case w.errs <- err:
+	default:
 	}
 }

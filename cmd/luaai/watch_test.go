@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -127,6 +128,34 @@ func (r *bgRun) waitFor(t *testing.T, what string, cond func(stdout, stderr stri
 				return // its last words came with its end
 			}
 			t.Fatalf("the run ended (exit %d) before %s\nstdout (end):\n%s\nstderr:\n%s", code, what, lastLines(stdout, 20), stderr)
+		}
+	}
+}
+
+// waitForFile waits until cond holds for the file's content, looking again
+// at each change the file system reports in its folder, and fails the test
+// when the run ends first. Like waitFor, it has no clock.
+func (r *bgRun) waitForFile(t *testing.T, what, path string, cond func([]byte) bool) {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	require.NoError(t, err)
+	defer w.Close()
+	require.NoError(t, w.Add(filepath.Dir(path)))
+	for {
+		data, _ := os.ReadFile(path)
+		if cond(data) {
+			return
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			require.NoError(t, err, "watching %s", path)
+		case code := <-r.code:
+			r.code <- code
+			if data, _ := os.ReadFile(path); cond(data) {
+				return
+			}
+			t.Fatalf("the run ended (exit %d) before %s\nstderr:\n%s", code, what, r.stderr.String())
 		}
 	}
 }
@@ -406,7 +435,9 @@ func TestRunWatchFolderReplaced(t *testing.T) {
 		return strings.Contains(stdout, "agent 1 b -> a\n")
 	})
 	require.NoError(t, os.RemoveAll(dir))
-	time.Sleep(3 * rewatchEvery) // the folder is gone for a while
+	r.waitFor(t, "the folder said gone", func(_, stderr string) bool {
+		return strings.Contains(stderr, "luaai run: --watch: "+dir+": folder gone; watched again when it comes back\n")
+	})
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	writeFile(t, script, toggler("p", "q"))
 	r.waitFor(t, "the reload of the new folder's script", func(stdout, stderr string) bool {
