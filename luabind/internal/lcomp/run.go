@@ -178,18 +178,20 @@ func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValu
 				v = regs[in.c]
 			}
 			sd := strdict(t)
+			if in.last && t.Metatable == lua.LNil {
+				storeLast(t, sd, key, m.box(v)) // nothing left to undo it
+				break
+			}
 			old, present := sd[key]
 			if !present {
 				old = t.RawGetString(key) // lua.LNil, unless strdict is unknown
 				present = false
 			}
-			if !in.last || t.Metatable != lua.LNil {
-				if old == lua.LNil && t.Metatable != lua.LNil {
-					return m.bail(p) // __newindex could answer
-				}
-				m.log[m.nlog] = undo{t: t, key: key, old: old}
-				m.nlog++
-			} // else nothing left to undo it
+			if old == lua.LNil && t.Metatable != lua.LNil {
+				return m.bail(p) // __newindex could answer
+			}
+			m.log[m.nlog] = undo{t: t, key: key, old: old}
+			m.nlog++
 			setField(t, sd, present, key, m.box(v))
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			x, y := in.kb, in.kc
