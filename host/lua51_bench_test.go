@@ -85,12 +85,14 @@ func TestPureLuaGuardLua51(t *testing.T) {
 }
 
 // BenchmarkGuardLua51 runs the guard as plain Lua in lua5.1 (its own
-// os.clock time of b.N ticks of 10,000 agents: the CPU time of its
-// process), and b.N ticks of the engine's guards with native conditions
-// and with Lua conditions, and reports each per agent-tick and the
-// engine's against lua5.1's. The engine is timed both ways: its CPU time
-// (the process's, on Linux: the same measure as os.clock, its collector
-// and watchdog included) and its wall time (which on a busy machine also
+// os.clock time of ticks of 10,000 agents: the CPU time of its process),
+// and as many ticks of the engine's guards with native conditions and
+// with Lua conditions, in rounds of 10 ticks each taken in turn (so a
+// change in the machine's load falls on both sides), and reports each
+// per agent-tick and the medians of the rounds' ratios, the engine's
+// against lua5.1's. The engine is timed both ways: its CPU time (the
+// process's, on Linux: the same measure as os.clock, its collector and
+// watchdog included) and its wall time (which on a busy machine also
 // holds the time it waited for a core).
 func BenchmarkGuardLua51(b *testing.B) {
 	lua := lua51(b)
@@ -98,28 +100,39 @@ func BenchmarkGuardLua51(b *testing.B) {
 	defer native.Close()
 	luaConds := newGuards(b, benchAgents, 1, false)
 	defer luaConds.Close()
+	const round = 10
+	rounds := max(1, b.N/round)
+	script := lua51Guards(benchAgents, round)
 	ticks := func(h interface{ Tick(float64) error }) (wall, cpu time.Duration) {
 		c0, t0 := processCPU(b), time.Now()
-		for range b.N {
+		for range round {
 			if err := h.Tick(0.016); err != nil {
 				b.Fatal(err)
 			}
 		}
 		return time.Since(t0), processCPU(b) - c0
 	}
+	per := func(d time.Duration) float64 { return float64(d) / round / benchAgents }
+	var pucs, nCPUs, nWalls, lCPUs []float64
+	var nativeCPU, nativeWall, luaCPU []float64
 	b.ResetTimer()
-	secs, _ := runLua51(b, lua, lua51Guards(benchAgents, b.N))
-	nWall, nCPU := ticks(native)
-	lWall, lCPU := ticks(luaConds)
-	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) / benchAgents }
-	puc := per(time.Duration(secs * 1e9))
-	b.ReportMetric(puc, "lua51-ns/agent-tick")
-	b.ReportMetric(per(nCPU), "native-cpu-ns/agent-tick")
-	b.ReportMetric(per(nWall), "native-wall-ns/agent-tick")
-	b.ReportMetric(per(nCPU)/puc, "native-cpu/lua51")
-	b.ReportMetric(per(nWall)/puc, "native-wall/lua51")
-	b.ReportMetric(per(lCPU)/puc, "lua-conds-cpu/lua51")
-	b.ReportMetric(per(lWall)/puc, "lua-conds-wall/lua51")
+	for range rounds {
+		secs, _ := runLua51(b, lua, script)
+		puc := per(time.Duration(secs * 1e9))
+		nWall, nCPU := ticks(native)
+		_, lCPU := ticks(luaConds)
+		pucs, nCPUs, nWalls, lCPUs = append(pucs, puc), append(nCPUs, per(nCPU)), append(nWalls, per(nWall)), append(lCPUs, per(lCPU))
+		nativeCPU = append(nativeCPU, per(nCPU)/puc)
+		nativeWall = append(nativeWall, per(nWall)/puc)
+		luaCPU = append(luaCPU, per(lCPU)/puc)
+	}
+	b.ReportMetric(median(pucs), "lua51-ns/agent-tick")
+	b.ReportMetric(median(nCPUs), "native-cpu-ns/agent-tick")
+	b.ReportMetric(median(nWalls), "native-wall-ns/agent-tick")
+	b.ReportMetric(median(lCPUs), "lua-conds-cpu-ns/agent-tick")
+	b.ReportMetric(median(nativeCPU), "native-cpu/lua51")
+	b.ReportMetric(median(nativeWall), "native-wall/lua51")
+	b.ReportMetric(median(luaCPU), "lua-conds-cpu/lua51")
 }
 
 // BenchmarkGuardRatio ticks, in turn each iteration, the guards with Lua
