@@ -88,6 +88,11 @@ var small = func() (s [smallNums]lua.LValue) {
 // It is long because it is the interpreter loop, one switch over the
 // instructions Compile accepts.
 func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
+	if p.fast != nil {
+		if res, ok := p.fast.run(m, nargs, a0, a1); ok {
+			return res, true
+		}
+	}
 	regs := &m.regs
 	m.nlog = 0
 	for i := 0; i < p.nregs; i++ {
