@@ -145,11 +145,24 @@ func reportPerAgentTick(b *testing.B, agents int) {
 // updateOnly, only the update is called (what a tick costs when the
 // conditions are free).
 func benchFloor(b *testing.B, interruptible, updateOnly bool) {
+	pass, done := guardFloor(b, interruptible, updateOnly)
+	defer done()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pass()
+	}
+	reportPerAgentTick(b, benchAgents)
+}
+
+// guardFloor is benchFloor's state: pass calls the callbacks once for each
+// of benchAgents contexts; done closes the Lua state.
+func guardFloor(b *testing.B, interruptible, updateOnly bool) (pass, done func()) {
 	L := lua.NewState()
-	defer L.Close()
+	cancel := func() {}
 	if interruptible {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
 		L.SetContext(ctx)
 	}
 	if err := L.DoString(`
@@ -169,9 +182,7 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 		ctxs[i].RawSetString("player", lua.LString("none"))
 	}
 	dt := lua.LValue(lua.LNumber(0.016))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	pass = func() {
 		for _, ctx := range ctxs {
 			for j, fn := range fns {
 				L.Push(fn)
@@ -188,7 +199,7 @@ function step(ctx, dt) ctx.x = ctx.x + dt end`); err != nil {
 			}
 		}
 	}
-	reportPerAgentTick(b, benchAgents)
+	return pass, func() { cancel(); L.Close() }
 }
 
 func BenchmarkGuard(b *testing.B) {

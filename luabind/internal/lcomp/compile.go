@@ -207,6 +207,7 @@ func Compile(p *lua.FunctionProto) (*Program, error) {
 			canBail = true
 		}
 	}
+	prog.fast = buildStraight(prog)
 	return prog, nil
 }
 

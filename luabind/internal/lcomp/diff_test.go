@@ -29,7 +29,7 @@ type harness struct {
 	w       *world
 	cnt     *counter
 	envs    []env
-	stats   struct{ funcs, compiled, runs, ran, fellBack int }
+	stats   struct{ funcs, compiled, runs, ran, fellBack, straight int }
 	ops     map[string]int // instructions run compiled to the end, by name
 	refused map[string]int // why functions were refused
 }
@@ -130,6 +130,9 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 		h.stats.runs++
 		res, ok := prog.Run(e.m, fn, nargs, c2, s2)
 		var got outcome
+		if c3, s3 := build(); prog.StraightRuns(e.m, nargs, c3, s3) {
+			h.stats.straight++ // the tree ran to the end
+		}
 		if ok {
 			h.stats.ran++
 			got = outcome{ret: dump(res.Value()), ctx: dump(c2), second: dump(s2), steps: res.Steps}
@@ -241,12 +244,12 @@ func TestCompiledMatchesVM(t *testing.T) {
 	for i := 0; i < funcs; i++ {
 		h.check(t, genFunc(r), r, 12)
 	}
-	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end, %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.fellBack)
+	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end (%d ran as a tree), %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.straight, h.stats.fellBack)
 	t.Logf("refused: %v", h.refused)
 	// The comparison means something only where the compiled path ran:
 	// most functions compile, a good share of runs finish compiled, and
 	// every instruction kind the compiler accepts was among them.
-	if h.stats.compiled*2 < h.stats.funcs || h.stats.ran*5 < h.stats.runs {
+	if h.stats.compiled*2 < h.stats.funcs || h.stats.ran*5 < h.stats.runs || h.stats.straight*10 < h.stats.ran {
 		t.Fatalf("too few compiled runs to compare: %+v", h.stats)
 	}
 	var names []string

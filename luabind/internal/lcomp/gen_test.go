@@ -157,6 +157,11 @@ func genFunc(r *rand.Rand) string {
 	}
 	g.line("local K, S = 3, \"10\"")
 	g.line("return function(ctx, " + g.second + ")")
+	if r.IntN(4) == 0 {
+		g.straight()
+		g.line("end")
+		return g.sb.String()
+	}
 	g.block(r.IntN(5), true)
 	switch r.IntN(5) {
 	case 0: // an update: no value
@@ -167,6 +172,60 @@ func genFunc(r *rand.Rand) string {
 	}
 	g.line("end")
 	return g.sb.String()
+}
+
+// straight writes the body of a function that is one expression over
+// numbers: locals, then a return of a value, a field write, or both (what
+// the compiler runs as a tree of closures), now and then with an operand
+// that is not a number or that the tree does not take.
+func (g *gen) straight() {
+	for i := g.r.IntN(3); i > 0; i-- {
+		name := fmt.Sprintf("l%d", len(g.locals))
+		g.line("local " + name + " = " + g.numExpr(0))
+		g.locals = append(g.locals, name)
+	}
+	target := g.field()
+	if g.r.IntN(3) == 0 {
+		target = "ctx.w" // a field no context holds: __newindex could answer
+	}
+	switch g.r.IntN(3) {
+	case 0:
+		g.line("return " + g.numExpr(0))
+	case 1:
+		g.line(target + " = " + g.numExpr(0))
+	default:
+		g.line(target + " = " + g.numExpr(0))
+		if len(g.locals) > 0 {
+			g.line("return " + g.pick(g.locals))
+		}
+	}
+}
+
+func (g *gen) numExpr(depth int) string {
+	if depth > 2 || g.r.IntN(3) == 0 {
+		switch g.r.IntN(12) {
+		case 0, 1:
+			return g.pick([]string{"0", "1", "-1", "0.5", "2", "100", "1e308", "(-0)"})
+		case 2:
+			if g.second == "payload" {
+				return "payload." + g.pick([]string{"x", "kind"})
+			}
+			return g.second
+		case 3:
+			if len(g.locals) > 0 {
+				return g.pick(g.locals)
+			}
+		case 4:
+			if g.r.IntN(4) == 0 {
+				return g.pick([]string{"S", "K", "\"10\"", "ctx.s", "ctx", "math.pi", "nil"})
+			}
+		}
+		return g.field()
+	}
+	if g.r.IntN(8) == 0 {
+		return "(- " + g.numExpr(depth+1) + ")"
+	}
+	return "(" + g.numExpr(depth+1) + " " + g.pick([]string{"+", "-", "*", "/", "%", "^"}) + " " + g.numExpr(depth+1) + ")"
 }
 
 // world builds contexts and payloads in one LState from a seed: built

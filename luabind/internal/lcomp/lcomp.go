@@ -92,6 +92,7 @@ type ins struct {
 
 // Program is a compiled function.
 type Program struct {
+	fast    *straight // the tree, for one expression over numbers (expr.go)
 	code    []ins
 	nparams int
 	nregs   int

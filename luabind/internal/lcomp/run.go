@@ -88,6 +88,11 @@ var small = func() (s [smallNums]lua.LValue) {
 // It is long because it is the interpreter loop, one switch over the
 // instructions Compile accepts.
 func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
+	if p.fast != nil {
+		if res, ok := p.fast.run(m, nargs, a0, a1); ok {
+			return res, true
+		}
+	}
 	regs := &m.regs
 	m.nlog = 0
 	for i := 0; i < p.nregs; i++ {
@@ -177,17 +182,22 @@ func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValu
 			if !in.ck {
 				v = regs[in.c]
 			}
+			sd := strdict(t)
 			if in.last && t.Metatable == lua.LNil {
-				t.RawSetString(key, m.box(v)) // nothing left to undo it
+				storeLast(t, sd, key, m.box(v)) // nothing left to undo it
 				break
 			}
-			old := t.RawGetString(key)
+			old, present := sd[key]
+			if !present {
+				old = t.RawGetString(key) // lua.LNil, unless strdict is unknown
+				present = false
+			}
 			if old == lua.LNil && t.Metatable != lua.LNil {
 				return m.bail(p) // __newindex could answer
 			}
 			m.log[m.nlog] = undo{t: t, key: key, old: old}
 			m.nlog++
-			t.RawSetString(key, m.box(v))
+			setField(t, sd, present, key, m.box(v))
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			x, y := in.kb, in.kc
 			if !in.bk {

@@ -1,0 +1,66 @@
+package lcomp
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// A write of a field the table already holds, the usual ctx.x = ctx.x + dt,
+// is a store into the table's string map. gopher-lua's RawSetString also
+// looks the key up in the map that orders keys for next() (keyed by an
+// interface, so a hash and comparison of the interface, which costs more
+// than the store): a key present in the string map is always in that map
+// too (RawSetString is the only writer of the string map and adds the key
+// to both), so for such a key that lookup finds it and changes nothing.
+// The compiled path stores into the string map directly where the key is
+// present and the value is not nil, and calls RawSetString otherwise.
+//
+// The string map is unexported: its offset is read from the struct's
+// layout by reflection once, and only used when the field has the name and
+// type expected (else every write goes through RawSetString).
+var strdictOffset = func() uintptr {
+	t := reflect.TypeFor[lua.LTable]()
+	f, ok := t.FieldByName("strdict")
+	if !ok || f.Type != reflect.TypeFor[map[string]lua.LValue]() {
+		return 0
+	}
+	k, ok := t.FieldByName("k2i")
+	if !ok || k.Type != reflect.TypeFor[map[lua.LValue]int]() {
+		return 0
+	}
+	return f.Offset
+}()
+
+// strdict is t's string map, or nil.
+func strdict(t *lua.LTable) map[string]lua.LValue {
+	if strdictOffset == 0 {
+		return nil
+	}
+	return *(*map[string]lua.LValue)(unsafe.Add(unsafe.Pointer(t), strdictOffset))
+}
+
+// setField is t.RawSetString(key, v) for a field t holds as present (in
+// sd, t's string map) or not.
+func setField(t *lua.LTable, sd map[string]lua.LValue, present bool, key string, v lua.LValue) {
+	if present && v != lua.LNil {
+		sd[key] = v
+		return
+	}
+	t.RawSetString(key, v)
+}
+
+// storeLast is t.RawSetString(key, v) where the old value is not needed:
+// a store into the string map that finds the key there already is the
+// whole write; one that added the key is completed by RawSetString (which
+// stores again and records the key's place for next()).
+func storeLast(t *lua.LTable, sd map[string]lua.LValue, key string, v lua.LValue) {
+	if sd != nil && v != lua.LNil {
+		n := len(sd)
+		if sd[key] = v; len(sd) == n {
+			return
+		}
+	}
+	t.RawSetString(key, v)
+}
