@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -156,7 +157,7 @@ func plainPath(keys []lua.LValue) string {
 	var b strings.Builder
 	for _, k := range keys {
 		b.WriteByte('[')
-		b.WriteString(CutText(k.String(), 40))
+		b.WriteString(luatext.CutText(k.String(), 40))
 		b.WriteByte(']')
 		if b.Len() > 400 {
 			b.WriteString("…")
