@@ -28,6 +28,7 @@ var (
 		"internal/fuzzgen":         nil,
 		"internal/plainjson":       nil,
 		"internal/luatext":         nil,
+		"internal/luaval":          {"internal/luatext"},
 		// The errors of scripts, shared by the machine, the definitions
 		// and host (which re-exports them).
 		"internal/scripterr": {"internal/luatext"},
@@ -35,12 +36,12 @@ var (
 		// The Lua machine: it knows nothing of behaviour definitions.
 		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
 			"luabind/internal/syntax", "luabind/internal/lcomp", "internal/safefile",
-			"internal/scripterr", "internal/luatext"},
+			"internal/scripterr", "internal/luatext", "internal/luaval"},
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
-		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext"},
-		"host":               {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
+		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval"},
+		"host":               {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval"},
 		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
 		"explore":            {"host", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext"},

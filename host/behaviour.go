@@ -3,8 +3,8 @@ package host
 import (
 	"sort"
 
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/scripterr"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -96,7 +96,7 @@ func (n *place) isRegions() bool { return n.def.Kind == defs.KindRegions }
 // merged context defaults of every machine), as plain Go data converted as
 // Agent.Get converts.
 func (b *Behaviour) Defaults() map[string]any {
-	m, _ := luabind.ToGo(b.layout().defaults).(map[string]any)
+	m, _ := luaval.ToGo(b.layout().defaults).(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ return ai.fsm { initial = "s", context = { keep = {}, cos = {} }, states = { s =
     local t = {} t[%d] = 1 t[67108863] = 1 rawset(t, 8388608, 1) table.insert(t, 8388607, 1)
     ctx.keep[#ctx.keep + 1] = t
     for i = 1, 10 do local co = coroutine.create(function() coroutine.yield() end) coroutine.resume(co) ctx.cos[#ctx.cos + 1] = co end
-  end } } }`, luabind.MaxSequence))
+  end } } }`, luaval.MaxSequence))
 	require.NoError(t, err)
 	threads, err := h.LoadString("threads.lua", `local ai = require("luaai")
 local held = {}

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -68,7 +68,7 @@ func (b *Behaviour) CheckWrite(path []string, value any) error {
 	if top == lua.LNil {
 		return unknownKey(path, 0, b.Defaults())
 	}
-	cur := luabind.ToGo(top)
+	cur := luaval.ToGo(top)
 	for i, k := range path[1:] {
 		i++
 		switch m := cur.(type) {

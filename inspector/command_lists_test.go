@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/inspector"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/stretchr/testify/require"
 )
 
 // A command's value follows the rule of every value written from outside:
 // a list longer than a table's sequence holds is a bad command.
 func TestCommandListsFollowTheSequenceLimit(t *testing.T) {
-	long := "[" + strings.TrimSuffix(strings.Repeat("0,", luabind.MaxSequence+1), ",") + "]"
+	long := "[" + strings.TrimSuffix(strings.Repeat("0,", luaval.MaxSequence+1), ",") + "]"
 	for _, cmd := range []string{
 		`{"op":"set","agent":1,"path":"a","value":{"x":` + long + `}}`,
 		`{"op":"send","agent":1,"event":"e","payload":` + long + `}`,

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -129,7 +130,7 @@ func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
 	}
 	v := L.Get(-1)
 	L.SetTop(top)
-	n, ok := NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok {
 		return 0, &notANumber{got: v.Type().String()}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -306,7 +307,7 @@ func TestSandboxStringCap(t *testing.T) {
 			local replaced = joined:gsub("a", "c")
 			return #s + #big + #joined + #replaced + #string.format("%5.1f %s %q", 1.25, "x", "y")`)
 		require.NoError(t, err)
-		require.Equal(t, lua.LNumber(10000+48893+2*MaxSequence+2*MaxSequence+11), v)
+		require.Equal(t, lua.LNumber(10000+48893+2*luaval.MaxSequence+2*luaval.MaxSequence+11), v)
 	})
 }
 

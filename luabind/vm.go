@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -305,13 +304,4 @@ func luaError(err error, file string) error {
 		p.File = file
 	}
 	return scripterr.ErrorList{{Pos: p, Msg: rest}}
-}
-
-// NumberOf reads a Lua value as a float64; ok is false for non-numbers.
-func NumberOf(v lua.LValue) (float64, bool) {
-	n, ok := v.(lua.LNumber)
-	if !ok {
-		return 0, false
-	}
-	return float64(n), !math.IsNaN(float64(n))
 }

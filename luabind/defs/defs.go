@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -446,7 +446,7 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 		tr.On = string(s)
 	}
 	if v := e.RawGetString("after"); v != lua.LNil {
-		n, isNum := luabind.NumberOf(v)
+		n, isNum := luaval.NumberOf(v)
 		if !isNum || n < 0 || math.IsInf(n, 0) {
 			d.errorf(tr.Pos, "%s: after must be a non-negative number of seconds", what)
 			ok = false
@@ -461,7 +461,7 @@ func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := luabind.NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok || n < 0 || math.IsInf(n, 0) {
 		d.fieldErrorf(field, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
 		return 0
@@ -477,7 +477,7 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 			d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %q`, what, string(v))
 		}
 	case *lua.LTable:
-		n, ok := luabind.NumberOf(v.RawGetString("random_top"))
+		n, ok := luaval.NumberOf(v.RawGetString("random_top"))
 		if !ok || n < 1 || n != math.Trunc(n) || n > 1<<31 {
 			d.errorf(d.pos, "%s: select.random_top must be a positive whole number", what)
 			return

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -220,7 +221,7 @@ func (vm *VM) luaSendTo(L *lua.LState) int {
 	if event == "" {
 		L.ArgError(2, "an event name expected")
 	}
-	payload, err := luabind.CopyPlain(L.Get(3))
+	payload, err := luaval.CopyPlain(L.Get(3))
 	if err != nil {
 		L.RaiseError("ai.send_to: the payload must be plain data (nil, booleans, numbers, strings and tables of those): %v", err)
 	}

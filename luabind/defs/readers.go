@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -58,7 +59,7 @@ func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := luabind.NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok {
 		d.fieldErrorf(key, "%s: %s must be a number, got %s", what, key, describeLua(v))
 	}

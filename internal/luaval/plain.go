@@ -1,4 +1,4 @@
-package luabind
+package luaval
 
 // Plain data: a Lua value copied out of one Lua state to be rebuilt in
 // another (ai.send_to's payloads cross workers' states).
@@ -206,8 +206,8 @@ func CheckLists(v any) error {
 		stack = stack[:len(stack)-1]
 		switch x := v.(type) {
 		case []any:
-			if len(x) > maxSequence() {
-				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), maxSequence())
+			if len(x) > MaxLen() {
+				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), MaxLen())
 			}
 			stack = append(stack, x...)
 		case map[string]any:
