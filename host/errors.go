@@ -157,14 +157,14 @@ func (e *ScriptError) Message() string {
 }
 
 func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptError {
-	msg := luabind.ErrorMessage(err)
+	msg := scripterr.ErrorMessage(err)
 	pos, rest := scripterr.SplitPos(msg)
 	if rest == "__len undefined" { // gopher-lua's words for # of a value without a length
 		rest = lengthMsg
 	}
 	se := &ScriptError{
 		Script: pos.File, Line: pos.Line, Agent: a.id, Tick: a.ticks,
-		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: luabind.Detach(err),
+		State: n.path, Callback: callback, Msg: rest, Traceback: scripterr.Traceback(err), Err: scripterr.Detach(err),
 	}
 	if se.Script == "" {
 		// An error value that is not a string carries no position: the

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/internal/scripterr"
-	"github.com/luaai/luaai/luabind"
 )
 
 // A tick its budget cut between callbacks is reported by the engine, once,
@@ -32,7 +31,7 @@ return ai.fsm { initial = "s", states = {
 	}
 	s := a.top(a.t.root)
 	for range 2 { // the second is the rest of the same tick: not reported
-		a.report(s, CallbackWhen, luabind.NewTickBudgetError(tickBudget(h.opts)))
+		a.report(s, CallbackWhen, scripterr.NewTickBudgetError(tickBudget(h.opts)))
 	}
 	h.dispatch()
 	if len(got) != 1 {

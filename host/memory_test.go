@@ -10,7 +10,6 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/scripterr"
-	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
 
@@ -122,7 +121,7 @@ return ai.fsm { initial = "s", states = { s = {
 		require.Len(t, errs, 1)
 		got = append(got, errs[0].Message())
 	}
-	require.Less(t, len(got[0]), 2*luabind.MaxErrorText)
+	require.Less(t, len(got[0]), 2*scripterr.MaxErrorText)
 	require.True(t, strings.HasPrefix(got[0], "errs.lua:5: xxxx"), got[0][:40])
 	require.Contains(t, got[0], "more bytes)")
 	require.Equal(t, "errs.lua:6: (error object is a table value)", got[1])

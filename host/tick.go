@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/internal/scripterr"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -96,7 +95,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	a.decide(a.t.root, &p)
 	if p.cut != nil && !a.tickStopped {
 		// Stopped between callbacks: no callback carried the report.
-		a.report(p.cut, CallbackWhen, luabind.NewTickBudgetError(tickBudget(a.h.opts)))
+		a.report(p.cut, CallbackWhen, scripterr.NewTickBudgetError(tickBudget(a.h.opts)))
 	}
 	// Events no transition consumed are dropped, those a stopped decide
 	// phase did not reach too (Options.AgentTickBudget).

@@ -148,19 +148,19 @@ func stoppedByBudget(err error, word uint64, b *budget) bool {
 		return true // the game asked for the stop: whatever the call was doing
 	}
 	if word&budgetSteps != 0 {
-		return strings.HasSuffix(ErrorMessage(err), scripterr.StepsMessage(b.steps))
+		return strings.HasSuffix(scripterr.ErrorMessage(err), scripterr.StepsMessage(b.steps))
 	}
 	if word&budgetMem != 0 {
-		return strings.HasSuffix(ErrorMessage(err), scripterr.MemoryMessage(load, b.memLimit.Load()))
+		return strings.HasSuffix(scripterr.ErrorMessage(err), scripterr.MemoryMessage(load, b.memLimit.Load()))
 	}
 	if word&budgetTick != 0 {
-		return strings.HasSuffix(ErrorMessage(err), scripterr.TickMessage(b.tick))
+		return strings.HasSuffix(scripterr.ErrorMessage(err), scripterr.TickMessage(b.tick))
 	}
 	d := b.call
 	if load {
 		d = b.load
 	}
-	return strings.HasSuffix(ErrorMessage(err), scripterr.BudgetMessage(load, d))
+	return strings.HasSuffix(scripterr.ErrorMessage(err), scripterr.BudgetMessage(load, d))
 }
 
 func (vm *VM) budgetError(err error, word uint64) *scripterr.BudgetError {
@@ -189,7 +189,7 @@ func (vm *VM) budgetError(err error, word uint64) *scripterr.BudgetError {
 		trace = api.StackTrace
 	}
 	if err != nil {
-		e.Pos, _ = scripterr.SplitPos(ErrorMessage(err))
+		e.Pos, _ = scripterr.SplitPos(scripterr.ErrorMessage(err))
 	}
 	scripterr.SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace})
 	return e
@@ -248,7 +248,7 @@ func (vm *VM) canceledError(err error, load bool, cause error) *scripterr.Budget
 	if errors.As(err, &api) {
 		trace = api.StackTrace
 	}
-	e.Pos, _ = scripterr.SplitPos(ErrorMessage(err))
+	e.Pos, _ = scripterr.SplitPos(scripterr.ErrorMessage(err))
 	scripterr.SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace})
 	return e
 }
@@ -258,24 +258,24 @@ func (vm *VM) canceledError(err error, load bool, cause error) *scripterr.Budget
 // only keeps watching the last finished call until the next one starts.
 func (vm *VM) Idle() { vm.guard.bud.idle() }
 
-// CallRecorder receives each outermost protected call a VM makes: the
+// callRecorder receives each outermost protected call a VM makes: the
 // function and its arguments (a copy of the slice; the values are the
 // live ones). A benchmark records a tick's calls and replays them bare to
 // measure what the engine adds to the Lua work.
-type CallRecorder func(fn *lua.LFunction, args []lua.LValue)
+type callRecorder func(fn *lua.LFunction, args []lua.LValue)
 
 // RecordCalls makes the VM report its outermost calls to r until it is
 // called with nil. Calls made inside a call (a callback's ai.* functions
 // reaching Lua) are not reported: the outer call does their work.
-func (vm *VM) RecordCalls(r CallRecorder) { vm.recorder = r }
+func (vm *VM) RecordCalls(r callRecorder) { vm.recorder = r }
 
-// CallTimer receives each outermost protected call's function and how long
+// callTimer receives each outermost protected call's function and how long
 // it ran (a profile).
-type CallTimer func(fn *lua.LFunction, d time.Duration)
+type callTimer func(fn *lua.LFunction, d time.Duration)
 
 // TimeCalls makes the VM time its outermost calls until it is called with
 // nil. Off, it costs the VM one check per call.
-func (vm *VM) TimeCalls(t CallTimer) { vm.timer = t }
+func (vm *VM) TimeCalls(t callTimer) { vm.timer = t }
 
 // hookedPcall is pcall with a recorder or a timer: the outermost call is
 // reported, the calls inside it take the plain path.

@@ -35,9 +35,9 @@ func (vm *VM) luaLoadString(L *lua.LState) int {
 		L.ArgError(1, "only source text can be loaded here (not a "+L.Get(1).Type().String()+")")
 	}
 	name := chunkName(L.OptString(2, "(load)")) // never taken for a file: see sandbox.go
-	if len(src) > MaxLoadSize {
+	if len(src) > maxLoadSize {
 		L.Push(lua.LNil)
-		L.Push(lua.LString(fmt.Sprintf("%s: the chunk is %d bytes, more than the %d-byte limit on load()", name, len(src), MaxLoadSize)))
+		L.Push(lua.LString(fmt.Sprintf("%s: the chunk is %d bytes, more than the %d-byte limit on load()", name, len(src), maxLoadSize)))
 		return 2
 	}
 	proto, err := vm.compileBudgeted(L, string(src), name)
@@ -124,11 +124,11 @@ func CompileFile(path string) (*lua.FunctionProto, error) {
 	return Compile(bytes.NewReader(src), path)
 }
 
-// MaxLoadSize is the longest chunk load() and loadstring() compile: a
+// maxLoadSize is the longest chunk load() and loadstring() compile: a
 // chunk's compile cannot be interrupted, and one stopped by the budget
 // finishes in the background (compileBudgeted), so the limit keeps that
 // leftover work to a few tens of milliseconds.
-const MaxLoadSize = 512 << 10
+const maxLoadSize = 512 << 10
 
 // loadError is RunProto's error: a *BudgetError as it is, anything else as
 // an ErrorList with the position the message names.

@@ -89,7 +89,7 @@ func TestSandboxPackagePath(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "near.lua"), []byte(`return "near"`), 0o644))
 	for _, tc := range []struct{ name, src, want string }{
 		{"strings", `return type(package.path) .. " " .. type(package.cpath)`, "string string"},
-		{"appended", `package.path = package.path .. ";./?/init.lua"; return package.path`, PackagePath + ";./?/init.lua"},
+		{"appended", `package.path = package.path .. ";./?/init.lua"; return package.path`, packagePath + ";./?/init.lua"},
 		{"no C modules", `return package.cpath == "" and "none" or package.cpath`, "none"},
 		{"changing it loads nothing new", `package.path = "/etc/?;/etc/?.lua"; local ok, err = pcall(require, "passwd"); return tostring(ok)`, "false"},
 		{"emptying it keeps the roots", `package.path = ""; return require("near")`, "near"},

@@ -103,8 +103,8 @@ type VM struct {
 	opts  Options
 	roots []string // absolute, cleaned
 
-	recorder CallRecorder // RecordCalls; nil almost always
-	timer    CallTimer    // TimeCalls; nil unless profiling
+	recorder callRecorder // RecordCalls; nil almost always
+	timer    callTimer    // TimeCalls; nil unless profiling
 
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)

@@ -9,14 +9,6 @@
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.
 //
-// Its files: run.go (running a file), report.go (what a run says), outcome.go
-// (each test's outcome for Options.OnCase, and what a test's end undoes),
-// collect.go (the describe/it/insulate globals that collect tests),
-// assert.go (the assert table), errors.go (assertions about errors),
-// compare.go and values.go (comparing and showing Lua values), spy.go
-// (spies, stubs and mocks), modules.go (busted's own modules: luassert,
-// say), reload.go (reload, a test's reload of a behaviour).
-//
 // It imports host, luabind/defs, luabind, internal/suggest and gopher-lua.
 // Nothing in luabind or host may import it: the runner is a tool built on
 // the engine, not part of it.

@@ -13,10 +13,10 @@ import (
 // builds its inputs from these; they are read from the compiled code, so
 // they are hints, never a promise.
 
-// ParamReads lists the constant keys fn's own code reads from its
-// parameter number param (0 for the first): ParamReads(fn, 1) of a
+// paramReads lists the constant keys fn's own code reads from its
+// parameter number param (0 for the first): paramReads(fn, 1) of a
 // when(ctx, payload) is what it reads from the payload.
-func ParamReads(fn *lua.LFunction, param int) []FieldUse {
+func paramReads(fn *lua.LFunction, param int) []FieldUse {
 	if fn == nil || fn.Proto == nil || int(fn.Proto.NumParameters) <= param {
 		return nil
 	}

@@ -175,10 +175,10 @@ type Transition struct {
 	Pos    scripterr.Pos
 }
 
-// MaxPathBytes bounds the length of the paths of a behaviour's placed
+// maxPathBytes bounds the length of the paths of a behaviour's placed
 // states together, and of a tree's nodes: an engine keeps every path, so
 // a deep nest of long names would cost depth × length bytes a node.
-const MaxPathBytes = 1 << 20
+const maxPathBytes = 1 << 20
 
 // pathBytes is the length of the paths of the states placed below s
 // together, when s's own path is prefix bytes long; it stops counting
@@ -213,12 +213,12 @@ func CheckRoot(root *State, file string) scripterr.ErrorList {
 	if len(root.Transitions) > 0 {
 		errs.Add(root.Pos, "the root machine takes no transitions (it has no siblings)")
 	}
-	if n := places(root, MaxPlaces, map[*State]int{}); n > MaxPlaces {
-		errs.Add(root.Pos, "the behaviour places more than %d states (a machine used in several parents counts once in each)", MaxPlaces)
+	if n := places(root, maxPlaces, map[*State]int{}); n > maxPlaces {
+		errs.Add(root.Pos, "the behaviour places more than %d states (a machine used in several parents counts once in each)", maxPlaces)
 		return errs
 	}
-	if n := pathBytes(root, 0, MaxPathBytes); n > MaxPathBytes {
-		errs.Add(root.Pos, "the behaviour's state paths are longer than %d bytes together (nest less deeply, or use shorter names)", MaxPathBytes)
+	if n := pathBytes(root, 0, maxPathBytes); n > maxPathBytes {
+		errs.Add(root.Pos, "the behaviour's state paths are longer than %d bytes together (nest less deeply, or use shorter names)", maxPathBytes)
 		return errs
 	}
 	EachState(root, func(n *Node) { errs = append(errs, n.Def.Problems...) })

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/scripterr"
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -17,10 +16,10 @@ import (
 
 const btTypeName = "luaai.node"
 
-// MaxTreeNodes bounds the nodes of one ai.tree (a node used in several
+// maxTreeNodes bounds the nodes of one ai.tree (a node used in several
 // places counts at each), and the items of one steps list: an update runs
 // at most that many Lua calls for either.
-const MaxTreeNodes = 10000
+const maxTreeNodes = 10000
 
 // Status is what a behaviour-tree node returns when ticked.
 type Status uint8
@@ -110,9 +109,9 @@ type BTPlace struct {
 	End    int    // one past the last node of its subtree
 }
 
-// BTValue returns the node held by a Lua value made by one of the node
+// btValue returns the node held by a Lua value made by one of the node
 // functions (ai.sequence, ai.action, ai.wait…).
-func BTValue(v lua.LValue) (*BTNode, bool) {
+func btValue(v lua.LValue) (*BTNode, bool) {
 	ud, ok := v.(*lua.LUserData)
 	if !ok {
 		return nil, false
@@ -133,7 +132,7 @@ func pushBT(L *lua.LState, n *BTNode) int {
 func registerBTType(L *lua.LState) {
 	mt := L.NewTypeMetatable(btTypeName)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		n, _ := BTValue(L.Get(1))
+		n, _ := btValue(L.Get(1))
 		if n == nil {
 			L.Push(lua.LString("node"))
 			return 1
@@ -147,7 +146,7 @@ func registerBTType(L *lua.LState) {
 // btChild reads a child of a composite or decorator: a node, or a Lua
 // function (short for ai.action(fn)).
 func btChild(v lua.LValue, pos scripterr.Pos) (*BTNode, bool) {
-	if n, ok := BTValue(v); ok {
+	if n, ok := btValue(v); ok {
 		return n, true
 	}
 	if fn, ok := v.(*lua.LFunction); ok {
@@ -162,7 +161,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 	if !ok || L.GetTop() != 1 {
 		L.ArgError(1, what+" takes one table: "+what+" { child, child, …, name = … }")
 	}
-	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
+	n := &BTNode{Kind: kind, Pos: scripterr.CallerPos(L)}
 	size := t.Len()
 	t.ForEach(func(k, v lua.LValue) {
 		switch k := k.(type) {
@@ -210,7 +209,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 // luaBTNode builds a decorator or a leaf: ai.kind(arg[, param][, { name = … }]).
 func luaBTNode(L *lua.LState, kind BTKind) int {
 	what := "ai." + kind.String()
-	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
+	n := &BTNode{Kind: kind, Pos: scripterr.CallerPos(L)}
 	top := L.GetTop()
 	if opts, ok := L.Get(top).(*lua.LTable); ok && top >= 2 {
 		top--
@@ -263,15 +262,15 @@ func nodeName(errs *scripterr.ErrorList, pos scripterr.Pos, what string, v lua.L
 		errs.Add(pos, "%s: name %q may not contain control characters (line breaks, escapes)", what, string(s))
 		return ""
 	}
-	if len(s) > MaxNameBytes {
-		errs.Add(pos, "%s: name is %d bytes long, more than %d", what, len(s), MaxNameBytes)
+	if len(s) > maxNameBytes {
+		errs.Add(pos, "%s: name is %d bytes long, more than %d", what, len(s), maxNameBytes)
 		return ""
 	}
 	return string(s)
 }
 
-// MaxNameBytes bounds the length of a tree node's name.
-const MaxNameBytes = 200
+// maxNameBytes bounds the length of a tree node's name.
+const maxNameBytes = 200
 
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
@@ -285,14 +284,14 @@ func buildTree(root *BTNode, pos scripterr.Pos, errs *scripterr.ErrorList) *BTre
 		if tooLong {
 			return
 		}
-		if pathBytes += len(path) + 1 + len(name); pathBytes > MaxPathBytes {
-			errs.Add(pos, "ai.tree: the node paths are longer than %d bytes together (nest less deeply, or use shorter names)", MaxPathBytes)
+		if pathBytes += len(path) + 1 + len(name); pathBytes > maxPathBytes {
+			errs.Add(pos, "ai.tree: the node paths are longer than %d bytes together (nest less deeply, or use shorter names)", maxPathBytes)
 			tooLong = true
 			return
 		}
-		if len(t.Nodes) >= MaxTreeNodes {
-			if len(t.Nodes) == MaxTreeNodes {
-				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
+		if len(t.Nodes) >= maxTreeNodes {
+			if len(t.Nodes) == maxTreeNodes {
+				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", maxTreeNodes)
 				t.Nodes = append(t.Nodes, BTPlace{})
 			}
 			return
@@ -317,7 +316,7 @@ func buildTree(root *BTNode, pos scripterr.Pos, errs *scripterr.ErrorList) *BTre
 				errs.Add(c.Pos, "ai.%s: two children are named %q (names differ among siblings)", n.Kind, cname)
 			}
 			names[cname] = true
-			if len(t.Nodes) <= MaxTreeNodes {
+			if len(t.Nodes) <= maxTreeNodes {
 				t.Nodes[i].Kids = append(t.Nodes[i].Kids, len(t.Nodes))
 			}
 			place(c, cname, i, path)
@@ -331,8 +330,8 @@ func buildTree(root *BTNode, pos scripterr.Pos, errs *scripterr.ErrorList) *BTre
 		name = root.Kind.String()
 	}
 	place(root, name, -1, "")
-	if len(t.Nodes) > MaxTreeNodes {
-		t.Nodes = t.Nodes[:MaxTreeNodes]
+	if len(t.Nodes) > maxTreeNodes {
+		t.Nodes = t.Nodes[:maxTreeNodes]
 	}
 	t.byPath = make(map[string]int, len(t.Nodes))
 	for i, tn := range t.Nodes {
@@ -389,8 +388,8 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	if n == 0 {
 		d.errorf(d.pos, "%s: steps is empty", what)
 	}
-	if n > MaxTreeNodes {
-		d.errorf(d.pos, "%s: more than %d steps", what, MaxTreeNodes)
+	if n > maxTreeNodes {
+		d.errorf(d.pos, "%s: more than %d steps", what, maxTreeNodes)
 		return
 	}
 	for i := 1; i <= n; i++ {
@@ -399,7 +398,7 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: FuncPos(fn, d.pos)})
 			continue
 		}
-		node, ok := BTValue(item)
+		node, ok := btValue(item)
 		// ai.action(fn, { name = … }) is a function with a name, for
 		// graphs and traces.
 		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil && node.Kind != BTAction) {

@@ -1,11 +1,9 @@
-package luabind
+package scripterr
 
 import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/luaai/luaai/internal/scripterr"
 )
 
 // The engine's own tick-budget error reads like a stopped callback's:
@@ -19,11 +17,11 @@ func TestNewTickBudgetError(t *testing.T) {
 	if got := err.Error(); got != msg {
 		t.Fatalf("Error = %q, want %q", got, msg)
 	}
-	if !errors.Is(err, scripterr.ErrBudget) || errors.Is(err, scripterr.ErrMemoryLimit) {
+	if !errors.Is(err, ErrBudget) || errors.Is(err, ErrMemoryLimit) {
 		t.Fatalf("%v: want ErrBudget only", err)
 	}
-	var be *scripterr.BudgetError
-	if !errors.As(err, &be) || !be.Tick || be.Budget != 200*time.Millisecond || be.Pos != (scripterr.Pos{}) {
+	var be *BudgetError
+	if !errors.As(err, &be) || !be.Tick || be.Budget != 200*time.Millisecond || be.Pos != (Pos{}) {
 		t.Fatalf("%#v", be)
 	}
 	if tb := Traceback(err); tb != "" {
