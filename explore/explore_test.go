@@ -108,7 +108,10 @@ func runTests(t *testing.T, path string, w io.Writer) luatest.Result {
 	h, err := host.New(host.Options{Roots: []string{filepath.Dir(path), "."}, Budget: 5 * time.Second})
 	require.NoError(t, err)
 	defer h.Close()
-	return luatest.RunFile(h, path, w, luatest.Options{})
+	res, err := luatest.RunFile(h, path, w, luatest.Options{})
+	require.NoError(t, err)
+	res.Cases = nil // the counts are compared
+	return res
 }
 
 func copyFile(t *testing.T, from, to string) {

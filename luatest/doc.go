@@ -9,12 +9,12 @@
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.
 //
-// It imports host, luabind/defs, luabind, internal/suggest and gopher-lua.
-// Nothing in luabind or host may import it: the runner is a tool built on
-// the engine, not part of it.
+// RunFile's Result holds each test's Case, which a Go test turns into
+// subtests with t.Run (see the example).
 //
 // # Concurrency
 //
-// RunFile uses the VM it is given, on the calling goroutine; a VM is owned
-// by one goroutine.
+// RunFile runs on the calling goroutine in the host's Lua state: call it
+// where the host is owned, never while it ticks on another goroutine.
+// Options.OnCase is called on that goroutine too.
 package luatest

@@ -248,7 +248,7 @@ func isControl(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 
 
 // writeFileError reports a test file that did not load (its body
 // raised, or a file it requires failed) as a failure named after it.
-func (r *runner) writeFileError(w io.Writer, path string, err error) {
+func (r *runner) writeFileError(w io.Writer, path string, err error) error {
 	obj := errorObject(err)
 	pos, msg := errorText(obj)
 	at := scripterr.Pos{File: path}
@@ -257,13 +257,14 @@ func (r *runner) writeFileError(w io.Writer, path string, err error) {
 	} else if from := calledFrom(err, path, pos); from.File != "" {
 		at = from
 	}
-	writeFileFailure(w, r.onCase, path, at, pos, msg)
+	return writeFileFailure(w, r.onCase, path, at, pos, msg)
 }
 
 // writeFileFailure writes "FAIL file:line: file" and the error of a file
 // that did not load (at: where in the file; pos, msg: the error), and
-// reports it to onCase as an errored test named after the file.
-func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos scripterr.Pos, msg string) {
+// reports it to onCase as an errored test named after the file; it returns
+// the failure as an error wrapping ErrFileNotRun.
+func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos scripterr.Pos, msg string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FAIL %s: %s\n  error: ", at, path)
 	if pos.File != "" && pos != at {
@@ -275,6 +276,10 @@ func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos scrip
 	if onCase != nil {
 		onCase(caseOf(path, path, at, Errored, text, 0))
 	}
+	if pos.File != "" && pos != at {
+		msg = pos.String() + ": " + msg
+	}
+	return fmt.Errorf("%s: %w: %s", at, ErrFileNotRun, msg)
 }
 
 // errorText takes an error value apart into the position its message

@@ -16,15 +16,28 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Result counts the outcome of one or more test files.
-type Result struct{ Passed, Failed, Pending int }
+// Result is the outcome of one or more test files: the counts and each
+// test's Case.
+type Result struct {
+	Passed, Failed, Pending int
+	// Cases holds each test's outcome in the order the tests ran (a file
+	// that did not run is one errored Case named after the file). A Go
+	// test turns each into a subtest with t.Run (see RunFile's example).
+	Cases []Case
+}
 
-// Add adds the counts of o to r.
+// Add adds the counts and the cases of o to r.
 func (r *Result) Add(o Result) {
 	r.Passed += o.Passed
 	r.Failed += o.Failed
 	r.Pending += o.Pending
+	r.Cases = append(r.Cases, o.Cases...)
 }
+
+// ErrFileNotRun is wrapped by RunFile's error when the file's tests did
+// not run: the file could not be read, does not compile, its body raised
+// an error, or the host could not run Lua (a closed host).
+var ErrFileNotRun = errors.New("test file did not run")
 
 // String is "3 passed, 0 failed", with ", 1 pending" when there are some.
 func (r Result) String() string {
@@ -50,19 +63,44 @@ func (r Result) String() string {
 //
 // opts chooses the tests (by name pattern and #tags, as busted's --filter and
 // --tags do) and where the ai.log lines of a failing test come from; its
-// zero value runs every test.
-func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
+// zero value runs every test. A malformed pattern in opts is an error
+// (see Options.Check) and runs nothing.
+//
+// The Result counts the tests and holds each one's Case. The error is
+// non-nil when the file's tests did not run (it wraps ErrFileNotRun, and
+// the host's error when the host could not run Lua): that failure is also
+// written to w and counted in the Result as one errored Case, so a caller
+// that prints w and sums Results may ignore it.
+//
+// RunFile runs on the calling goroutine, in h's Lua state (Host.RunLua):
+// call it where h is owned, never while h ticks on another goroutine.
+func RunFile(h *host.Host, path string, w io.Writer, opts Options) (Result, error) {
+	if opts.Filter != "" || opts.FilterOut != "" {
+		if err := opts.Check(); err != nil {
+			return Result{}, err
+		}
+	}
 	var r Result
+	var fileErr error
+	var cases []Case
+	user := opts.OnCase
+	opts.OnCase = func(c Case) {
+		cases = append(cases, c)
+		if user != nil {
+			user(c)
+		}
+	}
 	opts.host = h
 	err := h.RunLua(func(vm *defs.VM) error {
-		r = runFile(vm, path, w, opts)
+		r, fileErr = runFile(vm, path, w, opts)
 		return nil
 	})
 	if err != nil {
 		writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, err.Error())
-		return Result{Failed: 1}
+		r, fileErr = Result{Failed: 1}, fmt.Errorf("%s: %w: %w", path, ErrFileNotRun, err)
 	}
-	return r
+	r.Cases = cases
+	return r, fileErr
 }
 
 // Options are RunFile's choices. The zero value runs every test of the file.
@@ -180,8 +218,9 @@ func tagsOf(name string) map[string]bool {
 	return tags
 }
 
-// runFile runs a test file in vm (RunFile's, or a bare VM in tests).
-func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
+// runFile runs a test file in vm (RunFile's, or a bare VM in tests); its
+// error is the file's when its tests did not run.
+func runFile(vm *defs.VM, path string, w io.Writer, opts Options) (Result, error) {
 	loaded := map[*defs.State]bool{}
 	for _, b := range vm.Behaviours() {
 		loaded[b] = true
@@ -202,16 +241,14 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, pe.Err.Error())
-		} else {
-			pos, msg := scripterr.SplitPos(err.Error())
-			at := scripterr.Pos{File: path}
-			if pos.File == path {
-				at = pos
-			}
-			writeFileFailure(w, opts.OnCase, path, at, pos, msg)
+			return Result{Failed: 1}, writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, pe.Err.Error())
 		}
-		return Result{Failed: 1}
+		pos, msg := scripterr.SplitPos(err.Error())
+		at := scripterr.Pos{File: path}
+		if pos.File == path {
+			at = pos
+		}
+		return Result{Failed: 1}, writeFileFailure(w, opts.OnCase, path, at, pos, msg)
 	}
 
 	L := vm.L
@@ -230,10 +267,9 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	L.Push(L.NewFunctionFromProto(proto))
 	if err := vm.PCall(0, 0); err != nil {
 		L.SetTop(top)
-		r.writeFileError(w, path, err)
-		return Result{Failed: 1}
+		return Result{Failed: 1}, r.writeFileError(w, path, err)
 	}
-	return r.runTests(w, opts, top)
+	return r.runTests(w, opts, top), nil
 }
 
 // newRunner makes the runner of one test file in vm.
@@ -495,7 +531,7 @@ type testCase struct {
 	endOf bool
 }
 
-// runner is the state of one RunTestFile.
+// runner is the state of one test file's run (runFile).
 type runner struct {
 	vm      *defs.VM
 	root    *block
