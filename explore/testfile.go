@@ -196,7 +196,7 @@ func (r *Report) testSource(spawn []string) string {
 		names = append(names, filepath.Base(c.Script))
 	}
 	name := strings.Join(names, ", ")
-	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.Seed, len(spawn), plural(len(spawn)))
+	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.SearchSeed, len(spawn), plural(len(spawn)))
 	fmt.Fprintf(&b, "-- fewest inputs found that make %s fail, on fresh agents, and fails\n", name)
 	b.WriteString("-- until the script is fixed: keep them as regression tests. Run one by\n")
 	b.WriteString("-- itself (luaai test --filter \"failure 1:\") to replay it exactly.\n")

@@ -1,6 +1,7 @@
 package inspector_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -24,4 +25,23 @@ func TestCommandListsFollowTheSequenceLimit(t *testing.T) {
 	}
 	_, err := inspector.ParseCommand([]byte(`{"op":"set","agent":1,"path":"a","value":[1,2,3]}`))
 	require.NoError(t, err)
+}
+
+// A bad command's error keeps its cause: errors.As finds the JSON
+// decoder's error under ErrBadCommand.
+func TestParseCommandKeepsCause(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		cause      any
+	}{
+		{"not JSON", `{"op":x}`, new(*json.SyntaxError)},
+		{"a field of the wrong type", `{"op":"step","n":"ten"}`, new(*json.UnmarshalTypeError)},
+		{"payload", `{"op":"send","agent":1,"event":"e","payload":{"a":[1,2}}`, new(*json.SyntaxError)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := inspector.ParseCommand([]byte(tc.json))
+			require.ErrorIs(t, err, inspector.ErrBadCommand)
+			require.ErrorAs(t, err, tc.cause)
+		})
+	}
 }
