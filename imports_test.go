@@ -28,6 +28,7 @@ var (
 		"internal/fuzzgen":         nil,
 		"internal/plainjson":       nil,
 		"internal/luatext":         nil,
+		"internal/luacode":         nil,
 		"internal/luaval":          {"internal/luatext"},
 		// The errors of scripts, shared by the machine, the definitions
 		// and host (which re-exports them).
@@ -40,12 +41,12 @@ var (
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
-		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval"},
+		"luabind/defs":       {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode"},
 		"host":               {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval"},
 		"inspector":          {"host", "internal/plainjson"},
 		"luatest":            {"host", "luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
-		"explore":            {"host", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext"},
-		"internal/inspect":   {"host", "luabind", "luabind/defs", "internal/safefile", "internal/suggest", "internal/scripterr"},
+		"explore":            {"host", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext", "internal/luacode"},
+		"internal/inspect":   {"host", "luabind", "luabind/defs", "internal/safefile", "internal/suggest", "internal/scripterr", "internal/luacode"},
 		"cmd/luaai":          {"host", "luatest", "explore", "internal/inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
 		"lsp":                {"internal/inspect", "luabind", "luabind/defs", "internal/scripterr"},
 		"examples/arena":     {"host"},

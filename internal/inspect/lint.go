@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind/defs"
@@ -234,7 +235,7 @@ func (l *linter) ctxReads(root *defs.State) {
 	var fns []*lua.LFunction
 	defs.EachFunction(root, func(fn *lua.LFunction) {
 		fns = append(fns, fn)
-		defs.WrittenKeys(fn, known)
+		luacode.WrittenKeys(fn, known)
 	})
 	names := make([]string, 0, len(l.defaults))
 	for k := range l.defaults {
@@ -242,7 +243,7 @@ func (l *linter) ctxReads(root *defs.State) {
 	}
 	seen := map[string]bool{}
 	for _, fn := range fns {
-		for _, r := range defs.CtxReads(fn) {
+		for _, r := range luacode.CtxReads(fn) {
 			where := fmt.Sprintf("%s:%d %s", fn.Proto.SourceName, r.Line, r.Key)
 			if known[r.Key] || seen[where] {
 				continue

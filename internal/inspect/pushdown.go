@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -96,13 +97,13 @@ func (l *linter) pushdown(m *defs.State, path string, kids map[string]defs.Place
 func codePops(s *defs.State) bool {
 	nums, strs := map[float64]bool{}, map[string]bool{}
 	for _, fn := range []*lua.LFunction{s.Enter, s.Update, s.Exit, s.Pause, s.Resume} {
-		defs.Constants(fn, nums, strs)
+		luacode.Constants(fn, nums, strs)
 	}
 	for _, st := range s.Steps {
-		defs.Constants(st.Fn, nums, strs)
+		luacode.Constants(st.Fn, nums, strs)
 	}
 	for _, tr := range s.Transitions {
-		defs.Constants(tr.Run, nums, strs)
+		luacode.Constants(tr.Run, nums, strs)
 	}
 	return strs["pop"] || strs["replace"]
 }
