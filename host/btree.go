@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -323,7 +324,7 @@ func tickAction(a *Agent, n *place, i int, dt lua.LValue) defs.Status {
 		st = defs.Failure
 	case !ok:
 		a.report(n, CallbackAction, fmt.Errorf("%s: ai.action %q returned %s, not a status (\"success\", \"failure\", \"running\", true, false or nil)",
-			defs.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
+			scripterr.FuncPos(d.Fn, d.Pos), tn.Path, describeValue(v)))
 	}
 	rt.on = st == defs.Running
 	return st

@@ -258,24 +258,24 @@ func (vm *VM) canceledError(err error, load bool, cause error) *scripterr.Budget
 // only keeps watching the last finished call until the next one starts.
 func (vm *VM) Idle() { vm.guard.bud.idle() }
 
-// callRecorder receives each outermost protected call a VM makes: the
-// function and its arguments (a copy of the slice; the values are the
-// live ones). A benchmark records a tick's calls and replays them bare to
-// measure what the engine adds to the Lua work.
-type callRecorder func(fn *lua.LFunction, args []lua.LValue)
+// callRecorder and callTimer are RecordCalls' and TimeCalls' functions.
+type (
+	callRecorder = func(fn *lua.LFunction, args []lua.LValue)
+	callTimer    = func(fn *lua.LFunction, d time.Duration)
+)
 
 // RecordCalls makes the VM report its outermost calls to r until it is
-// called with nil. Calls made inside a call (a callback's ai.* functions
-// reaching Lua) are not reported: the outer call does their work.
-func (vm *VM) RecordCalls(r callRecorder) { vm.recorder = r }
+// called with nil: the function and its arguments (a copy of the slice;
+// the values are the live ones). Calls made inside a call (a callback's
+// ai.* functions reaching Lua) are not reported: the outer call does their
+// work. A benchmark records a tick's calls and replays them bare to
+// measure what the engine adds to the Lua work.
+func (vm *VM) RecordCalls(r func(fn *lua.LFunction, args []lua.LValue)) { vm.recorder = r }
 
-// callTimer receives each outermost protected call's function and how long
-// it ran (a profile).
-type callTimer func(fn *lua.LFunction, d time.Duration)
-
-// TimeCalls makes the VM time its outermost calls until it is called with
-// nil. Off, it costs the VM one check per call.
-func (vm *VM) TimeCalls(t callTimer) { vm.timer = t }
+// TimeCalls makes the VM report each outermost call's function and how
+// long it ran to t (a profile) until it is called with nil. Off, it costs
+// the VM one check per call.
+func (vm *VM) TimeCalls(t func(fn *lua.LFunction, d time.Duration)) { vm.timer = t }
 
 // hookedPcall is pcall with a recorder or a timer: the outermost call is
 // reported, the calls inside it take the plain path.

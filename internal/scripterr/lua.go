@@ -107,3 +107,11 @@ func NewTickBudgetError(d time.Duration) *BudgetError {
 	SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Msg())})
 	return e
 }
+
+// FuncPos is where a Lua function was written, or def when unknown.
+func FuncPos(fn *lua.LFunction, def Pos) Pos {
+	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
+		return Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+	}
+	return def
+}

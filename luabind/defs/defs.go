@@ -381,7 +381,7 @@ func (d *decoder) listLen(list *lua.LTable, what, field string) int {
 func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 	tr := Transition{Pos: d.pos}
 	if fn, ok := e.RawGetString("when").(*lua.LFunction); ok {
-		tr.Pos = FuncPos(fn, d.pos)
+		tr.Pos = scripterr.FuncPos(fn, d.pos)
 	}
 	e.ForEach(func(k, _ lua.LValue) {
 		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {

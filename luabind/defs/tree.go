@@ -395,7 +395,7 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	for i := 1; i <= n; i++ {
 		item := list.RawGetInt(i)
 		if fn, ok := item.(*lua.LFunction); ok {
-			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: FuncPos(fn, d.pos)})
+			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: scripterr.FuncPos(fn, d.pos)})
 			continue
 		}
 		node, ok := btValue(item)
@@ -412,14 +412,6 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 		*d.errs = append(*d.errs, node.Problems...)
 		s.Steps = append(s.Steps, node)
 	}
-}
-
-// FuncPos is where a Lua function was written, or def when unknown.
-func FuncPos(fn *lua.LFunction, def scripterr.Pos) scripterr.Pos {
-	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		return scripterr.Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
-	}
-	return def
 }
 
 // Label describes a node for a diagram or a trace: its kind, its name when
