@@ -170,7 +170,8 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer
-		r := luatest.RunFile(h, filepath.Join(dir, b.file), &out, luatest.Options{})
+		r, err := luatest.RunFile(h, filepath.Join(dir, b.file), &out, luatest.Options{})
+		require.NoError(t, err, "%s: %s:\n%s", b.where(), b.file, out.String())
 		require.Zero(t, r.Failed, "%s: %s fails:\n%s", b.where(), b.file, out.String())
 		require.NotZero(t, r.Passed, "%s: %s runs no test", b.where(), b.file)
 	case b.file != "":

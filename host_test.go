@@ -103,7 +103,8 @@ func TestScriptsLua(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			h := newHost(t, host.Options{Roots: []string{"scripts"}})
 			var buf bytes.Buffer
-			res := luatest.RunFile(h, path, &buf, luatest.Options{})
+			res, err := luatest.RunFile(h, path, &buf, luatest.Options{})
+			require.NoError(t, err, buf.String())
 			t.Logf("%s: %d passed, %d failed", path, res.Passed, res.Failed)
 			require.Zero(t, res.Failed, "%s failed:\n%s", path, buf.String())
 			require.Positive(t, res.Passed, "%s ran no tests:\n%s", path, buf.String())

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,7 +24,7 @@ var hostileWhole = []struct{ name, update string }{
 	{"t[67108863]", `local t = {} t[67108863] = 1 ctx.keep[#ctx.keep + 1] = t`},
 	{"rawset", `local t = {} rawset(t, 67108863, 1) ctx.keep[#ctx.keep + 1] = t`},
 	{"table.insert", `local t = {} table.insert(t, 67108863, 1) ctx.keep[#ctx.keep + 1] = t`},
-	{"gaps at the sequence limit", fmt.Sprintf(`for i = 1, 3 do local t = {} t[%d] = 1 ctx.keep[#ctx.keep + 1] = t end`, luabind.MaxSequence)},
+	{"gaps at the sequence limit", fmt.Sprintf(`for i = 1, 3 do local t = {} t[%d] = 1 ctx.keep[#ctx.keep + 1] = t end`, luaval.MaxSequence)},
 	{"60,000 suspended coroutines", `for i = 1, 60000 do local co = coroutine.create(function() coroutine.yield() end) coroutine.resume(co) ctx.keep[#ctx.keep + 1] = co end`},
 	{"a coroutine's locals", `ctx.co = ctx.co or coroutine.create(function() local big = {} while true do
   for i = 1, 2000 do big[#big + 1] = ("x"):rep(1000) .. #big end coroutine.yield() end end)
@@ -68,8 +68,8 @@ return ai.fsm { initial = "s", context = { keep = {} }, states = { s = {
 	// A crafted snapshot: a context of 275 bytes once loaded at 398 MB.
 	for _, tc := range []struct{ name, ctx, want string }{
 		{"a key far past the array part", `{"$pairs":[[8388608,1]]}`, ""},
-		{"a key at the sequence limit", fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luabind.MaxSequence), "empty array slots"},
-		{"many tables with gaps", "[" + strings.Repeat(fmt.Sprintf(`{"$pairs":[[%d,1]]},`, luabind.MaxSequence), 1000) + "1]", "empty array slots"},
+		{"a key at the sequence limit", fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luaval.MaxSequence), "empty array slots"},
+		{"many tables with gaps", "[" + strings.Repeat(fmt.Sprintf(`{"$pairs":[[%d,1]]},`, luaval.MaxSequence), 1000) + "1]", "empty array slots"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -12,7 +12,7 @@ import (
 // got and says so (CutShort), rather than taking the stop for "not
 // reproducible on a fresh host" or for a shorter cause.
 func TestShrinkCutShort(t *testing.T) {
-	o := &Options{Duration: time.Hour, Runs: 3000, Seed: 1} // runs decide, on a busy machine too
+	o := &Options{Duration: time.Hour, Runs: 3000, SearchSeed: 1} // runs decide, on a busy machine too
 	rep, err := Run(context.Background(), "testdata/timing.lua", *o)
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Findings)

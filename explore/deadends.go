@@ -2,6 +2,7 @@ package explore
 
 import (
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -50,10 +51,10 @@ func leaves(s *defs.State) bool {
 	}
 	nums, strs := map[float64]bool{}, map[string]bool{}
 	for _, fn := range []*lua.LFunction{s.Enter, s.Update, s.Exit, s.Pause, s.Resume} {
-		defs.Constants(fn, nums, strs)
+		luacode.Constants(fn, nums, strs)
 	}
 	for _, st := range s.Steps {
-		defs.Constants(st.Fn, nums, strs)
+		luacode.Constants(st.Fn, nums, strs)
 	}
 	return strs["pop"] || strs["replace"]
 }

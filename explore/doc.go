@@ -17,10 +17,5 @@
 // Report.WriteTest writes the failures as a busted-style test file that
 // luaai test runs, and checks that each test fails by itself.
 //
-// Its files: explore.go (the search), inputs.go (input sequences and how
-// they are told), vocab.go (what the behaviour reads), mutate.go (making
-// and changing sequences), run.go (running one on a host), shrink.go,
-// deadends.go, report.go, testfile.go.
-//
 // It imports host, luabind/defs, luabind and luatest; nothing of the engine imports it.
 package explore

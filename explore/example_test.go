@@ -12,7 +12,7 @@ import (
 // machine), and print each failure with the inputs that cause it.
 func ExampleRun() {
 	rep, err := explore.Run(context.Background(), "testdata/threshold.lua", explore.Options{
-		Runs: 2000, Seed: 1, Duration: time.Hour, // the runs end it, not the clock
+		Runs: 2000, SearchSeed: 1, Duration: time.Hour, // the runs end it, not the clock
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -36,7 +36,7 @@ func ExampleRunCast() {
 	rep, err := explore.RunCast(context.Background(), []explore.Cast{
 		{Script: "testdata/alarm_guard.lua", Agents: 1},
 		{Script: "testdata/alarm_villager.lua", Agents: 2},
-	}, explore.Options{Runs: 3000, Seed: 1, Duration: time.Hour})
+	}, explore.Options{Runs: 3000, SearchSeed: 1, Duration: time.Hour})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -33,40 +33,43 @@ type Options struct {
 	// message each other: their ids are among the values tried), at most
 	// 64. The default (zero) value is 1.
 	Agents int
-	// Seed chooses the inputs: the same seed tries the same sequences.
-	// The default (zero) value is 0.
-	Seed uint64
-	// BudgetSteps is the instruction budget of one callback: past it the
-	// callback is stopped and reported as an overrun. The default (zero)
-	// value is 1,000,000.
-	BudgetSteps int64
-	// MemoryLimit is the host's memory limit (host.Options.MemoryLimit).
-	// The default (zero) value is Host's.
-	MemoryLimit int64
+	// SearchSeed chooses the inputs: the same seed (and Searchers) tries
+	// the same sequences. It is not Host.Seed, the agents' own random
+	// generator's seed, which the search leaves as the game set it. The
+	// default (zero) value is 0.
+	SearchSeed uint64
 	// Host is the host the behaviour runs in, as the game makes it: its
 	// Modules and Funcs (a script that requires the game's API needs
-	// them), Roots, Seed, limits. The explorer sets what it needs over it:
-	// the script's folder first among the roots, coverage, its budgets,
-	// one worker, and no Stdout or reporting hooks. The default (zero)
-	// value is a plain host.
+	// them), Roots, Seed, limits (MemoryLimit, BudgetSteps). The explorer
+	// sets what it needs over it, and only that: the script's folder
+	// first among the roots, Coverage, a generous time Budget (so that
+	// what stops a runaway is the instruction budget, the same on every
+	// machine), no AgentTickBudget, one worker (Workers), and no Stdout or
+	// reporting hooks. A zero Host.BudgetSteps is 1,000,000 instructions
+	// here, not unlimited. The default (zero) value is a plain host.
 	Host host.Options
-	// Workers is how many searchers run at once, each in its own host on
+	// Searchers is how many searchers run at once, each in its own host on
 	// its own goroutine, sharing what they find between rounds: the same
-	// Seed and Workers try the same sequences. More than the machine's
-	// cores gains nothing. The default (zero) value is 1.
-	Workers int
+	// SearchSeed and Searchers try the same sequences. More than the
+	// machine's cores gains nothing. With more than one, the game's
+	// Host.Funcs and Host.Modules are called from several goroutines at
+	// once (one host each): they must be safe for that. The default (zero)
+	// value is 1.
+	Searchers int
 	// Progress, when set, is called about four times a second while the
-	// search runs. The default (zero) value is none.
+	// search runs, on the goroutine that called Run or RunCast, between
+	// rounds: the search waits for it to return. The default (zero) value
+	// is none.
 	Progress func(Progress)
 }
 
-func (o *Options) workers() int { return min(max(o.Workers, 1), 64) }
+func (o *Options) searchers() int { return min(max(o.Searchers, 1), 64) }
 
 func (o *Options) agents() int { return min(max(o.Agents, 1), 64) }
 
 func (o *Options) budgetSteps() int64 {
-	if o.BudgetSteps > 0 {
-		return o.BudgetSteps
+	if o.Host.BudgetSteps > 0 {
+		return o.Host.BudgetSteps
 	}
 	return 1_000_000
 }
@@ -162,7 +165,7 @@ func RunCast(ctx context.Context, cast []Cast, opts Options) (*Report, error) {
 	var cancel context.CancelFunc
 	s.timed, cancel = context.WithDeadlineCause(ctx, deadline, ErrTimeLimit)
 	defer cancel()
-	for i := range opts.workers() {
+	for i := range opts.searchers() {
 		r, err := newRunner(s.timed, cast, &opts)
 		if err != nil && s.timed.Err() != nil {
 			// The time limit (or an interrupt) came while the script
@@ -176,7 +179,7 @@ func RunCast(ctx context.Context, cast []Cast, opts Options) (*Report, error) {
 		defer r.close()
 		v := castVocab(r)
 		s.runners = append(s.runners, r)
-		s.gens = append(s.gens, &gen{v: v, rng: rand.New(rand.NewPCG(opts.Seed, 0x6c7561616921+uint64(i)))})
+		s.gens = append(s.gens, &gen{v: v, rng: rand.New(rand.NewPCG(opts.SearchSeed, 0x6c7561616921+uint64(i)))})
 	}
 	r := s.runners[0]
 	if err := s.loop(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/explore"
+	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/fuzzgen"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
@@ -35,14 +36,14 @@ func FuzzExplore(f *testing.F) {
 		script := filepath.Join(dir, "def.lua")
 		require.NoError(t, os.WriteFile(script, []byte(fuzzgen.Definition(data)), 0o644))
 		rep, err := explore.Run(context.Background(), script, explore.Options{
-			Runs: 40, Agents: 2, Duration: 20 * time.Second, BudgetSteps: 100_000,
+			Runs: 40, Agents: 2, Duration: 20 * time.Second, Host: host.Options{BudgetSteps: 100_000},
 		})
 		if err != nil {
 			require.ErrorIs(t, err, explore.ErrNoScript)
 			return
 		}
 		for _, f := range rep.Findings {
-			require.Contains(t, []string{explore.KindError, explore.KindOverrun, explore.KindMemory}, f.Kind)
+			require.Contains(t, []explore.FailureKind{explore.KindError, explore.KindOverrun, explore.KindMemory}, f.Kind)
 			require.NotEmpty(t, f.Words)
 		}
 		path, err := rep.WriteTest(dir)

@@ -14,14 +14,15 @@ type Report struct {
 	// Cast is the scripts explored and how many agents of each each
 	// sequence spawned, in order (agents 1..n of the first, then the
 	// next's); one for Run.
-	Cast     []Cast
-	Seed     uint64
-	Agents   int           // all the casts' together
-	Runs     int           // input sequences tried
-	Elapsed  time.Duration // the search, without shortening the findings
-	Stopped  string        // "time", "runs", "nothing new" or "interrupted"
-	Findings []*Finding    // in the order found
-	DeadEnds []DeadEnd
+	Cast []Cast
+	// SearchSeed is Options.SearchSeed, which chose the inputs.
+	SearchSeed uint64
+	Agents     int           // all the casts' together
+	Runs       int           // input sequences tried
+	Elapsed    time.Duration // the search, without shortening the findings
+	Stopped    string        // "time", "runs", "nothing new" or "interrupted"
+	Findings   []*Finding    // in the order found
+	DeadEnds   []DeadEnd
 	// Parts is every part of the behaviour (states, transitions, tree
 	// nodes, step items, utility children) with how often the search
 	// reached it: those with Hits 0 were never reached.
@@ -45,8 +46,8 @@ type Tried struct {
 // Finding is a distinct failure: a script error, an overrun or a memory
 // stop, at one file:line, state and callback.
 type Finding struct {
-	Kind     string // KindError, KindOverrun or KindMemory
-	Message  string // "file:line: message"
+	Kind     FailureKind // KindError, KindOverrun or KindMemory
+	Message  string      // "file:line: message"
 	File     string
 	Line     int
 	State    string
@@ -106,7 +107,7 @@ func (r *Report) Failed() bool { return len(r.Findings) > 0 }
 
 func (s *search) report() *Report {
 	rep := &Report{
-		Script: s.script, Cast: s.cast, Seed: s.opts.Seed, Agents: s.opts.agents(), Runs: s.runs,
+		Script: s.script, Cast: s.cast, SearchSeed: s.opts.SearchSeed, Agents: s.opts.agents(), Runs: s.runs,
 		Elapsed: time.Since(s.start), Stopped: s.stopped, Findings: s.findings, game: s.opts.Host,
 		Tried: Tried{
 			Events: sortedKeys(s.tried.events), Fields: sortedKeys(s.tried.fields),

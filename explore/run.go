@@ -22,18 +22,22 @@ type runner struct {
 	release func() // ends stopOn
 }
 
-// Failure kinds.
+// FailureKind says how a callback failed (Finding.Kind); its value is the
+// word luaai explore prints and writes in its JSON.
+type FailureKind string
+
+// The kinds of failure.
 const (
-	KindError   = "error"   // a callback raised an error
-	KindOverrun = "overrun" // a callback ran past its budget
-	KindMemory  = "memory"  // a callback was stopped by the memory limit
+	KindError   FailureKind = "error"   // a callback raised an error
+	KindOverrun FailureKind = "overrun" // a callback ran past its budget
+	KindMemory  FailureKind = "memory"  // a callback was stopped by the memory limit
 )
 
 // failure is a script error one run met, and the step after which it
 // appeared (-1: when the agents were spawned).
 type failure struct {
 	key      string
-	kind     string
+	kind     FailureKind
 	message  string // file:line: message
 	file     string
 	line     int
@@ -69,9 +73,6 @@ func hostOptions(cast []Cast, o *Options) host.Options {
 	h.BudgetSteps = o.budgetSteps()
 	h.Budget = safetyBudget
 	h.AgentTickBudget = 0
-	if o.MemoryLimit != 0 {
-		h.MemoryLimit = o.MemoryLimit
-	}
 	h.Workers = 1
 	h.Stdout = io.Discard
 	// The search reads what went wrong from the agents: the game's own

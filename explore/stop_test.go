@@ -2,6 +2,7 @@ package explore_test
 
 import (
 	"context"
+	"github.com/luaai/luaai/host"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func TestStopsAtTheTimeLimit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			script := writeScript(t, "costly.lua", updateDoing(c.body))
 			rep, err := explore.Run(context.Background(), script, explore.Options{
-				Duration: time.Second, Stale: -1, BudgetSteps: c.steps, Workers: c.workers,
+				Duration: time.Second, Stale: -1, Host: host.Options{BudgetSteps: c.steps}, Searchers: c.workers,
 			})
 			require.NoError(t, err)
 			require.Equal(t, "time", rep.Stopped)
@@ -101,7 +102,7 @@ return ai.fsm {
 }
 `)
 	ctx, cancel := context.WithCancel(context.Background())
-	o := explore.Options{Duration: time.Hour, Stale: -1, BudgetSteps: 1 << 62}
+	o := explore.Options{Duration: time.Hour, Stale: -1, Host: host.Options{BudgetSteps: 1 << 62}}
 	// The game function cancels once the loop is about to run.
 	o.Host.Funcs = map[string]map[string]any{"game": {"spinning": func() { cancel() }}}
 	rep, err := explore.Run(ctx, script, o)

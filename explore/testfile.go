@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/safefile"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 )
 
@@ -196,7 +196,7 @@ func (r *Report) testSource(spawn []string) string {
 		names = append(names, filepath.Base(c.Script))
 	}
 	name := strings.Join(names, ", ")
-	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.Seed, len(spawn), plural(len(spawn)))
+	fmt.Fprintf(&b, "-- Written by luaai explore (seed %d, %d agent%s). Each test replays the\n", r.SearchSeed, len(spawn), plural(len(spawn)))
 	fmt.Fprintf(&b, "-- fewest inputs found that make %s fail, on fresh agents, and fails\n", name)
 	b.WriteString("-- until the script is fixed: keep them as regression tests. Run one by\n")
 	b.WriteString("-- itself (luaai test --filter \"failure 1:\") to replay it exactly.\n")
@@ -206,14 +206,14 @@ func (r *Report) testSource(spawn []string) string {
 	b.WriteString("  local first = agent:errors()[1]\n")
 	b.WriteString("  return first and (first.message .. \" (state \" .. first.state .. \", \" .. first.callback .. \")\")\n")
 	b.WriteString("end\n\n")
-	fmt.Fprintf(&b, "describe(%s, function()\n", luabind.Quote(oneLine(name)+" explored"))
+	fmt.Fprintf(&b, "describe(%s, function()\n", luatext.Quote(oneLine(name)+" explored"))
 	for i, f := range r.Findings {
 		f.Test = testName(i+1, f)
 		comment(&b, fmt.Sprintf("%s (state %s, %s; agent %d)", oneLine(f.Message), f.State, f.Callback, f.Agent))
 		comment(&b, "inputs: "+oneLine(f.Words))
-		fmt.Fprintf(&b, "  it(%s, function()\n", luabind.Quote(f.Test))
+		fmt.Fprintf(&b, "  it(%s, function()\n", luatext.Quote(f.Test))
 		for a, path := range spawn {
-			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a+1, luabind.Quote(path))
+			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a+1, luatext.Quote(path))
 		}
 		for _, s := range f.Inputs {
 			writeStep(&b, s, len(spawn))
@@ -265,17 +265,17 @@ func writeStep(b *strings.Builder, s Step, agents int) {
 		if s.Payload != nil {
 			payload = ", " + s.Payload.lua()
 		}
-		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luabind.Quote(s.Event), payload)
+		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luatext.Quote(s.Event), payload)
 	case OpSet:
 		fmt.Fprintf(b, "    a%d.ctx%s = %s\n", s.Agent%agents+1, fieldAccess(s.Key), s.Value.lua())
 	}
 }
 
 func fieldAccess(key string) string {
-	if luabind.IsName(key) {
+	if luatext.IsName(key) {
 		return "." + key
 	}
-	return "[" + luabind.Quote(key) + "]"
+	return "[" + luatext.Quote(key) + "]"
 }
 
 // oneLine makes a message safe in a Lua comment: every control character
@@ -319,11 +319,12 @@ func failsAlone(ctx context.Context, path, name string, game host.Options) (bool
 	defer h.Close()
 	release := stopOn(h, ctx)
 	defer release()
-	res := luatest.RunFile(h, path, io.Discard, luatest.Options{Filter: literalPattern(name) + "$"})
+	res, err := luatest.RunFile(h, path, io.Discard, luatest.Options{Filter: literalPattern(name) + "$"})
 	if ctx.Err() != nil {
 		return false, errCut
 	}
-	return res.Failed == 1 && res.Passed == 0, nil
+	// A file that did not run has no test failing by itself.
+	return err == nil && res.Failed == 1 && res.Passed == 0, nil
 }
 
 // literalPattern is a Lua pattern matching s literally.

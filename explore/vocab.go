@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -67,8 +68,8 @@ const maxVocab = 256
 type vocabReader struct {
 	nums      map[float64]bool
 	strs      map[string]bool
-	ctxUses   map[string]*defs.Use
-	eventUses map[string]map[string]*defs.Use
+	ctxUses   map[string]*luacode.Use
+	eventUses map[string]map[string]*luacode.Use
 	scalar    map[string]bool // events a handler takes a payload of
 	durations map[float64]bool
 	helpers   map[*lua.LFunction]bool
@@ -77,8 +78,8 @@ type vocabReader struct {
 
 func readVocab(b *host.Behaviour, agents int) *vocab {
 	r := &vocabReader{
-		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*defs.Use{},
-		eventUses: map[string]map[string]*defs.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
+		nums: map[float64]bool{}, strs: map[string]bool{}, ctxUses: map[string]*luacode.Use{},
+		eventUses: map[string]map[string]*luacode.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
 		helpers: map[*lua.LFunction]bool{}, probes: map[string][]lua.LValue{},
 	}
 	root := b.Definition()
@@ -87,7 +88,7 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 	defaults := b.Defaults()
 	for _, k := range sortedKeys(defaults) {
 		if r.ctxUses[k] == nil {
-			r.ctxUses[k] = &defs.Use{}
+			r.ctxUses[k] = &luacode.Use{}
 		}
 	}
 	v := &vocab{agents: agents}
@@ -135,16 +136,16 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 
 // function reads a hook, condition, action or scorer.
 func (r *vocabReader) function(fn *lua.LFunction) {
-	defs.Constants(fn, r.nums, r.strs)
-	defs.FieldUses(fn, 0, r.ctxUses)
+	luacode.Constants(fn, r.nums, r.strs)
+	luacode.FieldUses(fn, 0, r.ctxUses)
 	// A local helper given the context (note(ctx, "x")): what it reads
 	// counts too.
-	ctxName := defs.ParamName(fn, 0)
-	for _, h := range defs.Helpers(fn) {
-		if !r.helpers[h] && ctxName != "" && defs.ParamName(h, 0) == ctxName {
+	ctxName := luacode.ParamName(fn, 0)
+	for _, h := range luacode.Helpers(fn) {
+		if !r.helpers[h] && ctxName != "" && luacode.ParamName(h, 0) == ctxName {
 			r.helpers[h] = true
-			defs.Constants(h, r.nums, r.strs)
-			defs.FieldUses(h, 0, r.ctxUses)
+			luacode.Constants(h, r.nums, r.strs)
+			luacode.FieldUses(h, 0, r.ctxUses)
 		}
 	}
 }
@@ -210,7 +211,7 @@ func (r *vocabReader) state(n *defs.Node) {
 		}
 		uses := r.eventUses[t.On]
 		if uses == nil {
-			uses = map[string]*defs.Use{}
+			uses = map[string]*luacode.Use{}
 			r.eventUses[t.On] = uses
 		}
 		handlers := []*lua.LFunction{t.Run}
@@ -225,8 +226,8 @@ func (r *vocabReader) state(n *defs.Node) {
 			}
 		}
 		for _, fn := range handlers {
-			defs.FieldUses(fn, 1, uses)
-			if name := defs.ParamName(fn, 1); name != "" && name != "_" {
+			luacode.FieldUses(fn, 1, uses)
+			if name := luacode.ParamName(fn, 1); name != "" && name != "_" {
 				r.scalar[t.On] = true
 			}
 		}
@@ -281,7 +282,7 @@ func plainValue(x lua.LValue) (Value, bool) {
 
 // fieldOf is what to write into a field whose default is d (has: it has
 // one) and that the code uses as u.
-func fieldOf(key string, d any, has bool, u *defs.Use) fieldVocab {
+func fieldOf(key string, d any, has bool, u *luacode.Use) fieldVocab {
 	f := fieldVocab{key: key}
 	var strs []string
 	for _, x := range u.Values {

@@ -3,7 +3,8 @@ package host
 import (
 	"sort"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -84,7 +85,7 @@ type transition struct {
 	index  int // its place among its state's transitions (coverage)
 	// at is where its entry is written, read from the script when it is
 	// first refused (transitionPos); zero until then.
-	at luabind.Pos
+	at scripterr.Pos
 }
 
 func (n *place) isMachine() bool { return n.def.IsMachine() }
@@ -95,7 +96,7 @@ func (n *place) isRegions() bool { return n.def.Kind == defs.KindRegions }
 // merged context defaults of every machine), as plain Go data converted as
 // Agent.Get converts.
 func (b *Behaviour) Defaults() map[string]any {
-	m, _ := luabind.ToGo(b.layout().defaults).(map[string]any)
+	m, _ := luaval.ToGo(b.layout().defaults).(map[string]any)
 	if m == nil {
 		m = map[string]any{}
 	}

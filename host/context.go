@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
 )
 
-// Get reads a top-level context field as plain Go data (luabind.ToGo):
+// Get reads a top-level context field as plain Go data (luaval.ToGo):
 // nil, bool, float64, string, []any for a table whose keys are 1..n,
 // map[string]any for any other table, the bound Go value for a userdata,
 // "function" for a function. Use it from the host's goroutine, between
@@ -23,7 +23,7 @@ func (a *Agent) Get(key string) any {
 	if !a.readable("Get") {
 		return nil
 	}
-	return luabind.ToGo(a.ctx.RawGetString(key))
+	return luaval.ToGo(a.ctx.RawGetString(key))
 }
 
 // Context returns the whole context as plain Go data, converted as Get
@@ -37,10 +37,10 @@ func (a *Agent) Context() map[string]any {
 	if !a.readable("Context") {
 		return nil
 	}
-	m, _ := luabind.ToGo(a.ctx).(map[string]any)
+	m, _ := luaval.ToGo(a.ctx).(map[string]any)
 	if m == nil {
 		m = map[string]any{} // an empty context, or one with only keys 1..n
-		a.ctx.ForEach(func(k, v lua.LValue) { m[k.String()] = luabind.ToGo(v) })
+		a.ctx.ForEach(func(k, v lua.LValue) { m[k.String()] = luaval.ToGo(v) })
 	}
 	return m
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,14 +44,14 @@ func TestCPUAttacksTwoModsFourWorkers(t *testing.T) {
 		"rep":     `while true do local _ = string.rep("x", 16777216) end`,
 		"sort":    `while true do table.sort(R, function(a, b) return a > b end) end`,
 	}, fmt.Sprintf(`local A, B = string.rep("x", 16777216), string.rep("x", 16777216)
-local R = {} for i = 1, %d do R[i] = i end`, luabind.MaxSequence)))
+local R = {} for i = 1, %d do R[i] = i end`, luaval.MaxSequence)))
 	require.NoError(t, err)
 	tables, err := h.LoadString("tables/attack.lua", cpuMod(map[string]string{
 		"len":    `while true do local _ = #N end`,
 		"next":   `while true do local _ = next(N) end`,
 		"concat": `while true do local _ = table.concat(C) end`,
 	}, fmt.Sprintf(`local N = {} for i = 1, %d do N[i] = true end for i = 1, %[1]d do N[i] = nil end N.x = 1
-local C = {} for i = 1, 64 do C[i] = string.rep("y", 65536) end`, luabind.MaxSequence)))
+local C = {} for i = 1, 64 do C[i] = string.rep("y", 65536) end`, luaval.MaxSequence)))
 	require.NoError(t, err)
 	attackers := map[int]string{}
 	for i := range 200 {

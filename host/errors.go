@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -60,7 +61,7 @@ var (
 	// fails while it runs, or returns an invalid definition): the error is
 	// an ErrorList with each problem's file and line. A file that
 	// cannot be read gives an fs error instead.
-	ErrInvalidDefinition = luabind.ErrInvalidDefinition
+	ErrInvalidDefinition = scripterr.ErrInvalidDefinition
 	// ErrBadDt: Tick given a dt that is negative, NaN or infinite.
 	ErrBadDt = errors.New("dt must be a finite number ≥ 0")
 	// ErrBadPath: Agent.SetPath given an empty path, or one that goes
@@ -80,10 +81,10 @@ var errHostClosed = fmt.Errorf("host: %w", ErrClosed)
 var (
 	// ErrBudget is wrapped by a callback (or a script being loaded) stopped
 	// for running past its time or instruction budget.
-	ErrBudget = luabind.ErrBudget
+	ErrBudget = scripterr.ErrBudget
 	// ErrMemoryLimit is wrapped by a callback stopped by Options.MemoryLimit,
 	// and by the error of an agent suspended by it.
-	ErrMemoryLimit = luabind.ErrMemoryLimit
+	ErrMemoryLimit = scripterr.ErrMemoryLimit
 )
 
 type (
@@ -91,19 +92,19 @@ type (
 	// reload, each with its file and line: LoadFile, LoadString, Reload and
 	// ReloadSource return one (errors.As), sorted by position; its Error
 	// method prints one "file:line: message" per line.
-	ErrorList = luabind.ErrorList
+	ErrorList = scripterr.ErrorList
 	// Problem is one entry of an ErrorList: Pos (where) and Msg (what).
-	Problem = luabind.Error
+	Problem = scripterr.Error
 	// Pos is a file and a 1-based line (0: unknown); String prints
 	// "file:line".
-	Pos = luabind.Pos
+	Pos = scripterr.Pos
 	// BudgetError is a call stopped by a limit (errors.As): Pos is where
 	// the script was, Budget the time budget it ran past (the callback's,
 	// or the agent's tick's when Tick is set), Steps the instruction
 	// budget, Memory the memory limit, Cause the context's cause for a
 	// stop by TickContext's ctx. It wraps ErrBudget, ErrMemoryLimit or that
 	// cause.
-	BudgetError = luabind.BudgetError
+	BudgetError = scripterr.BudgetError
 )
 
 // ScriptError is a callback that failed: it raised a Lua error, returned a
@@ -130,7 +131,7 @@ type ScriptError struct {
 
 // Error formats the error as "file:line: message (agent N, state S, callback C)".
 func (e *ScriptError) Error() string {
-	pos := luabind.Pos{File: e.Script, Line: e.Line}.String()
+	pos := scripterr.Pos{File: e.Script, Line: e.Line}.String()
 	state := e.State
 	if state == "" {
 		state = "<root>"
@@ -152,18 +153,18 @@ func (e *ScriptError) Message() string {
 	if e.Script == "" {
 		return e.Msg
 	}
-	return luabind.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
+	return scripterr.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
 }
 
 func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptError {
-	msg := luabind.ErrorMessage(err)
-	pos, rest := luabind.SplitPos(msg)
+	msg := scripterr.ErrorMessage(err)
+	pos, rest := scripterr.SplitPos(msg)
 	if rest == "__len undefined" { // gopher-lua's words for # of a value without a length
 		rest = lengthMsg
 	}
 	se := &ScriptError{
 		Script: pos.File, Line: pos.Line, Agent: a.id, Tick: a.ticks,
-		State: n.path, Callback: callback, Msg: rest, Traceback: luabind.Traceback(err), Err: luabind.Detach(err),
+		State: n.path, Callback: callback, Msg: rest, Traceback: scripterr.Traceback(err), Err: scripterr.Detach(err),
 	}
 	if se.Script == "" {
 		// An error value that is not a string carries no position: the
@@ -187,7 +188,7 @@ func tracebackPos(tb string) (string, int) {
 		if l == "" || strings.HasPrefix(l, "[G]") || strings.HasPrefix(l, "stack traceback") {
 			continue
 		}
-		if p, _ := luabind.SplitPos(l); p.File != "" && p.Line > 0 {
+		if p, _ := scripterr.SplitPos(l); p.File != "" && p.Line > 0 {
 			return p.File, p.Line
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 )
 
 // A tick its budget cut between callbacks is reported by the engine, once,
@@ -31,14 +31,14 @@ return ai.fsm { initial = "s", states = {
 	}
 	s := a.top(a.t.root)
 	for range 2 { // the second is the rest of the same tick: not reported
-		a.report(s, CallbackWhen, luabind.NewTickBudgetError(tickBudget(h.opts)))
+		a.report(s, CallbackWhen, scripterr.NewTickBudgetError(tickBudget(h.opts)))
 	}
 	h.dispatch()
 	if len(got) != 1 {
 		t.Fatalf("%d reports, want 1: %v", len(got), got)
 	}
 	e := got[0]
-	var be *luabind.BudgetError
+	var be *scripterr.BudgetError
 	if !errors.Is(e, ErrBudget) || !errors.As(e, &be) || !be.Tick || be.Budget != 200*time.Millisecond {
 		t.Fatalf("%v: want a tick BudgetError", e)
 	}

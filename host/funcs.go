@@ -6,7 +6,7 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -72,7 +72,7 @@ var ErrBadFunc = errors.New("not a function luaai can call from Lua")
 // An optional first parameter *Agent receives Caller's agent (a call from
 // outside an agent's callback is then a Lua error). The other parameters
 // take Lua values converted to bool, string, any integer or float type
-// (a number with a fraction for an integer is refused), any (luabind.ToGo's
+// (a number with a fraction for an integer is refused), any (luaval.ToGo's
 // plain data), map[string]any or []any. Results are converted back like a
 // context value; a last result of type error that is not nil becomes a
 // Lua error at the script's line. A wrong argument raises "bad argument #n
@@ -221,7 +221,7 @@ func argConverter(name string, t reflect.Type) (func(L *lua.LState, n int) refle
 			break
 		}
 		return func(L *lua.LState, n int) reflect.Value {
-			v := luabind.ToGo(L.Get(n))
+			v := luaval.ToGo(L.Get(n))
 			if v == nil {
 				return reflect.Zero(t)
 			}
@@ -233,7 +233,7 @@ func argConverter(name string, t reflect.Type) (func(L *lua.LState, n int) refle
 		}
 		return func(L *lua.LState, n int) reflect.Value {
 			tb := check(L, n, name, lua.LTTable).(*lua.LTable)
-			m, ok := luabind.ToGo(tb).(map[string]any)
+			m, ok := luaval.ToGo(tb).(map[string]any)
 			if !ok {
 				m = map[string]any{}
 				if tb.Len() > 0 {
@@ -248,7 +248,7 @@ func argConverter(name string, t reflect.Type) (func(L *lua.LState, n int) refle
 		}
 		return func(L *lua.LState, n int) reflect.Value {
 			tb := check(L, n, name, lua.LTTable).(*lua.LTable)
-			s, ok := luabind.ToGo(tb).([]any)
+			s, ok := luaval.ToGo(tb).([]any)
 			if !ok {
 				s = []any{}
 				if k, _ := tb.Next(lua.LNil); k != lua.LNil {

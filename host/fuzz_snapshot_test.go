@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 )
 
 // snapNumbers are the integer keys and counts a crafted snapshot tries:
@@ -16,7 +16,7 @@ import (
 // array limit, the largest exact integers, and numbers that are not whole.
 var snapNumbers = []string{
 	"0", "1", "2", "3", "-1", "7", "64", "1000", "4095", "4096", "65535", "65536",
-	fmt.Sprint(luabind.MaxSequence - 1), fmt.Sprint(luabind.MaxSequence), fmt.Sprint(luabind.MaxSequence + 1), fmt.Sprint(luabind.MaxSequence + 2),
+	fmt.Sprint(luaval.MaxSequence - 1), fmt.Sprint(luaval.MaxSequence), fmt.Sprint(luaval.MaxSequence + 1), fmt.Sprint(luaval.MaxSequence + 2),
 	"8388608", "67108863", "67108864", "67108865", "2147483648", "4294967296",
 	"9007199254740991", "9007199254740992", "9007199254740993", "1e300", "-1e300", "0.5", "1.5", "-0", "1e-300",
 }

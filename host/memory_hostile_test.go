@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +38,7 @@ return ai.fsm { initial = "s", context = { keep = {}, cos = {} }, states = { s =
     local t = {} t[%d] = 1 t[67108863] = 1 rawset(t, 8388608, 1) table.insert(t, 8388607, 1)
     ctx.keep[#ctx.keep + 1] = t
     for i = 1, 10 do local co = coroutine.create(function() coroutine.yield() end) coroutine.resume(co) ctx.cos[#ctx.cos + 1] = co end
-  end } } }`, luabind.MaxSequence))
+  end } } }`, luaval.MaxSequence))
 	require.NoError(t, err)
 	threads, err := h.LoadString("threads.lua", `local ai = require("luaai")
 local held = {}
@@ -81,13 +84,13 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 		require.NoError(t, h.Tick(0.1))
 		peak = max(peak, luabind.HeapBytes())
 	}
-	t.Logf("%d of %d hostile agents suspended, the heap grew by %s at most, %d errors", suspended(), len(hostile), luabind.FormatBytes(peak-base), len(errs))
+	t.Logf("%d of %d hostile agents suspended, the heap grew by %s at most, %d errors", suspended(), len(hostile), luatext.FormatBytes(peak-base), len(errs))
 	require.Equal(t, len(hostile), suspended())
 	for _, a := range calms {
 		require.False(t, a.Suspended(), "a calm agent was suspended")
 	}
 	for _, e := range errs {
-		require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
+		require.True(t, errors.Is(e, scripterr.ErrMemoryLimit), "%v", e)
 		require.NotEqual(t, "calm.lua", e.Script)
 	}
 	require.Less(t, peak-base, int64(2*limit+margin))

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -112,7 +112,7 @@ func (r runner) SendTo(id int, name string, payload any) (bool, error) {
 // deliver puts a message from agent from into the agent's inbox, its
 // payload rebuilt in the agent's own Lua state.
 func (a *Agent) deliver(from int, name string, payload any) {
-	a.inbox = append(a.inbox, event{name: name, payload: luabind.FromPlain(a.w.vm.L, payload), from: from, at: a.h.tickNo})
+	a.inbox = append(a.inbox, event{name: name, payload: luaval.FromPlain(a.w.vm.L, payload), from: from, at: a.h.tickNo})
 }
 
 // pendingMsg is an ai.send_to made while the workers ran: 56 bytes, and
@@ -121,7 +121,7 @@ type pendingMsg struct {
 	from, seq int // the sender's id, and its count of sends
 	to        *Agent
 	name      string
-	payload   any // luabind.CopyPlain's copy
+	payload   any // luaval.CopyPlain's copy
 	// toID and remote: a message for another host (to is nil), its
 	// payload encoded.
 	toID   int
@@ -212,7 +212,7 @@ func payloadOf(v lua.LValue) any {
 	if v == nil || v == lua.LNil {
 		return nil
 	}
-	return luabind.ToGo(v)
+	return luaval.ToGo(v)
 }
 
 // Saving and restoring the events and messages waiting for the next tick.

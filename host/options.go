@@ -193,7 +193,7 @@ type Options struct {
 	// ever refused for it. Sends that return false (no agent, refused) do
 	// not count. A tick's messages therefore hold at most agents ×
 	// MaxMessagesPerTick queued messages, each about 100 bytes plus its
-	// payload's copy (at most luabind.MaxPlainEntries entries of about 40
+	// payload's copy (at most luaval.MaxPlainEntries entries of about 40
 	// bytes; strings are shared with the sender): with the default, a
 	// thousand agents that all send small payloads up to the quota queue
 	// about 100 MiB, and making the copies is charged to the senders'

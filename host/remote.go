@@ -13,7 +13,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -64,7 +64,7 @@ func (a *Agent) sendElsewhere(id int, name string, payload any) (bool, error) {
 		return false, err
 	}
 	enc := &encoder{}
-	v := luabind.FromPlain(a.w.vm.L, payload)
+	v := luaval.FromPlain(a.w.vm.L, payload)
 	if err := enc.count(v, "payload", 0); err != nil {
 		return false, err
 	}

@@ -3,7 +3,7 @@ package host
 import (
 	"unsafe"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -155,7 +155,7 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 			}
 			s.tseen[v] = struct{}{}
 			total += sizeThread
-			values, bytes, ok := luabind.ThreadStack(v)
+			values, bytes, ok := luaval.ThreadStack(v)
 			if !ok {
 				total += sizeThreadStacks
 				continue
@@ -181,11 +181,11 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 // table is the bytes of t itself: its array part by capacity, its hash
 // entries; it queues its keys, values and metatable.
 func (s *sizer) table(t *lua.LTable) int64 {
-	arr, known := luabind.ArrayLen(t)
+	arr, known := luaval.ArrayLen(t)
 	if !known {
 		arr = t.MaxN()
 	}
-	total := sizeTable + int64(luabind.ArrayCap(t))*sizeSlot
+	total := sizeTable + int64(luaval.ArrayCap(t))*sizeSlot
 	live := 0
 	t.ForEach(func(k, val lua.LValue) {
 		if n, ok := k.(lua.LNumber); !ok || float64(n) < 1 || float64(n) > float64(arr) || float64(n) != float64(int(n)) {
@@ -195,7 +195,7 @@ func (s *sizer) table(t *lua.LTable) int64 {
 		}
 		s.push(val)
 	})
-	if keys, ok := luabind.HashKeys(t); ok && len(keys) > live {
+	if keys, ok := luaval.HashKeys(t); ok && len(keys) > live {
 		// Keys set to nil stay in gopher-lua's key list and key index,
 		// the key itself held: a script that sets and clears new keys
 		// grows them without bound.

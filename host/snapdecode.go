@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -57,7 +57,7 @@ type boundMark struct{ path string }
 // it later).
 func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
 	if n, ok := k.(lua.LNumber); ok && n > 1 && float64(n) < float64(lua.MaxArrayIndex) && float64(n) == math.Trunc(float64(n)) {
-		have, known := luabind.ArrayLen(t)
+		have, known := luaval.ArrayLen(t)
 		if !known {
 			have = t.MaxN()
 		}
@@ -67,7 +67,7 @@ func (d *decoder) set(t *lua.LTable, k, v lua.LValue) error {
 				return fmt.Errorf("key %d leaves %d empty array slots before it: more than a snapshot of %d bytes may make its reader fill (%d times its size)",
 					int64(n), gap, d.size, snapshotGapRatio)
 			}
-			luabind.ReserveArray(t, int(n)) // one allocation, not gopher-lua's growing copies
+			luaval.ReserveArray(t, int(n)) // one allocation, not gopher-lua's growing copies
 		}
 	}
 	if ud, ok := v.(*lua.LUserData); ok {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -72,11 +72,11 @@ func TestCraftedSnapshotsAllocateLittle(t *testing.T) {
 	for _, tc := range []struct{ name, ctx, err string }{
 		{"a key far past the array part", `{"$pairs":[[8388608,1]]}`, ""},
 		{"the largest array key", `{"$pairs":[[67108863,1]]}`, ""},
-		{"a key at the sequence limit", fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luabind.MaxSequence), "empty array slots"},
-		{"keys past the end of many tables", many(2000, fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luabind.MaxSequence/2)), "empty array slots"},
+		{"a key at the sequence limit", fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luaval.MaxSequence), "empty array slots"},
+		{"keys past the end of many tables", many(2000, fmt.Sprintf(`{"$pairs":[[%d,1]]}`, luaval.MaxSequence/2)), "empty array slots"},
 		{"a gap paid for", fmt.Sprintf(`{"pad":"%s","t":{"$pairs":[[%d,1]]}}`, strings.Repeat("x", 200000), 50000), ""},
 		{"descending keys", `{"$pairs":[[9000,1],[8999,1],[8998,1]]}`, "empty array slots"},
-		{"a bound value far out", fmt.Sprintf(`{"$pairs":[[%d,{"$bound":"x"}]]}`, luabind.MaxSequence), "empty array slots"},
+		{"a bound value far out", fmt.Sprintf(`{"$pairs":[[%d,{"$bound":"x"}]]}`, luaval.MaxSequence), "empty array slots"},
 		{"empty tables", many(100000, `[]`), ""},
 		{"empty objects", many(100000, `{}`), ""},
 		{"nulls", many(100000, `null`), ""},
@@ -137,7 +137,7 @@ func TestSparseTablesSaveAndRestore(t *testing.T) {
 			require.NoError(t, err)
 			restored, err := g.Restore(data, gb)
 			require.NoError(t, err, "%.300s", data)
-			require.Equal(t, luabind.ToGo(host.ContextTable(a)), luabind.ToGo(host.ContextTable(restored[0])))
+			require.Equal(t, luaval.ToGo(host.ContextTable(a)), luaval.ToGo(host.ContextTable(restored[0])))
 			again, err := g.Snapshot()
 			require.NoError(t, err)
 			require.Equal(t, string(data), string(again))

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"weak"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -52,7 +52,7 @@ func (s luaSpawner) Spawn(def *defs.State, overrides *lua.LTable) (defs.LuaAgent
 				return nil, fmt.Errorf("override keys must be context keys (names), got %s", k.Type())
 			}
 			v := overrides.RawGet(k)
-			if err := b.CheckWrite([]string{string(ks)}, luabind.ToGo(v)); err != nil {
+			if err := b.CheckWrite([]string{string(ks)}, luaval.ToGo(v)); err != nil {
 				return nil, fmt.Errorf("override %s: %w", string(ks), err)
 			}
 			ctx.RawSet(k, v)

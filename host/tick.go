@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -95,7 +95,7 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	a.decide(a.t.root, &p)
 	if p.cut != nil && !a.tickStopped {
 		// Stopped between callbacks: no callback carried the report.
-		a.report(p.cut, CallbackWhen, luabind.NewTickBudgetError(tickBudget(a.h.opts)))
+		a.report(p.cut, CallbackWhen, scripterr.NewTickBudgetError(tickBudget(a.h.opts)))
 	}
 	// Events no transition consumed are dropped, those a stopped decide
 	// phase did not reach too (Options.AgentTickBudget).
@@ -360,7 +360,7 @@ func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 // transitionPos is where transition t of state s is written: its entry in
 // the script when the file can be read (found once, then kept), else where
 // the definition was made.
-func transitionPos(s *place, t *transition) luabind.Pos {
+func transitionPos(s *place, t *transition) scripterr.Pos {
 	if t.at.Line > 0 {
 		return t.at
 	}

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -164,9 +164,9 @@ func (a *Agent) score(n *place, active bool) float64 {
 	}
 	a.cur, a.curKind, a.curScore = pn, pk, ps
 	if err == nil && math.IsNaN(s) {
-		err = fmt.Errorf("score is %v: %w", s, luabind.ErrNotANumber)
+		err = fmt.Errorf("score is %v: %w", s, scripterr.ErrNotANumber)
 	}
-	if err != nil && errors.Is(err, luabind.ErrNotANumber) {
+	if err != nil && errors.Is(err, scripterr.ErrNotANumber) {
 		// Not a Lua error: point at the scoring function, if it is one.
 		if ls, ok := n.def.Score.(defs.LuaScorer); ok && ls.Fn.Proto != nil {
 			err = fmt.Errorf("%s:%d: %w", ls.Fn.Proto.SourceName, ls.Fn.Proto.LineDefined, err)

@@ -11,8 +11,9 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -67,7 +68,7 @@ func (b *Behaviour) CheckWrite(path []string, value any) error {
 	if top == lua.LNil {
 		return unknownKey(path, 0, b.Defaults())
 	}
-	cur := luabind.ToGo(top)
+	cur := luaval.ToGo(top)
 	for i, k := range path[1:] {
 		i++
 		switch m := cur.(type) {
@@ -161,7 +162,7 @@ func KindOf(v any) string {
 func describeGot(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", luabind.CutText(x, 40))
+		return fmt.Sprintf("the string %q", luatext.CutText(x, 40))
 	case bool:
 		return fmt.Sprintf("the boolean %v", x)
 	case nil:

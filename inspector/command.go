@@ -16,9 +16,24 @@ import (
 // The page's commands: parsed and bounded on the HTTP side, queued for the
 // game goroutine, their results reported back.
 
+// Op is what a Command does: the "op" of the JSON the page posts.
+type Op string
+
+// The ops of the inspector's commands.
+const (
+	OpSend    Op = "send"    // send an event to agents
+	OpSet     Op = "set"     // set a context value of agents
+	OpPause   Op = "pause"   // pause the game
+	OpStep    Op = "step"    // run some ticks while paused
+	OpResume  Op = "resume"  // resume the game, or suspended agents when agents are given
+	OpRate    Op = "rate"    // change the tick rate
+	OpReset   Op = "reset"   // take agents back to their initial state
+	OpRespawn Op = "respawn" // respawn agents with a new context
+)
+
 // commandJSON is a command as the page posts it.
 type commandJSON struct {
-	Op      string          `json:"op"`
+	Op      Op              `json:"op"`
 	Agent   json.RawMessage `json:"agent"` // an id, a list of ids, or "*"
 	Event   string          `json:"event"`
 	Payload json.RawMessage `json:"payload"`
@@ -49,7 +64,7 @@ func ParseCommand(data []byte) (Command, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cj); err != nil {
-		return Command{}, fmt.Errorf("%w: %v", ErrBadCommand, err)
+		return Command{}, fmt.Errorf("%w: %w", ErrBadCommand, err)
 	}
 	if dec.More() {
 		return Command{}, fmt.Errorf("%w: one JSON object, not several", ErrBadCommand)
@@ -59,39 +74,39 @@ func ParseCommand(data []byte) (Command, error) {
 		return Command{}, fmt.Errorf("%w: "+format, append([]any{ErrBadCommand}, args...)...)
 	}
 	switch cj.Op {
-	case "pause":
-	case "resume":
+	case OpPause:
+	case OpResume:
 		if len(cj.Agent) > 0 {
 			if err := parseTargets(cj.Agent, &c); err != nil {
-				return bad("resume: %v", err)
+				return bad("resume: %w", err)
 			}
 		}
-	case "reset", "respawn":
+	case OpReset, OpRespawn:
 		if err := parseTargets(cj.Agent, &c); err != nil {
-			return bad("%s: %v", cj.Op, err)
+			return bad("%s: %w", cj.Op, err)
 		}
-	case "step":
+	case OpStep:
 		c.Steps = max(cj.N, 1)
 		if cj.N < 0 || cj.N > maxStepTicks {
 			return bad("step: n must be from 1 to %d, not %d", maxStepTicks, cj.N)
 		}
-	case "rate":
+	case OpRate:
 		if !(cj.Hz >= minRateHz && cj.Hz <= maxRateHz) {
 			return bad("rate: hz must be from %g to %g, not %g", minRateHz, maxRateHz, cj.Hz)
 		}
 		c.Hz = cj.Hz
-	case "send", "set":
+	case OpSend, OpSet:
 		if err := parseTargets(cj.Agent, &c); err != nil {
-			return bad("%s: %v", cj.Op, err)
+			return bad("%s: %w", cj.Op, err)
 		}
-		if cj.Op == "send" {
+		if cj.Op == OpSend {
 			if cj.Event == "" || len(cj.Event) > 200 {
 				return bad("send: event must be a name of 1 to 200 bytes")
 			}
 			c.Event = cj.Event
 			v, err := commandValue(cj.Payload)
 			if err != nil {
-				return bad("send: payload: %v", err)
+				return bad("send: payload: %w", err)
 			}
 			c.Payload = v
 			break
@@ -110,7 +125,7 @@ func ParseCommand(data []byte) (Command, error) {
 		}
 		v, err := commandValue(cj.Value)
 		if err != nil {
-			return bad("set: value: %v", err)
+			return bad("set: value: %w", err)
 		}
 		c.Path, c.Value = parts, v
 	case "":
@@ -205,7 +220,7 @@ func (s *shared) command(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if c.Op == "rate" && !s.opts.RateControl {
+	if c.Op == OpRate && !s.opts.RateControl {
 		s.mu.Unlock()
 		httpError(w, http.StatusBadRequest, "rate: this game sets its own tick rate")
 		return
@@ -266,19 +281,19 @@ func ApplyCommand(h *host.Host, c Command) error {
 	for _, a := range agents {
 		var err error
 		switch c.Op {
-		case "send":
+		case OpSend:
 			err = a.Send(c.Event, c.Payload)
-		case "reset":
+		case OpReset:
 			err = a.Reset()
-		case "respawn":
+		case OpRespawn:
 			err = a.Respawn(nil)
-		case "resume":
+		case OpResume:
 			if a.Suspended() {
 				err = a.Resume()
 			} else if !c.All {
 				err = errors.New("not suspended")
 			}
-		case "set":
+		case OpSet:
 			// The rule of every write from outside the scripts.
 			if err = a.Behaviour().CheckWrite(c.Path, c.Value); err == nil {
 				err = a.SetPath(c.Path, c.Value)
@@ -297,7 +312,7 @@ func ApplyCommand(h *host.Host, c Command) error {
 			errs = append(errs, fmt.Errorf("agent %d: %w", a.ID(), err))
 		}
 	}
-	if c.Op == "set" && reached == 0 && unknown != nil {
+	if c.Op == OpSet && reached == 0 && unknown != nil {
 		return fmt.Errorf("no agent's context has the key: %w", unknown)
 	}
 	return errors.Join(errs...)

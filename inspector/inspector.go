@@ -86,7 +86,7 @@ const DefaultHistoryBytes = 32 << 20
 // value, pause, step, resume or change the tick rate. Agents lists the
 // agents a send or set is for; All means every agent.
 type Command struct {
-	Op      string   // "send", "set", "pause", "step", "resume", "rate", "reset" or "respawn"
+	Op      Op       // what it does: OpSend, OpSet, OpPause, OpStep, OpResume, OpRate, OpReset or OpRespawn
 	All     bool     // send, set, resume, reset, respawn: every agent
 	Agents  []int    // send, set, resume, reset, respawn: the agents' ids (a resume with agents resumes suspended agents, not the game)
 	Event   string   // send
@@ -106,10 +106,10 @@ type Command struct {
 // reported with Handler.Done.
 func (c Command) ForAgents() bool {
 	switch c.Op {
-	case "send", "set", "reset", "respawn":
+	case OpSend, OpSet, OpReset, OpRespawn:
 		return true
 	}
-	return c.Op == "resume" && (c.All || len(c.Agents) > 0)
+	return c.Op == OpResume && (c.All || len(c.Agents) > 0)
 }
 
 // Errors of the inspector's commands.
@@ -353,11 +353,11 @@ func (in *inspector) apply(c Command) error {
 		return ApplyCommand(in.h, c)
 	}
 	switch c.Op {
-	case "pause":
+	case OpPause:
 		in.h.Pause()
-	case "resume":
+	case OpResume:
 		in.h.Resume()
-	case "step":
+	case OpStep:
 		in.h.Step(c.Steps)
 	default:
 		return fmt.Errorf("%w: %q is not handled without OnCommand", ErrBadCommand, c.Op)

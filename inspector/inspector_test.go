@@ -384,7 +384,7 @@ func TestInspectorOnCommand(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, got, 3)
-	assert.Equal(t, "pause", got[0].Op)
+	assert.Equal(t, inspector.OpPause, got[0].Op)
 	assert.Equal(t, 20.0, got[1].Hz)
 	assert.Equal(t, inspector.Command{Op: "send", All: true, Event: "alarm", Payload: map[string]any{"n": 1.0}, Seq: 3}, got[2])
 	require.NoError(t, inspector.ApplyCommand(r.h, got[2]))

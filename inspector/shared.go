@@ -160,7 +160,7 @@ type shared struct {
 
 	seq  int
 	cmds []queued
-	sent map[int]string // seq → op, of commands waiting for their result
+	sent map[int]Op // seq → op, of commands waiting for their result
 }
 
 func newShared(o Options) *shared {
@@ -172,7 +172,7 @@ func newShared(o Options) *shared {
 		structures: map[int][]byte{},
 		wants:      map[int]int{},
 		subs:       map[chan struct{}]struct{}{},
-		sent:       map[int]string{},
+		sent:       map[int]Op{},
 	}
 }
 
@@ -279,7 +279,7 @@ func (s *shared) addStructure(id int, data []byte) {
 // result records what became of command seq.
 func (s *shared) result(seq int, err error) {
 	s.mu.Lock()
-	r := resultJSON{Seq: seq, Op: s.sent[seq]}
+	r := resultJSON{Seq: seq, Op: string(s.sent[seq])}
 	delete(s.sent, seq)
 	if err != nil {
 		r.Error = clip(err.Error(), 1024)

@@ -20,10 +20,9 @@
 //   - Rename of a state, with the renamed entry that keeps live agents in
 //     place on the next reload.
 //
-// The features read the buffer's text (source.go's tokenizer and
-// outline.go's reading of table constructors), so they work while the
-// buffer does not load; the check alone runs the script. The protocol's
+// The features read the buffer's text (its own tokenizer and reading of
+// table constructors), so they work while the buffer does not load; the check alone runs the script. The protocol's
 // types and dispatch are glsp's (github.com/tliron/glsp), the JSON-RPC
 // connection sourcegraph's jsonrpc2, over a framing of its own that
-// skips what is not a message rather than stopping (stream.go).
+// skips what is not a message rather than stopping.
 package lsp

@@ -2,15 +2,12 @@ package luabind
 
 import (
 	"errors"
-	"fmt"
-	"unicode/utf8"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
-
-// ErrNotANumber is returned by a Lua scorer whose result is not a number
-// (NaN included).
-var ErrNotANumber = errors.New("score is not a number")
 
 // Call runs fn(args...) protected and returns its first result. The Lua
 // stack is left as it was. Like the other Call* helpers it runs under
@@ -130,7 +127,7 @@ func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
 	}
 	v := L.Get(-1)
 	L.SetTop(top)
-	n, ok := NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok {
 		return 0, &notANumber{got: v.Type().String()}
 	}
@@ -145,76 +142,7 @@ func (e *notANumber) Error() string {
 	}
 	return "score is a " + e.got + ", not a number"
 }
-func (e *notANumber) Unwrap() error { return ErrNotANumber }
-
-// ErrorMessage is the message of an error from a protected call, without the
-// traceback: "file:line: message".
-// An error value that is not a string or a number reads "(error object is a
-// table value)", as the lua command says; a table with __tostring gives that
-// instead (see VM.pcall). Messages longer than MaxErrorText are cut there,
-// so a script cannot make the host keep megabytes per error.
-func ErrorMessage(err error) string {
-	var ae *lua.ApiError
-	msg := ""
-	switch {
-	case errors.As(err, &ae) && ae.Object != nil:
-		switch o := ae.Object.(type) {
-		case lua.LString, lua.LNumber:
-			msg = o.String()
-		default:
-			msg = "(error object is a " + o.Type().String() + " value)"
-		}
-	default:
-		msg = err.Error()
-	}
-	return CutText(msg, MaxErrorText)
-}
-
-// MaxErrorText is the longest error message or traceback kept, in bytes.
-const MaxErrorText = 4096
-
-// CutText cuts s to at most max bytes (on a UTF-8 boundary), saying how
-// much was cut.
-func CutText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
-}
-
-// Detach returns err without the Lua value it carries when that value is
-// not a string or number (an error raised with a table or userdata), so a
-// caller that keeps errors keeps their message, not what the script
-// built. Anything else is returned as it is.
-func Detach(err error) error {
-	var ae *lua.ApiError
-	if !errors.As(err, &ae) || ae.Object == nil {
-		return err
-	}
-	switch ae.Object.(type) {
-	case lua.LString, lua.LNumber:
-		return err
-	}
-	if ae2, ok := err.(*lua.ApiError); ok {
-		c := *ae2
-		c.Object = lua.LString(ErrorMessage(err))
-		return &c
-	}
-	return err
-}
-
-// Traceback is the Lua stack traceback of an error from a protected call, or "".
-func Traceback(err error) string {
-	var ae *lua.ApiError
-	if errors.As(err, &ae) {
-		return CutText(ae.StackTrace, MaxErrorText)
-	}
-	return ""
-}
+func (e *notANumber) Unwrap() error { return scripterr.ErrNotANumber }
 
 // stringifyError gives an error value that is a table with a __tostring
 // metamethod its string, as the lua command prints it (it runs inside the
@@ -229,9 +157,9 @@ func (vm *VM) stringifyError(err error) {
 	if !errors.As(err, &ae) {
 		return
 	}
-	ae.StackTrace = CutText(ae.StackTrace, MaxErrorText)
+	ae.StackTrace = luatext.CutText(ae.StackTrace, scripterr.MaxErrorText)
 	if s, ok := ae.Object.(lua.LString); ok {
-		ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+		ae.Object = lua.LString(luatext.CutText(string(s), scripterr.MaxErrorText))
 		return
 	}
 	if _, ok := ae.Object.(*lua.LTable); !ok || ae.Object == nil {
@@ -247,7 +175,7 @@ func (vm *VM) stringifyError(err error) {
 	L.Push(ae.Object)
 	if L.PCall(1, 1, nil) == nil {
 		if s, ok := L.Get(-1).(lua.LString); ok {
-			ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+			ae.Object = lua.LString(luatext.CutText(string(s), scripterr.MaxErrorText))
 		}
 	}
 	L.SetTop(top)

@@ -32,9 +32,8 @@ import (
 	"time"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/luaai/luaai/luabind/internal/lcomp"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // maxPrograms bounds a VM's cache of compiled functions.

@@ -3,6 +3,7 @@ package luabind
 import (
 	"testing"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -65,7 +66,7 @@ func TestCompiledCallsMatchVM(t *testing.T) {
 			got, err := tc.call(vm, fn, ctx)
 			msg := ""
 			if err != nil {
-				msg = ErrorMessage(err)
+				msg = scripterr.ErrorMessage(err)
 			}
 			outs[i] = fmtValue(got) + " | " + msg + " | " + fmtValue(ctx.RawGetString("x")) + fmtValue(ctx.RawGetString("y"))
 			vm.Close()
@@ -110,7 +111,7 @@ func TestCompiledStepBudget(t *testing.T) {
 			ctx.RawSetString("x", lua.LNumber(1))
 			err = vm.CallUpdate(fn, ctx, lua.LNumber(0.1))
 			if err != nil {
-				msgs[i] = ErrorMessage(err)
+				msgs[i] = scripterr.ErrorMessage(err)
 			}
 			msgs[i] += " z=" + ctx.RawGetString("z").String()
 			vm.Close()

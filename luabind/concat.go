@@ -32,15 +32,15 @@ const (
 
 // catFunction is `..` over its arguments (at least two), refusing results
 // over max bytes. VMs install it as the global catGlobal; a bare
-// gopher-lua state running compiled chunks needs it too (OpenConcat).
+// gopher-lua state running compiled chunks needs it too (openConcat).
 func catFunction(max int) lua.LGFunction {
 	return func(L *lua.LState) int { return cat(L, max) }
 }
 
-// OpenConcat installs what compiled chunks call for `..` into a Lua state
+// openConcat installs what compiled chunks call for `..` into a Lua state
 // that is not a VM (a bare gopher-lua state running Compile's output), with
 // the default string cap.
-func OpenConcat(L *lua.LState) {
+func openConcat(L *lua.LState) {
 	L.SetGlobal(catGlobal, L.NewFunction(catFunction(DefaultMaxString)))
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -23,17 +24,17 @@ end`)
 	_, err = vm.Call(fn.(*lua.LFunction), lua.LString("string"))
 	var ae *lua.ApiError
 	require.True(t, errors.As(err, &ae))
-	require.LessOrEqual(t, len(ae.Object.String()), MaxErrorText+40)
+	require.LessOrEqual(t, len(ae.Object.String()), scripterr.MaxErrorText+40)
 	require.True(t, strings.HasSuffix(ae.Object.String(), "more bytes)"))
-	require.LessOrEqual(t, len(ae.StackTrace), MaxErrorText+40)
-	require.Same(t, err, Detach(err), "a string error is kept as it is")
+	require.LessOrEqual(t, len(ae.StackTrace), scripterr.MaxErrorText+40)
+	require.Same(t, err, scripterr.Detach(err), "a string error is kept as it is")
 
 	_, err = vm.Call(fn.(*lua.LFunction), lua.LString("table"))
 	require.True(t, errors.As(err, &ae))
 	_, isTable := ae.Object.(*lua.LTable)
 	require.True(t, isTable, "the caller of a call still sees the table")
-	d := Detach(err)
+	d := scripterr.Detach(err)
 	require.True(t, errors.As(d, &ae))
 	require.Equal(t, lua.LString("(error object is a table value)"), ae.Object)
-	require.Equal(t, ErrorMessage(err), ErrorMessage(d))
+	require.Equal(t, scripterr.ErrorMessage(err), scripterr.ErrorMessage(d))
 }

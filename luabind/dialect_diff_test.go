@@ -127,7 +127,7 @@ func dlRunGopher(name, src string, timeout time.Duration) dlResult {
 	}
 	L := lua.NewState()
 	defer L.Close()
-	OpenConcat(L)
+	openConcat(L)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	L.SetContext(ctx)

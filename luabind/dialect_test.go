@@ -609,7 +609,7 @@ func dlRunSuiteFile(t *testing.T, dir, name string) {
 
 	L := lua.NewState(lua.Options{RegistrySize: 1024 * 20, CallStackSize: 1024, IncludeGoStackTrace: true})
 	defer L.Close()
-	OpenConcat(L)
+	openConcat(L)
 	var printed strings.Builder
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		for i := 1; i <= L.GetTop(); i++ {

@@ -13,12 +13,8 @@ import (
 // (a link to /dev/zero, an 8 GB sparse file).
 const MaxScriptSize = 4 << 20
 
-// ErrNotRegular: a script path names a folder, a named pipe, a device or
-// another thing that is not a regular file.
-var ErrNotRegular = safefile.ErrNotRegular
-
-// ErrTooLarge: a script file over MaxScriptSize.
-var ErrTooLarge = fmt.Errorf("larger than the %d-byte limit on script files", MaxScriptSize)
+// errTooLarge: a script file over MaxScriptSize.
+var errTooLarge = fmt.Errorf("larger than the %d-byte limit on script files", MaxScriptSize)
 
 // ReadScript reads a script file: a regular file (symbolic links followed)
 // of at most MaxScriptSize bytes. It never blocks on a named pipe and never
@@ -38,7 +34,11 @@ func ReadScript(path string) ([]byte, error) {
 // unknown).
 func scriptTooLarge(size int64) error {
 	if size < 0 {
-		return ErrTooLarge
+		return errTooLarge
 	}
-	return fmt.Errorf("%w (it is %d bytes)", ErrTooLarge, size)
+	return fmt.Errorf("%w (it is %d bytes)", errTooLarge, size)
 }
+
+// ErrOutsideRoots is returned when a script asks for a file outside the
+// allowed roots (an absolute path, "..", or a folder not listed).
+var ErrOutsideRoots = errors.New("path outside the allowed script roots")

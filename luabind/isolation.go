@@ -164,8 +164,8 @@ func (vm *VM) newEnv() *lua.LTable {
 // helpers do (package.path = package.path .. ";./?/init.lua"); the script
 // roots alone decide what require loads.
 const (
-	PackagePath  = "./?.lua;./?/init.lua"
-	PackageCPath = ""
+	packagePath  = "./?.lua;./?/init.lua"
+	packageCPath = ""
 )
 
 // newPackage is a mod's package table: loaded and preload tables (which
@@ -175,8 +175,8 @@ func newPackage(L *lua.LState) *lua.LTable {
 	pkg := L.CreateTable(0, 4)
 	pkg.RawSetString("loaded", L.CreateTable(0, 0))
 	pkg.RawSetString("preload", L.CreateTable(0, 0))
-	pkg.RawSetString("path", lua.LString(PackagePath))
-	pkg.RawSetString("cpath", lua.LString(PackageCPath))
+	pkg.RawSetString("path", lua.LString(packagePath))
+	pkg.RawSetString("cpath", lua.LString(packageCPath))
 	return pkg
 }
 

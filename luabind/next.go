@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -28,7 +29,7 @@ func hashIndex(t *lua.LTable) ([]lua.LValue, map[lua.LValue]int, bool) {
 		sf, ok := reflect.TypeOf(lua.LTable{}).FieldByName("k2i")
 		keyIndex.offset, keyIndex.ok = sf.Offset, ok && sf.Type == reflect.TypeOf(map[lua.LValue]int(nil))
 	})
-	keys, ok := HashKeys(t)
+	keys, ok := luaval.HashKeys(t)
 	if !ok || !keyIndex.ok {
 		return nil, nil, false
 	}
@@ -42,7 +43,7 @@ const nextPollEvery = 4096
 // cleared keys.
 func (vm *VM) tableNext(L *lua.LState, t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue) {
 	keys, index, ok := hashIndex(t)
-	arr, aok := arrayPart(t)
+	arr, aok := luaval.ArrayPart(t)
 	if !ok || !aok {
 		return t.Next(key)
 	}

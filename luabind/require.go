@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/luaai/luaai/internal/safefile"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -19,31 +20,6 @@ import (
 type moduleKey struct {
 	env  *lua.LTable
 	path string
-}
-
-// CallerFile is the chunk name of the Lua function that called the running Go
-// function, or "" when there is none.
-func CallerFile(L *lua.LState) string {
-	for level := 1; level < 8; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			return ""
-		}
-		if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil {
-			return ""
-		}
-		if dbg.What != "G" && dbg.Source != "" && !strings.HasPrefix(dbg.Source, "=") && !strings.HasPrefix(dbg.Source, "<") {
-			return dbg.Source
-		}
-	}
-	return ""
-}
-
-// CallerPos is the file and line of the Lua code that called the running Go
-// function.
-func CallerPos(L *lua.LState) Pos {
-	p, _ := SplitPos(L.Where(1) + " ")
-	return p
 }
 
 // Resolve turns a script-relative name into a path inside the allowed roots:
@@ -81,7 +57,7 @@ func (vm *VM) Resolve(from, name string) (string, error) {
 				return "", fmt.Errorf("%q: a symbolic link leads out of %s: %w", name, d, ErrOutsideRoots)
 			}
 			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("%q: %w (%s)", name, ErrNotRegular, safefile.Kind(st.Mode()))
+				return "", fmt.Errorf("%q: %w (%s)", name, safefile.ErrNotRegular, safefile.Kind(st.Mode()))
 			}
 			if st.Size() > MaxScriptSize {
 				return "", fmt.Errorf("%q: %w", name, scriptTooLarge(st.Size()))
@@ -130,7 +106,7 @@ func (vm *VM) luaRequire(L *lua.LState) int {
 	case strings.ContainsAny(name, `/\`):
 		rel = name + ".lua" // a path without .lua: sub/mod, ../x (refused)
 	}
-	from := CallerFile(L)
+	from := scripterr.CallerFile(L)
 	path, err := vm.Resolve(from, rel)
 	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(name, ".lua") {
 		// A package folder: name/init.lua, as Lua's ?/init.lua.

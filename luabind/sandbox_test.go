@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -87,7 +89,7 @@ func TestSandboxPackagePath(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "near.lua"), []byte(`return "near"`), 0o644))
 	for _, tc := range []struct{ name, src, want string }{
 		{"strings", `return type(package.path) .. " " .. type(package.cpath)`, "string string"},
-		{"appended", `package.path = package.path .. ";./?/init.lua"; return package.path`, PackagePath + ";./?/init.lua"},
+		{"appended", `package.path = package.path .. ";./?/init.lua"; return package.path`, packagePath + ";./?/init.lua"},
 		{"no C modules", `return package.cpath == "" and "none" or package.cpath`, "none"},
 		{"changing it loads nothing new", `package.path = "/etc/?;/etc/?.lua"; local ok, err = pcall(require, "passwd"); return tostring(ok)`, "false"},
 		{"emptying it keeps the roots", `package.path = ""; return require("near")`, "near"},
@@ -305,7 +307,7 @@ func TestSandboxStringCap(t *testing.T) {
 			local replaced = joined:gsub("a", "c")
 			return #s + #big + #joined + #replaced + #string.format("%5.1f %s %q", 1.25, "x", "y")`)
 		require.NoError(t, err)
-		require.Equal(t, lua.LNumber(10000+48893+2*MaxSequence+2*MaxSequence+11), v)
+		require.Equal(t, lua.LNumber(10000+48893+2*luaval.MaxSequence+2*luaval.MaxSequence+11), v)
 	})
 }
 
@@ -378,7 +380,7 @@ func TestSandboxPatternStoppedByBudget(t *testing.T) {
 			fn := compileFn(t, vm, "scripts/pattern.lua", "return function() "+src+" end")
 			start := time.Now()
 			_, err := vm.Call(fn)
-			require.ErrorIs(t, err, ErrBudget)
+			require.ErrorIs(t, err, scripterr.ErrBudget)
 			require.Equal(t, "scripts/pattern.lua:1: callback ran past its 50ms budget", err.Error())
 			require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 		})
@@ -458,7 +460,7 @@ func TestCompileSyntaxDepth(t *testing.T) {
 			_, err := Compile(strings.NewReader(src), "scripts/deep.lua")
 			require.Error(t, err)
 			require.Regexp(t, `^scripts/deep\.lua:1: chunk has too many syntax levels`, err.Error())
-			var list ErrorList
+			var list scripterr.ErrorList
 			require.ErrorAs(t, err, &list)
 			require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 		})

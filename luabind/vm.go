@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -103,8 +103,8 @@ type VM struct {
 	opts  Options
 	roots []string // absolute, cleaned
 
-	recorder CallRecorder // RecordCalls; nil almost always
-	timer    CallTimer    // TimeCalls; nil unless profiling
+	recorder callRecorder // RecordCalls; nil almost always
+	timer    callTimer    // TimeCalls; nil unless profiling
 
 	modules   map[moduleKey]lua.LValue // loaded modules by mod and absolute path
 	loading   map[moduleKey]bool       // modules being loaded (require cycles)
@@ -299,18 +299,9 @@ func luaError(err error, file string) error {
 	if ae, ok := err.(*lua.ApiError); ok {
 		msg = ae.Object.String()
 	}
-	p, rest := SplitPos(msg)
+	p, rest := scripterr.SplitPos(msg)
 	if p.File == "" {
 		p.File = file
 	}
-	return ErrorList{{Pos: p, Msg: rest}}
-}
-
-// NumberOf reads a Lua value as a float64; ok is false for non-numbers.
-func NumberOf(v lua.LValue) (float64, bool) {
-	n, ok := v.(lua.LNumber)
-	if !ok {
-		return 0, false
-	}
-	return float64(n), !math.IsNaN(float64(n))
+	return scripterr.ErrorList{{Pos: p, Msg: rest}}
 }

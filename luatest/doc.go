@@ -9,20 +9,12 @@
 // after it. Every test body and hook is a budgeted call of the VM, so a
 // runaway test stops like a runaway callback.
 //
-// Its files: run.go (running a file), report.go (what a run says), outcome.go
-// (each test's outcome for Options.OnCase, and what a test's end undoes),
-// collect.go (the describe/it/insulate globals that collect tests),
-// assert.go (the assert table), errors.go (assertions about errors),
-// compare.go and values.go (comparing and showing Lua values), spy.go
-// (spies, stubs and mocks), modules.go (busted's own modules: luassert,
-// say), reload.go (reload, a test's reload of a behaviour).
-//
-// It imports host, luabind/defs, luabind, internal/suggest and gopher-lua.
-// Nothing in luabind or host may import it: the runner is a tool built on
-// the engine, not part of it.
+// RunFile's Result holds each test's Case, which a Go test turns into
+// subtests with t.Run (see the example).
 //
 // # Concurrency
 //
-// RunFile uses the VM it is given, on the calling goroutine; a VM is owned
-// by one goroutine.
+// RunFile runs on the calling goroutine in the host's Lua state: call it
+// where the host is owned, never while it ticks on another goroutine.
+// Options.OnCase is called on that goroutine too.
 package luatest

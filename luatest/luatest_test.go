@@ -17,7 +17,7 @@ func runBusted(t *testing.T, path string) (Result, string) {
 	vm := defs.NewVM(luabind.Options{})
 	defer vm.Close()
 	var out strings.Builder
-	res := runFile(vm, path, &out, Options{})
+	res, _ := runFile(vm, path, &out, Options{}) // a file that did not run is in res and out
 	return res, out.String()
 }
 
@@ -149,7 +149,8 @@ func TestBustedGlobalsRestored(t *testing.T) {
 	var out strings.Builder
 	total := Result{}
 	for _, f := range []string{"pass_test.lua", "fail_test.lua", "body_error_test.lua", "pass_test.lua"} {
-		total.Add(runFile(vm, "testdata/busted/"+f, &out, Options{}))
+		res, _ := runFile(vm, "testdata/busted/"+f, &out, Options{})
+		total.Add(res)
 	}
 	if total.Passed != 21 || total.Failed != 15 {
 		t.Errorf("total = %+v, want 21 passed, 15 failed\n%s", total, out.String())
@@ -193,7 +194,10 @@ end)
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	res := runFile(vm, path, &out, Options{})
+	res, err := runFile(vm, path, &out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Passed != 1 || res.Failed != 3 {
 		t.Fatalf("got %+v, want 1 passed, 3 failed\n%s", res, out.String())
 	}

@@ -23,7 +23,7 @@ func runSource(t *testing.T, files map[string]string) (Result, string, []Case) {
 	defer vm.Close()
 	var out strings.Builder
 	var cases []Case
-	res := runFile(vm, filepath.Join(dir, "x_spec.lua"), &out, Options{OnCase: func(c Case) { cases = append(cases, c) }})
+	res, _ := runFile(vm, filepath.Join(dir, "x_spec.lua"), &out, Options{OnCase: func(c Case) { cases = append(cases, c) }})
 	return res, strings.ReplaceAll(out.String(), dir+string(filepath.Separator), ""), cases
 }
 

@@ -21,7 +21,8 @@ func TestFailureOutputIsPrintable(t *testing.T) {
 	require.NoError(t, err)
 	defer h.Close()
 	var out strings.Builder
-	res := luatest.RunFile(h, path, &out, luatest.Options{})
+	res, err := luatest.RunFile(h, path, &out, luatest.Options{})
+	require.NoError(t, err)
 	require.Equal(t, 2, res.Failed)
 	require.Contains(t, out.String(), `boom\x0d\x1b[2Jgone`+"\n\tnext")
 	require.Contains(t, out.String(), `why\x1b]0;title\x07`)

@@ -10,29 +10,11 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
-
-// Result counts the outcome of one or more test files.
-type Result struct{ Passed, Failed, Pending int }
-
-// Add adds the counts of o to r.
-func (r *Result) Add(o Result) {
-	r.Passed += o.Passed
-	r.Failed += o.Failed
-	r.Pending += o.Pending
-}
-
-// String is "3 passed, 0 failed", with ", 1 pending" when there are some.
-func (r Result) String() string {
-	s := fmt.Sprintf("%d passed, %d failed", r.Passed, r.Failed)
-	if r.Pending > 0 {
-		s += fmt.Sprintf(", %d pending", r.Pending)
-	}
-	return s
-}
 
 // RunFile runs one *_test.lua file with h, writing failures (and a line
 // per file error) to w (docs/lua-reference.md: Agents from Lua, and tests).
@@ -49,19 +31,44 @@ func (r Result) String() string {
 //
 // opts chooses the tests (by name pattern and #tags, as busted's --filter and
 // --tags do) and where the ai.log lines of a failing test come from; its
-// zero value runs every test.
-func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
+// zero value runs every test. A malformed pattern in opts is an error
+// (see Options.Check) and runs nothing.
+//
+// The Result counts the tests and holds each one's Case. The error is
+// non-nil when the file's tests did not run (it wraps ErrFileNotRun, and
+// the host's error when the host could not run Lua): that failure is also
+// written to w and counted in the Result as one errored Case, so a caller
+// that prints w and sums Results may ignore it.
+//
+// RunFile runs on the calling goroutine, in h's Lua state (Host.RunLua):
+// call it where h is owned, never while h ticks on another goroutine.
+func RunFile(h *host.Host, path string, w io.Writer, opts Options) (Result, error) {
+	if opts.Filter != "" || opts.FilterOut != "" {
+		if err := opts.Check(); err != nil {
+			return Result{}, err
+		}
+	}
 	var r Result
+	var fileErr error
+	var cases []Case
+	user := opts.OnCase
+	opts.OnCase = func(c Case) {
+		cases = append(cases, c)
+		if user != nil {
+			user(c)
+		}
+	}
 	opts.host = h
 	err := h.RunLua(func(vm *defs.VM) error {
-		r = runFile(vm, path, w, opts)
+		r, fileErr = runFile(vm, path, w, opts)
 		return nil
 	})
 	if err != nil {
-		writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, err.Error())
-		return Result{Failed: 1}
+		writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, err.Error())
+		r, fileErr = Result{Failed: 1}, fmt.Errorf("%s: %w: %w", path, ErrFileNotRun, err)
 	}
-	return r
+	r.Cases = cases
+	return r, fileErr
 }
 
 // Options are RunFile's choices. The zero value runs every test of the file.
@@ -179,8 +186,9 @@ func tagsOf(name string) map[string]bool {
 	return tags
 }
 
-// runFile runs a test file in vm (RunFile's, or a bare VM in tests).
-func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
+// runFile runs a test file in vm (RunFile's, or a bare VM in tests); its
+// error is the file's when its tests did not run.
+func runFile(vm *defs.VM, path string, w io.Writer, opts Options) (Result, error) {
 	loaded := map[*defs.State]bool{}
 	for _, b := range vm.Behaviours() {
 		loaded[b] = true
@@ -201,16 +209,14 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, pe.Err.Error())
-		} else {
-			pos, msg := luabind.SplitPos(err.Error())
-			at := luabind.Pos{File: path}
-			if pos.File == path {
-				at = pos
-			}
-			writeFileFailure(w, opts.OnCase, path, at, pos, msg)
+			return Result{Failed: 1}, writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, pe.Err.Error())
 		}
-		return Result{Failed: 1}
+		pos, msg := scripterr.SplitPos(err.Error())
+		at := scripterr.Pos{File: path}
+		if pos.File == path {
+			at = pos
+		}
+		return Result{Failed: 1}, writeFileFailure(w, opts.OnCase, path, at, pos, msg)
 	}
 
 	L := vm.L
@@ -229,10 +235,9 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	L.Push(L.NewFunctionFromProto(proto))
 	if err := vm.PCall(0, 0); err != nil {
 		L.SetTop(top)
-		r.writeFileError(w, path, err)
-		return Result{Failed: 1}
+		return Result{Failed: 1}, r.writeFileError(w, path, err)
 	}
-	return r.runTests(w, opts, top)
+	return r.runTests(w, opts, top), nil
 }
 
 // newRunner makes the runner of one test file in vm.
@@ -469,7 +474,7 @@ func (r *runner) call(fn *lua.LFunction) error {
 type block struct {
 	name      string
 	parent    *block
-	pos       luabind.Pos      // where describe was called
+	pos       scripterr.Pos    // where describe was called
 	insulate  bool             // insulate: its changes to the globals are undone at its end
 	saved     *globalsSnapshot // the globals when an insulate block began
 	befores   []*lua.LFunction
@@ -483,8 +488,8 @@ type testCase struct {
 	name    string // describe names and the it name, joined by spaces
 	block   *block
 	fn      *lua.LFunction
-	pos     luabind.Pos // where `it` was called
-	pending bool        // pending(name): reported, not run
+	pos     scripterr.Pos // where `it` was called
+	pending bool          // pending(name): reported, not run
 	// describe: a describe block whose body (fn) runs when the run
 	// reaches it, recording the items that follow it.
 	describe bool
@@ -494,7 +499,7 @@ type testCase struct {
 	endOf bool
 }
 
-// runner is the state of one RunTestFile.
+// runner is the state of one test file's run (runFile).
 type runner struct {
 	vm      *defs.VM
 	root    *block

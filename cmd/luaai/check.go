@@ -134,7 +134,7 @@ func expandCheckArg(arg string) ([]checkFile, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", arg, err)
+		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no .lua files in this folder", arg)

@@ -153,7 +153,7 @@ func readNever(file, script string) (map[[2]string]bool, error) {
 	}
 	var entries []coverageJSON
 	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("not a coverage file (%v)", err)
+		return nil, fmt.Errorf("not a coverage file (%w)", err)
 	}
 	var entry *coverageJSON
 	for i := range entries {

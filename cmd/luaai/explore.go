@@ -138,7 +138,7 @@ func parseExplore(args []string, stdout, stderr io.Writer) (*exploreArgs, int) {
 	}
 	a.opts = explore.Options{
 		Duration: time.Duration(*seconds * float64(time.Second)),
-		Runs:     *runs, Agents: total, Seed: *seed, Workers: *workers,
+		Runs:     *runs, Agents: total, SearchSeed: *seed, Searchers: *workers,
 	}
 	return a, exitOK
 }
@@ -232,7 +232,7 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		stopped = "time limit"
 	}
 	fmt.Fprintf(w, "explored %s: %d input sequences in %.1fs with %d agent%s, seed %d (stopped: %s)\n",
-		oneLine(castNames(rep)), rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.Seed, stopped)
+		oneLine(castNames(rep)), rep.Runs, rep.Elapsed.Seconds(), rep.Agents, plural(rep.Agents), rep.SearchSeed, stopped)
 	if len(rep.Cast) > 1 {
 		fmt.Fprintf(w, "agents: %s\n", oneLine(castAgents(rep.Cast)))
 	}
@@ -372,7 +372,7 @@ func plainSteps(seq []explore.Step) []map[string]any {
 
 func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	out := exploreJSON{
-		Script: rep.Script, Seed: rep.Seed, Agents: rep.Agents, Cast: rep.Cast, Runs: rep.Runs,
+		Script: rep.Script, Seed: rep.SearchSeed, Agents: rep.Agents, Cast: rep.Cast, Runs: rep.Runs,
 		Seconds: rep.Elapsed.Seconds(), Stopped: rep.Stopped, TestFile: testFile,
 		Findings: []findingJSON{}, DeadEnds: rep.DeadEnds, Never: []coverageItemJSON{},
 	}
@@ -381,7 +381,7 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 	}
 	for _, f := range rep.Findings {
 		out.Findings = append(out.Findings, findingJSON{
-			Kind: f.Kind, Message: f.Message, File: f.File, Line: f.Line, State: f.State,
+			Kind: string(f.Kind), Message: f.Message, File: f.File, Line: f.Line, State: f.State,
 			Callback: f.Callback, Agent: f.Agent, Script: f.Script, Inputs: f.Words, Steps: plainSteps(f.Inputs),
 			FoundAfter: f.FoundAfter + 1, Seconds: f.FoundIn.Seconds(), Test: f.Test, Verified: f.Verified,
 			CutShort: f.CutShort, Unchecked: f.Unchecked,

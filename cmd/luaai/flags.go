@@ -298,9 +298,9 @@ func overrides(settings []setting, b *host.Behaviour) (map[string]any, error) {
 		v := decodeValue(s.raw, def)
 		if err := b.CheckWrite(s.path, v); err != nil {
 			if errors.Is(err, host.ErrValueType) {
-				return nil, fmt.Errorf("--set %s=%s: %v", key, s.raw, err)
+				return nil, fmt.Errorf("--set %s=%s: %w", key, s.raw, err)
 			}
-			return nil, fmt.Errorf("--set %s: %v", key, err)
+			return nil, fmt.Errorf("--set %s: %w", key, err)
 		}
 		// Build the override: each table on the path is copied once,
 		// shallowly (the defaults are shared, and only the path changes).

@@ -258,7 +258,7 @@ func parseInputLine(where, text string, needTick bool) (inputLine, error) {
 		v    any
 	}{{"payload", raw.Payload}, {"set", raw.Set}} {
 		if err := host.CheckLists(f.v); err != nil {
-			return l, fmt.Errorf("%s: %q: %v", where, f.name, err)
+			return l, fmt.Errorf("%s: %q: %w", where, f.name, err)
 		}
 	}
 	switch {
@@ -531,13 +531,13 @@ func (as assignment) applyTo(a *host.Agent) error {
 	def, _ := b.Default(as.path)
 	v := decodeValue(as.raw, def)
 	if err := host.CheckLists(v); err != nil {
-		return fmt.Errorf("set %s: %v", key, err)
+		return fmt.Errorf("set %s: %w", key, err)
 	}
 	if err := b.CheckWrite(as.path, v); err != nil {
 		if errors.Is(err, host.ErrValueType) {
-			return fmt.Errorf("set %s=%s: %v", key, as.raw, err)
+			return fmt.Errorf("set %s=%s: %w", key, as.raw, err)
 		}
-		return fmt.Errorf("set %s: %v", key, err)
+		return fmt.Errorf("set %s: %w", key, err)
 	}
 	return a.SetPath(as.path, v)
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,8 +13,8 @@ import (
 // stops short of it; an object's keys stay strings, so no key fills an
 // array gap.
 func TestInputListsFollowTheSequenceLimit(t *testing.T) {
-	long := "[" + strings.TrimSuffix(strings.Repeat("0,", luabind.MaxSequence+1), ",") + "]"
-	fits := "[" + strings.TrimSuffix(strings.Repeat("0,", luabind.MaxSequence), ",") + "]"
+	long := "[" + strings.TrimSuffix(strings.Repeat("0,", luaval.MaxSequence+1), ",") + "]"
+	fits := "[" + strings.TrimSuffix(strings.Repeat("0,", luaval.MaxSequence), ",") + "]"
 	for _, tc := range []struct{ name, line, err string }{
 		{"a long payload", `{"tick":1,"agent":1,"send":"x","payload":` + long + `}`, `in.jsonl:3: "payload": list too long: 131073 elements, more than the 131072`},
 		{"a long list in a set", `{"tick":1,"agent":1,"set":{"a":{"b":` + long + `}}}`, `in.jsonl:3: "set": list too long`},
@@ -42,7 +42,7 @@ func TestInputListsFollowTheSequenceLimit(t *testing.T) {
 // file and line before anything runs.
 func TestRunInputLongList(t *testing.T) {
 	script := writeTemp(t, "door.lua", doorLua)
-	long := "[" + strings.TrimSuffix(strings.Repeat("1,", luabind.MaxSequence+5), ",") + "]"
+	long := "[" + strings.TrimSuffix(strings.Repeat("1,", luaval.MaxSequence+5), ",") + "]"
 	input := writeTemp(t, "in.jsonl", `{"tick":1,"agent":1,"send":"knock","payload":{"name":`+long+`}}`+"\n")
 	code, stdout, stderr := cli("run", script, "--input", input)
 	require.Equal(t, 1, code)

@@ -134,7 +134,7 @@ func (l *runLoop) command(c inspector.Command, done int) {
 		}
 		l.insp.Done(c.Seq, errors.Join(errs...))
 	case "pause", "resume", "step":
-		l.take(inputLine{control: c.Op, steps: c.Steps}, done)
+		l.take(inputLine{control: string(c.Op), steps: c.Steps}, done)
 	case "rate":
 		l.hz = c.Hz
 		fmt.Fprintf(l.out.stderr, "luaai run: %g ticks a second (from the inspector)\n", c.Hz)

@@ -112,7 +112,7 @@ func readRecording(file string) (*recording, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a recording line (%v)", file, n, err)
+			return nil, fmt.Errorf("%s:%d: not a recording line (%w)", file, n, err)
 		}
 		if l.End == nil {
 			if l.Tick < rec.last {
@@ -140,7 +140,7 @@ func readRecording(file string) (*recording, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return rec, fmt.Errorf("%s: truncated after tick %d (%v)", file, rec.last, err)
+			return rec, fmt.Errorf("%s: truncated after tick %d (%w)", file, rec.last, err)
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -184,7 +184,7 @@ func (rec *recording) readHeader(line []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec.header); err != nil {
-		return fmt.Errorf("%s:1: a recording header this luaai cannot read (%v)", rec.file, err)
+		return fmt.Errorf("%s:1: a recording header this luaai cannot read (%w)", rec.file, err)
 	}
 	h := rec.header
 	switch {

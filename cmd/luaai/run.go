@@ -475,19 +475,19 @@ func (l *runLoop) attach(ctx context.Context, snapshot []byte, stderr io.Writer)
 			files = append(files, b.Files()...)
 		}
 		if l.w, err = newWatcher(files, scriptRootsAll(cfg.scripts)); err != nil {
-			return stop, fmt.Errorf("--watch: %v", err)
+			return stop, fmt.Errorf("--watch: %w", err)
 		}
 		undo = append(undo, func() { l.w.Close() })
 	}
 	if cfg.record != "" {
 		if l.rec, err = newRecorder(cfg, append([]*host.Behaviour{l.b}, l.more...), l.h, snapshot); err != nil {
-			return stop, fmt.Errorf("--record %s: %v", cfg.record, err)
+			return stop, fmt.Errorf("--record %s: %w", cfg.record, err)
 		}
 	}
 	if cfg.inspect != "" {
 		closeIt, err := l.startInspector(ctx, cfg.inspect, inspector.Options{History: cfg.inspectHistory, HistoryBytes: cfg.inspectHistoryBytes, Token: cfg.inspectToken})
 		if err != nil {
-			return stop, fmt.Errorf("--inspect %s: %v", cfg.inspect, err)
+			return stop, fmt.Errorf("--inspect %s: %w", cfg.inspect, err)
 		}
 		undo = append(undo, closeIt)
 	}

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/plainjson"
-
-	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -463,7 +462,7 @@ func TestJSONValue(t *testing.T) {
 	ctx.RawSetString("shared1", holes) // shared, not a cycle: printed twice
 	ctx.RawSetString("html", lua.LString("<a & b>"))
 
-	got := plainjson.Safe(luabind.ToGo(ctx))
+	got := plainjson.Safe(luaval.ToGo(ctx))
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, `{

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -174,7 +175,11 @@ func runTestFile(path string, w io.Writer, opts luatest.Options, cov *coverageSu
 		return luatest.Result{}, err
 	}
 	defer h.Close()
-	r := luatest.RunFile(h, path, w, opts)
+	r, err := luatest.RunFile(h, path, w, opts)
+	if err != nil && !errors.Is(err, luatest.ErrFileNotRun) {
+		return r, err
+	}
+	// A file that did not run is written to w and counted in r already.
 	cov.add(h.Coverage())
 	return r, nil
 }

@@ -14,7 +14,7 @@ import (
 // refuses a module: one whose symbolic links lead out of dir (the folder
 // given, or the script's own), wrapping luabind.ErrOutsideRoots; or one
 // that is not a regular file (a folder, a named pipe, a device), wrapping
-// luabind.ErrNotRegular. A mod archive may carry a link named like a
+// safefile.ErrNotRegular. A mod archive may carry a link named like a
 // script that leads to any file of the machine, and a compile error would
 // show its first token. A path that cannot be read at all is left to the
 // load to report: CheckFile returns nil.
@@ -27,7 +27,7 @@ func CheckFile(dir, path string) error {
 		return fmt.Errorf("a symbolic link leads out of %s: %w", dir, luabind.ErrOutsideRoots)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", luabind.ErrNotRegular, safefile.Kind(st.Mode()))
+		return fmt.Errorf("%w (%s)", safefile.ErrNotRegular, safefile.Kind(st.Mode()))
 	}
 	return nil
 }

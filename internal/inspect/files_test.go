@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/luaai/luaai/internal/safefile"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -30,8 +31,8 @@ func TestCheckFile(t *testing.T) {
 		{filepath.Join(dir, "sub"), "sub/up.lua", luabind.ErrOutsideRoots}, // out of its own folder
 		{dir, "out.lua", luabind.ErrOutsideRoots},
 		{dir, "chain.lua", luabind.ErrOutsideRoots}, // a link to a link out
-		{dir, "pipe.lua", luabind.ErrNotRegular},
-		{dir, "folder.lua", luabind.ErrNotRegular},
+		{dir, "pipe.lua", safefile.ErrNotRegular},
+		{dir, "folder.lua", safefile.ErrNotRegular},
 		{dir, "missing.lua", nil}, // left to the load to report
 	} {
 		t.Run(c.name+" in "+filepath.Base(c.dir), func(t *testing.T) {

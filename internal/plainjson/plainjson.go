@@ -20,7 +20,7 @@ const MaxValues = 1 << 18
 // MaxValues.
 const TooLarge = "<too large to show>"
 
-// Safe makes plain Go data (what luabind.ToGo returns) printable by
+// Safe makes plain Go data (what luaval.ToGo returns) printable by
 // encoding/json: numbers JSON cannot hold (NaN, ±Inf) become strings, a
 // bound Go value prints as its %v string, and past MaxValues values
 // every further table or value is TooLarge.

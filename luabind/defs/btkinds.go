@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -184,7 +184,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 	switch btKinds[n.Kind].param {
 	case btCount:
 		if p != lua.LNil {
-			c, ok := luabind.NumberOf(p)
+			c, ok := luaval.NumberOf(p)
 			if !ok || c < 1 || c != math.Trunc(c) || c > math.MaxInt32 {
 				n.Problems.Add(n.Pos, "%s: count must be a positive whole number (nil: forever), got %s", what, describeLua(p))
 			} else {
@@ -192,7 +192,7 @@ func readParam(n *BTNode, what string, p lua.LValue) {
 			}
 		}
 	case btSeconds:
-		s, ok := luabind.NumberOf(p)
+		s, ok := luaval.NumberOf(p)
 		if !ok || s < 0 || math.IsInf(s, 0) {
 			n.Problems.Add(n.Pos, "%s: seconds must be a non-negative number, got %s", what, describeLua(p))
 		} else {

@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -29,9 +31,9 @@ var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "w
 // decoder builds definitions from Lua tables, collecting every problem.
 type decoder struct {
 	L    *lua.LState
-	pos  luabind.Pos
-	errs *luabind.ErrorList
-	warn *luabind.ErrorList
+	pos  scripterr.Pos
+	errs *scripterr.ErrorList
+	warn *scripterr.ErrorList
 
 	// Where the decoder is, for pointing problems at the right line later:
 	// the child state being decoded ("" for the machine itself) and the
@@ -45,14 +47,14 @@ type decoder struct {
 // tag remembers which state and transition a problem is about, so that
 // refine can move it from the ai.fsm line to the line where it is written.
 type tag struct {
-	list  *luabind.ErrorList
+	list  *scripterr.ErrorList
 	index int
 	state string
 	trans int
 	field string // the state's field the problem is about, "" for none
 }
 
-func (d *decoder) errorf(pos luabind.Pos, format string, args ...any) {
+func (d *decoder) errorf(pos scripterr.Pos, format string, args ...any) {
 	d.add(d.errs, pos, format, args...)
 }
 
@@ -63,11 +65,11 @@ func (d *decoder) fieldErrorf(key, format string, args ...any) {
 	d.add(d.errs, d.pos, format, args...)
 	d.field = ""
 }
-func (d *decoder) warnf(pos luabind.Pos, format string, args ...any) {
+func (d *decoder) warnf(pos scripterr.Pos, format string, args ...any) {
 	d.add(d.warn, pos, format, args...)
 }
 
-func (d *decoder) add(list *luabind.ErrorList, pos luabind.Pos, format string, args ...any) {
+func (d *decoder) add(list *scripterr.ErrorList, pos scripterr.Pos, format string, args ...any) {
 	if pos == d.pos && d.at != "" {
 		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans, d.field})
 	}
@@ -99,7 +101,7 @@ func (d *decoder) refine(m *State) {
 }
 
 // decodeMachine builds a machine from the table given to ai.fsm / ai.utility.
-func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos luabind.Pos) *State {
+func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos scripterr.Pos) *State {
 	m := &State{Kind: kind, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings, trans: -1}
 	what := "ai." + kind.String()
@@ -151,8 +153,8 @@ func (d *decoder) children(m *State, t *lua.LTable, kind Kind, what string) *lua
 	}
 	states.ForEach(func(k, v lua.LValue) {
 		name, ok := k.(lua.LString)
-		if !ok || !luabind.IsIdent(string(name)) {
-			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luabind.CutText(lua.LVAsString(k), 60))
+		if !ok || !luatext.IsIdent(string(name)) {
+			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luatext.CutText(lua.LVAsString(k), 60))
 			return
 		}
 		d.at, d.trans = string(name), -1
@@ -379,7 +381,7 @@ func (d *decoder) listLen(list *lua.LTable, what, field string) int {
 func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 	tr := Transition{Pos: d.pos}
 	if fn, ok := e.RawGetString("when").(*lua.LFunction); ok {
-		tr.Pos = FuncPos(fn, d.pos)
+		tr.Pos = scripterr.FuncPos(fn, d.pos)
 	}
 	e.ForEach(func(k, _ lua.LValue) {
 		if ks, ok := k.(lua.LString); !ok || !transitionFields[string(ks)] {
@@ -444,7 +446,7 @@ func (d *decoder) transition(e *lua.LTable, what string) (Transition, bool) {
 		tr.On = string(s)
 	}
 	if v := e.RawGetString("after"); v != lua.LNil {
-		n, isNum := luabind.NumberOf(v)
+		n, isNum := luaval.NumberOf(v)
 		if !isNum || n < 0 || math.IsInf(n, 0) {
 			d.errorf(tr.Pos, "%s: after must be a non-negative number of seconds", what)
 			ok = false
@@ -459,7 +461,7 @@ func (d *decoder) seconds(t *lua.LTable, field, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := luabind.NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok || n < 0 || math.IsInf(n, 0) {
 		d.fieldErrorf(field, "%s: %s must be a non-negative number of seconds, got %s", what, field, describeLua(v))
 		return 0
@@ -475,7 +477,7 @@ func (d *decoder) selectMode(m *State, v lua.LValue, what string) {
 			d.errorf(d.pos, `%s: select must be "best" or { random_top = N }, got %q`, what, string(v))
 		}
 	case *lua.LTable:
-		n, ok := luabind.NumberOf(v.RawGetString("random_top"))
+		n, ok := luaval.NumberOf(v.RawGetString("random_top"))
 		if !ok || n < 1 || n != math.Trunc(n) || n > 1<<31 {
 			d.errorf(d.pos, "%s: select.random_top must be a positive whole number", what)
 			return

@@ -1,6 +1,7 @@
 package defs
 
 import (
+	"github.com/luaai/luaai/internal/luacode"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -82,13 +83,7 @@ func rawEquals(v, k lua.LValue) bool {
 }
 
 // Instruction fields, as gopher-lua encodes them.
-func opCode(i uint32) int { return int(i >> 26) }
-func opA(i uint32) int    { return int(i>>18) & 0xff }
-func opB(i uint32) int    { return int(i & 0x1ff) }
-func opC(i uint32) int    { return int(i>>9) & 0x1ff }
-func opSbx(i uint32) int  { return int(i&0x3ffff) - (0x3ffff >> 1) }
-
-const rkBit = 1 << 8 // an RK operand that names a constant
+func opSbx(i uint32) int { return int(i&0x3ffff) - (0x3ffff >> 1) }
 
 // compileFastCond recognises a condition's bytecode, or returns nil.
 //
@@ -99,14 +94,14 @@ func compileFastCond(p *lua.FunctionProto) *fastCond {
 		return nil
 	}
 	code := p.Code
-	if len(code) < 3 || opCode(code[0]) != lua.OP_GETTABLEKS || opB(code[0]) != 0 || opC(code[0])&rkBit == 0 {
+	if len(code) < 3 || luacode.OpCode(code[0]) != lua.OP_GETTABLEKS || luacode.OpB(code[0]) != 0 || luacode.OpC(code[0])&luacode.RKBit == 0 {
 		return nil
 	}
-	r := opA(code[0]) // the register holding ctx.field
+	r := luacode.OpA(code[0]) // the register holding ctx.field
 	if r < int(p.NumParameters) {
 		return nil // it would overwrite a parameter
 	}
-	field, ok := constant(p, opC(code[0]))
+	field, ok := luacode.Constant(p, luacode.OpC(code[0]))
 	if !ok {
 		return nil
 	}
@@ -117,7 +112,7 @@ func compileFastCond(p *lua.FunctionProto) *fastCond {
 	f := &fastCond{field: string(name)}
 	rest := code[1:]
 	// return ctx.f / return not ctx.f
-	if len(rest) >= 2 && opCode(rest[0]) == lua.OP_NOT && opA(rest[0]) == r && opB(rest[0]) == r {
+	if len(rest) >= 2 && luacode.OpCode(rest[0]) == lua.OP_NOT && luacode.OpA(rest[0]) == r && luacode.OpB(rest[0]) == r {
 		f.neg = true
 		rest = rest[1:]
 	}
@@ -130,13 +125,13 @@ func compileFastCond(p *lua.FunctionProto) *fastCond {
 	}
 	// return ctx.f <op> K: a comparison, JMP +1, LOADBOOL r 0 1,
 	// LOADBOOL r 1 0, RETURN r 2, RETURN 0 1.
-	if len(rest) != 6 || opCode(rest[1]) != lua.OP_JMP || opSbx(rest[1]) != 1 ||
+	if len(rest) != 6 || luacode.OpCode(rest[1]) != lua.OP_JMP || opSbx(rest[1]) != 1 ||
 		!isLoadBool(rest[2], r, 0, 1) || !isLoadBool(rest[3], r, 1, 0) ||
 		!isReturn(rest[4], r) || !isFinalReturn(rest[5]) {
 		return nil
 	}
 	cmp := rest[0]
-	switch opCode(cmp) {
+	switch luacode.OpCode(cmp) {
 	case lua.OP_EQ:
 		f.op = fastEq
 	case lua.OP_LT:
@@ -146,17 +141,17 @@ func compileFastCond(p *lua.FunctionProto) *fastCond {
 	default:
 		return nil
 	}
-	b, c := opB(cmp), opC(cmp)
+	b, c := luacode.OpB(cmp), luacode.OpC(cmp)
 	var kIdx int
 	switch {
-	case b == r && c&rkBit != 0:
+	case b == r && c&luacode.RKBit != 0:
 		kIdx = c
-	case c == r && b&rkBit != 0:
+	case c == r && b&luacode.RKBit != 0:
 		kIdx, f.kLeft = b, true
 	default:
 		return nil
 	}
-	k, ok := constant(p, kIdx)
+	k, ok := luacode.Constant(p, kIdx)
 	if !ok {
 		return nil
 	}
@@ -172,26 +167,18 @@ func compileFastCond(p *lua.FunctionProto) *fastCond {
 	f.k = k
 	// "if ((B op C) ~= A) then skip the JMP": with A = 1 the JMP runs when
 	// the comparison holds, and lands on LOADBOOL true.
-	f.neg = opA(cmp) == 0
+	f.neg = luacode.OpA(cmp) == 0
 	return f
 }
 
-func constant(p *lua.FunctionProto, rk int) (lua.LValue, bool) {
-	i := rk &^ rkBit
-	if rk&rkBit == 0 || i >= len(p.Constants) {
-		return nil, false
-	}
-	return p.Constants[i], true
-}
-
 func isLoadBool(i uint32, r, b, c int) bool {
-	return opCode(i) == lua.OP_LOADBOOL && opA(i) == r && opB(i) == b && opC(i) == c
+	return luacode.OpCode(i) == lua.OP_LOADBOOL && luacode.OpA(i) == r && luacode.OpB(i) == b && luacode.OpC(i) == c
 }
 
 func isReturn(i uint32, r int) bool {
-	return opCode(i) == lua.OP_RETURN && opA(i) == r && opB(i) == 2
+	return luacode.OpCode(i) == lua.OP_RETURN && luacode.OpA(i) == r && luacode.OpB(i) == 2
 }
 
 func isFinalReturn(i uint32) bool {
-	return opCode(i) == lua.OP_RETURN && opA(i) == 0 && opB(i) == 1
+	return luacode.OpCode(i) == lua.OP_RETURN && luacode.OpA(i) == 0 && luacode.OpB(i) == 1
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -102,7 +104,7 @@ func (vm *VM) luaMachine(L *lua.LState, kind Kind) int {
 	if !ok || L.GetTop() != 1 {
 		L.ArgError(1, "ai."+kind.String()+" takes one table: ai."+kind.String()+" { initial = …, states = { … } }")
 	}
-	m := decodeMachine(L, kind, t, luabind.CallerPos(L))
+	m := decodeMachine(L, kind, t, scripterr.CallerPos(L))
 	ud := L.NewUserData()
 	ud.Value = m
 	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
@@ -116,7 +118,7 @@ func (vm *VM) luaTree(L *lua.LState) int {
 		L.ArgError(1, "ai.tree takes one table: ai.tree { root = ai.sequence{ … }, … }")
 	}
 	ud := L.NewUserData()
-	ud.Value = decodeTree(L, t, luabind.CallerPos(L))
+	ud.Value = decodeTree(L, t, scripterr.CallerPos(L))
 	L.SetMetatable(ud, L.GetTypeMetatable(machineTypeName))
 	L.Push(ud)
 	return 1
@@ -155,9 +157,9 @@ func (vm *VM) luaID(L *lua.LState) int {
 	return 1
 }
 
-// SenderRunner is a Runner that knows who sent the event its agent is
+// senderRunner is a Runner that knows who sent the event its agent is
 // handling, for ai.sender(). host implements it.
-type SenderRunner interface {
+type senderRunner interface {
 	// Sender is the id of the agent that sent the event being handled;
 	// ok is false for an event from the game and outside the callbacks
 	// that handle one.
@@ -167,7 +169,7 @@ type SenderRunner interface {
 // luaSender is ai.sender(): the id of the agent that sent the event the
 // running callback handles, or nil (an event from the game, or no event).
 func (vm *VM) luaSender(L *lua.LState) int {
-	if s, ok := vm.runner.(SenderRunner); ok {
+	if s, ok := vm.runner.(senderRunner); ok {
 		if id, ok := s.Sender(); ok {
 			L.Push(lua.LNumber(id))
 			return 1
@@ -177,9 +179,9 @@ func (vm *VM) luaSender(L *lua.LState) int {
 	return 1
 }
 
-// IntervalRunner is a Runner whose agent has a tick interval, for
+// intervalRunner is a Runner whose agent has a tick interval, for
 // ai.interval(). host implements it.
-type IntervalRunner interface {
+type intervalRunner interface {
 	// Interval is the agent's tick interval: it is ticked every
 	// Interval-th host tick (1: every tick).
 	Interval() int
@@ -189,7 +191,7 @@ type IntervalRunner interface {
 // runner that has none. Scripts read it; only the game sets it.
 func (vm *VM) luaInterval(L *lua.LState) int {
 	k := 1
-	if r, ok := vm.mustRunner(L, "interval").(IntervalRunner); ok {
+	if r, ok := vm.mustRunner(L, "interval").(intervalRunner); ok {
 		k = r.Interval()
 	}
 	L.Push(lua.LNumber(k))
@@ -220,7 +222,7 @@ func (vm *VM) luaSendTo(L *lua.LState) int {
 	if event == "" {
 		L.ArgError(2, "an event name expected")
 	}
-	payload, err := luabind.CopyPlain(L.Get(3))
+	payload, err := luaval.CopyPlain(L.Get(3))
 	if err != nil {
 		L.RaiseError("ai.send_to: the payload must be plain data (nil, booleans, numbers, strings and tables of those): %v", err)
 	}
@@ -289,7 +291,7 @@ func (vm *VM) luaSpawn(L *lua.LState) int {
 	var def *State
 	switch v := L.Get(1).(type) {
 	case lua.LString:
-		path, err := vm.Resolve(luabind.CallerFile(L), string(v))
+		path, err := vm.Resolve(scripterr.CallerFile(L), string(v))
 		if err != nil {
 			L.RaiseError("ai.spawn: %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -342,7 +343,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 			c, ctx, p := buildCond(t, vm, expr, "", "")
 			got, err := c.Test(vm, ctx, p)
 			require.Error(t, err)
-			require.Contains(t, luabind.ErrorMessage(err), "natives_test.lua:1: boom")
+			require.Contains(t, scripterr.ErrorMessage(err), "natives_test.lua:1: boom")
 			require.False(t, got)
 			require.Equal(t, 0, vm.L.GetTop())
 		})
@@ -352,7 +353,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 			s, ctx := buildScorer(t, vm, expr, "")
 			got, err := s.Score(vm, ctx)
 			require.Error(t, err)
-			require.Contains(t, luabind.ErrorMessage(err), "boom")
+			require.Contains(t, scripterr.ErrorMessage(err), "boom")
 			require.Zero(t, got)
 			require.Equal(t, 0, vm.L.GetTop())
 		})
@@ -365,7 +366,7 @@ func TestNativeErrorsPropagate(t *testing.T) {
 		} {
 			s, ctx := buildScorer(t, vm, expr, "")
 			_, err := s.Score(vm, ctx)
-			require.ErrorIs(t, err, luabind.ErrNotANumber, expr)
+			require.ErrorIs(t, err, scripterr.ErrNotANumber, expr)
 		}
 	})
 }
@@ -478,7 +479,7 @@ func TestNativeArgumentErrors(t *testing.T) {
 		t.Run(tt.src, func(t *testing.T) {
 			_, err := runLua(t, vm, "local x = "+tt.src+"\nreturn x")
 			require.Error(t, err)
-			msg := luabind.ErrorMessage(err)
+			msg := scripterr.ErrorMessage(err)
 			require.Contains(t, msg, tt.want)
 			require.True(t, strings.HasPrefix(msg, nativeChunk+":1: "), "message %q names the script line", msg)
 		})

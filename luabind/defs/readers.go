@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -57,7 +59,7 @@ func (d *decoder) optNumber(t *lua.LTable, key, what string) float64 {
 	if v == lua.LNil {
 		return 0
 	}
-	n, ok := luabind.NumberOf(v)
+	n, ok := luaval.NumberOf(v)
 	if !ok {
 		d.fieldErrorf(key, "%s: %s must be a number, got %s", what, key, describeLua(v))
 	}
@@ -89,7 +91,7 @@ func describeLua(v lua.LValue) string {
 	case lua.LBool:
 		return fmt.Sprintf("the boolean %v", bool(v))
 	case lua.LString:
-		return fmt.Sprintf("the string %q", luabind.CutText(string(v), 40))
+		return fmt.Sprintf("the string %q", luatext.CutText(string(v), 40))
 	case lua.LNumber:
 		return "the number " + formatNumber(float64(v))
 	case *lua.LNilType:

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -16,10 +16,10 @@ import (
 
 const btTypeName = "luaai.node"
 
-// MaxTreeNodes bounds the nodes of one ai.tree (a node used in several
+// maxTreeNodes bounds the nodes of one ai.tree (a node used in several
 // places counts at each), and the items of one steps list: an update runs
 // at most that many Lua calls for either.
-const MaxTreeNodes = 10000
+const maxTreeNodes = 10000
 
 // Status is what a behaviour-tree node returns when ticked.
 type Status uint8
@@ -80,8 +80,8 @@ type BTNode struct {
 	Status   Status         // force
 	// parallel: succeed = "one" (else all), fail = "all" (else one).
 	SucceedOne, FailAll bool
-	Pos                 luabind.Pos
-	Problems            luabind.ErrorList // found while building this node (not its children)
+	Pos                 scripterr.Pos
+	Problems            scripterr.ErrorList // found while building this node (not its children)
 }
 
 // BTree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
@@ -109,9 +109,9 @@ type BTPlace struct {
 	End    int    // one past the last node of its subtree
 }
 
-// BTValue returns the node held by a Lua value made by one of the node
+// btValue returns the node held by a Lua value made by one of the node
 // functions (ai.sequence, ai.action, ai.wait…).
-func BTValue(v lua.LValue) (*BTNode, bool) {
+func btValue(v lua.LValue) (*BTNode, bool) {
 	ud, ok := v.(*lua.LUserData)
 	if !ok {
 		return nil, false
@@ -132,7 +132,7 @@ func pushBT(L *lua.LState, n *BTNode) int {
 func registerBTType(L *lua.LState) {
 	mt := L.NewTypeMetatable(btTypeName)
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		n, _ := BTValue(L.Get(1))
+		n, _ := btValue(L.Get(1))
 		if n == nil {
 			L.Push(lua.LString("node"))
 			return 1
@@ -145,8 +145,8 @@ func registerBTType(L *lua.LState) {
 
 // btChild reads a child of a composite or decorator: a node, or a Lua
 // function (short for ai.action(fn)).
-func btChild(v lua.LValue, pos luabind.Pos) (*BTNode, bool) {
-	if n, ok := BTValue(v); ok {
+func btChild(v lua.LValue, pos scripterr.Pos) (*BTNode, bool) {
+	if n, ok := btValue(v); ok {
 		return n, true
 	}
 	if fn, ok := v.(*lua.LFunction); ok {
@@ -161,7 +161,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 	if !ok || L.GetTop() != 1 {
 		L.ArgError(1, what+" takes one table: "+what+" { child, child, …, name = … }")
 	}
-	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
+	n := &BTNode{Kind: kind, Pos: scripterr.CallerPos(L)}
 	size := t.Len()
 	t.ForEach(func(k, v lua.LValue) {
 		switch k := k.(type) {
@@ -209,7 +209,7 @@ func luaComposite(L *lua.LState, kind BTKind) int {
 // luaBTNode builds a decorator or a leaf: ai.kind(arg[, param][, { name = … }]).
 func luaBTNode(L *lua.LState, kind BTKind) int {
 	what := "ai." + kind.String()
-	n := &BTNode{Kind: kind, Pos: luabind.CallerPos(L)}
+	n := &BTNode{Kind: kind, Pos: scripterr.CallerPos(L)}
 	top := L.GetTop()
 	if opts, ok := L.Get(top).(*lua.LTable); ok && top >= 2 {
 		top--
@@ -248,7 +248,7 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 }
 
 // nodeName checks a name given to a node.
-func nodeName(errs *luabind.ErrorList, pos luabind.Pos, what string, v lua.LValue) string {
+func nodeName(errs *scripterr.ErrorList, pos scripterr.Pos, what string, v lua.LValue) string {
 	s, ok := v.(lua.LString)
 	if !ok || s == "" {
 		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, describeLua(v))
@@ -262,20 +262,20 @@ func nodeName(errs *luabind.ErrorList, pos luabind.Pos, what string, v lua.LValu
 		errs.Add(pos, "%s: name %q may not contain control characters (line breaks, escapes)", what, string(s))
 		return ""
 	}
-	if len(s) > MaxNameBytes {
-		errs.Add(pos, "%s: name is %d bytes long, more than %d", what, len(s), MaxNameBytes)
+	if len(s) > maxNameBytes {
+		errs.Add(pos, "%s: name is %d bytes long, more than %d", what, len(s), maxNameBytes)
 		return ""
 	}
 	return string(s)
 }
 
-// MaxNameBytes bounds the length of a tree node's name.
-const MaxNameBytes = 200
+// maxNameBytes bounds the length of a tree node's name.
+const maxNameBytes = 200
 
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
 // to errs.
-func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
+func buildTree(root *BTNode, pos scripterr.Pos, errs *scripterr.ErrorList) *BTree {
 	t := &BTree{}
 	seen := map[*BTNode]bool{}
 	pathBytes, tooLong := 0, false
@@ -284,14 +284,14 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 		if tooLong {
 			return
 		}
-		if pathBytes += len(path) + 1 + len(name); pathBytes > MaxPathBytes {
-			errs.Add(pos, "ai.tree: the node paths are longer than %d bytes together (nest less deeply, or use shorter names)", MaxPathBytes)
+		if pathBytes += len(path) + 1 + len(name); pathBytes > maxPathBytes {
+			errs.Add(pos, "ai.tree: the node paths are longer than %d bytes together (nest less deeply, or use shorter names)", maxPathBytes)
 			tooLong = true
 			return
 		}
-		if len(t.Nodes) >= MaxTreeNodes {
-			if len(t.Nodes) == MaxTreeNodes {
-				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", MaxTreeNodes)
+		if len(t.Nodes) >= maxTreeNodes {
+			if len(t.Nodes) == maxTreeNodes {
+				errs.Add(pos, "ai.tree: more than %d nodes (a node used in several places counts at each)", maxTreeNodes)
 				t.Nodes = append(t.Nodes, BTPlace{})
 			}
 			return
@@ -316,7 +316,7 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 				errs.Add(c.Pos, "ai.%s: two children are named %q (names differ among siblings)", n.Kind, cname)
 			}
 			names[cname] = true
-			if len(t.Nodes) <= MaxTreeNodes {
+			if len(t.Nodes) <= maxTreeNodes {
 				t.Nodes[i].Kids = append(t.Nodes[i].Kids, len(t.Nodes))
 			}
 			place(c, cname, i, path)
@@ -330,8 +330,8 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 		name = root.Kind.String()
 	}
 	place(root, name, -1, "")
-	if len(t.Nodes) > MaxTreeNodes {
-		t.Nodes = t.Nodes[:MaxTreeNodes]
+	if len(t.Nodes) > maxTreeNodes {
+		t.Nodes = t.Nodes[:maxTreeNodes]
 	}
 	t.byPath = make(map[string]int, len(t.Nodes))
 	for i, tn := range t.Nodes {
@@ -343,7 +343,7 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 var treeFields = map[string]bool{"root": true, "context": true, "on_reload": true}
 
 // decodeTree builds the state ai.tree{} makes.
-func decodeTree(L *lua.LState, t *lua.LTable, pos luabind.Pos) *State {
+func decodeTree(L *lua.LState, t *lua.LTable, pos scripterr.Pos) *State {
 	s := &State{Kind: KindTree, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &s.Problems, warn: &s.Warnings, trans: -1}
 	const what = "ai.tree"
@@ -388,17 +388,17 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 	if n == 0 {
 		d.errorf(d.pos, "%s: steps is empty", what)
 	}
-	if n > MaxTreeNodes {
-		d.errorf(d.pos, "%s: more than %d steps", what, MaxTreeNodes)
+	if n > maxTreeNodes {
+		d.errorf(d.pos, "%s: more than %d steps", what, maxTreeNodes)
 		return
 	}
 	for i := 1; i <= n; i++ {
 		item := list.RawGetInt(i)
 		if fn, ok := item.(*lua.LFunction); ok {
-			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: FuncPos(fn, d.pos)})
+			s.Steps = append(s.Steps, &BTNode{Kind: BTAction, Fn: fn, Pos: scripterr.FuncPos(fn, d.pos)})
 			continue
 		}
-		node, ok := BTValue(item)
+		node, ok := btValue(item)
 		// ai.action(fn, { name = … }) is a function with a name, for
 		// graphs and traces.
 		if !ok || (node.Kind != BTWait && node.Kind != BTWaitUntil && node.Kind != BTAction) {
@@ -412,14 +412,6 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 		*d.errs = append(*d.errs, node.Problems...)
 		s.Steps = append(s.Steps, node)
 	}
-}
-
-// FuncPos is where a Lua function was written, or def when unknown.
-func FuncPos(fn *lua.LFunction, def luabind.Pos) luabind.Pos {
-	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		return luabind.Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
-	}
-	return def
 }
 
 // Label describes a node for a diagram or a trace: its kind, its name when

@@ -2,10 +2,10 @@ package defs
 
 import lua "github.com/yuin/gopher-lua"
 
-// MaxPlaces bounds the states a behaviour places: a definition used in
+// maxPlaces bounds the states a behaviour places: a definition used in
 // several parents counts at each place, so ten machines each holding the
 // previous one twice would otherwise place 2^10 states, and forty 2^40.
-const MaxPlaces = 10000
+const maxPlaces = 10000
 
 // Node is a state at one place of a definition tree.
 type Node struct {
@@ -22,7 +22,7 @@ type Node struct {
 // the graph writer and the host's runtime tree share. When visit returns
 // false the children of that node are not visited. A definition used in
 // several parents is visited at each place; CheckRoot refuses trees of more
-// than MaxPlaces places, so a checked tree is walked in bounded time.
+// than maxPlaces places, so a checked tree is walked in bounded time.
 func Walk(root *State, visit func(n *Node) bool) {
 	if root == nil {
 		return

@@ -1,4 +1,4 @@
-package luabind
+package luaval
 
 // Plain data: a Lua value copied out of one Lua state to be rebuilt in
 // another (ai.send_to's payloads cross workers' states).
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -156,7 +157,7 @@ func plainPath(keys []lua.LValue) string {
 	var b strings.Builder
 	for _, k := range keys {
 		b.WriteByte('[')
-		b.WriteString(CutText(k.String(), 40))
+		b.WriteString(luatext.CutText(k.String(), 40))
 		b.WriteByte(']')
 		if b.Len() > 400 {
 			b.WriteString("…")
@@ -205,8 +206,8 @@ func CheckLists(v any) error {
 		stack = stack[:len(stack)-1]
 		switch x := v.(type) {
 		case []any:
-			if len(x) > maxSequence() {
-				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), maxSequence())
+			if len(x) > MaxLen() {
+				return fmt.Errorf("%w: %d elements, more than the %d a luaai table's sequence holds", ErrLongList, len(x), MaxLen())
 			}
 			stack = append(stack, x...)
 		case map[string]any:

@@ -1,4 +1,4 @@
-package luabind
+package luaval
 
 import (
 	"math"
@@ -10,9 +10,9 @@ import (
 )
 
 func TestToGo(t *testing.T) {
-	vm := NewVM(Options{})
-	defer vm.Close()
-	v, err := vm.RunString("togo.lua", `
+	L := lua.NewState()
+	defer L.Close()
+	v, err := run(L, `
 local cyc = { name = "c" }
 cyc.self = cyc
 local deep = {}
@@ -47,7 +47,7 @@ return {
 	}
 	require.Equal(t, "<too deep>", d)
 
-	ud := vm.L.NewUserData()
+	ud := L.NewUserData()
 	ud.Value = struct{ X int }{7}
 	require.Equal(t, struct{ X int }{7}, ToGo(ud))
 	require.Nil(t, ToGo(lua.LNil))
@@ -56,13 +56,21 @@ return {
 // A table shared many ways is converted once: forty levels of a table
 // holding the one below twice (2^40 places) convert in linear time.
 func TestToGoSharedOnce(t *testing.T) {
-	vm := NewVM(Options{})
-	defer vm.Close()
-	v, err := vm.RunString("dag.lua", `local t = { leaf = true }
+	L := lua.NewState()
+	defer L.Close()
+	v, err := run(L, `local t = { leaf = true }
 for _ = 1, 40 do t = { a = t, b = t } end
 return t`)
 	require.NoError(t, err)
 	got := ToGo(v).(map[string]any)
 	a, b := got["a"].(map[string]any), got["b"].(map[string]any)
 	require.Equal(t, reflect.ValueOf(a).UnsafePointer(), reflect.ValueOf(b).UnsafePointer(), "one Go map for one Lua table")
+}
+
+// run runs a chunk and returns its one result.
+func run(L *lua.LState, src string) (lua.LValue, error) {
+	if err := L.DoString(src); err != nil {
+		return nil, err
+	}
+	return L.Get(-1), nil
 }

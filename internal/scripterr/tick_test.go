@@ -1,4 +1,4 @@
-package luabind
+package scripterr
 
 import (
 	"errors"

@@ -1,10 +1,10 @@
-package luabind
+package luaval
 
 import (
-	"github.com/luaai/luaai/internal/plainjson"
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/plainjson"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
