@@ -41,22 +41,20 @@ var ErrNotPlain = errors.New("not plain data")
 // where this gopher-lua keeps one), so a rebuilt table's pairs visit them
 // in its sender's order whatever the run.
 func CopyPlain(v lua.LValue) (any, error) {
-	c := &plainCopier{}
-	c.open, c.keys = c.openBuf[:0], c.keyBuf[:0]
+	var c plainCopier
 	return c.copy(v, 0)
 }
 
 // plainCopier is one CopyPlain: the entries copied so far, the tables on
 // the path, and the path's keys, spelled out only for an error (a path
 // string per value would cost depth × key length bytes each: gigabytes for
-// a deep payload with long keys). A payload a few tables deep keeps its
-// path in the copier itself.
+// a deep payload with long keys). The outermost table is kept apart, so
+// that a payload with no table inside costs the copier no allocation.
 type plainCopier struct {
 	entries int
-	open    []*lua.LTable
+	root    *lua.LTable
+	open    []*lua.LTable // the tables inside root on the path
 	keys    []lua.LValue
-	openBuf [4]*lua.LTable
-	keyBuf  [4]lua.LValue
 }
 
 func (c *plainCopier) where() string {
@@ -80,10 +78,16 @@ func (c *plainCopier) copy(v lua.LValue, depth int) (any, error) {
 		switch {
 		case x.Metatable != lua.LNil:
 			return nil, fmt.Errorf("%w: %s has a metatable", ErrNotPlain, c.where())
-		case slices.Contains(c.open, x):
+		case x == c.root || slices.Contains(c.open, x):
 			return nil, fmt.Errorf("%w: %s contains itself", ErrNotPlain, c.where())
 		case depth >= MaxPlainDepth:
 			return nil, fmt.Errorf("%w: %s nests more than %d tables deep", ErrNotPlain, c.where(), MaxPlainDepth)
+		}
+		if c.root == nil {
+			c.root = x
+			t, err := c.table(x, depth)
+			c.root = nil
+			return t, err
 		}
 		c.open = append(c.open, x)
 		t, err := c.table(x, depth)
@@ -273,9 +277,12 @@ func FromPlain(L *lua.LState, v any) lua.LValue {
 }
 
 func fromPlainTable(L *lua.LState, x *PlainTable) *lua.LTable {
-	t := L.CreateTable(len(x.Array), len(x.Keys))
+	t := L.CreateTable(len(x.Array), 0)
 	for i, v := range x.Array {
 		t.RawSetInt(i+1, fromPlainEntry(L, v)) // appended, nil too: no gap to fill
+	}
+	if buildStrings(L, t, x) {
+		return t
 	}
 	for i, k := range x.Keys {
 		v := fromPlainEntry(L, x.Vals[i])
@@ -286,6 +293,50 @@ func fromPlainTable(L *lua.LState, x *PlainTable) *lua.LTable {
 		t.RawSet(fromPlainEntry(L, k), v)
 	}
 	return t
+}
+
+// buildStrings fills t's hash part with x's keys and values when every key
+// is a string, at once: gopher-lua's RawSetString boxes each key twice
+// and grows the key list and its index one key at a time (four or five
+// allocations a key, for every payload a message delivers), where this
+// makes the three with their sizes and shares the keys' boxes. The table
+// is what RawSetString would have made: the same maps and key list, keys
+// in the same order. False (nothing done) for other keys, or where this
+// gopher-lua keeps these fields elsewhere.
+func buildStrings(L *lua.LState, t *lua.LTable, x *PlainTable) bool {
+	f := &tableFields
+	f.once.Do(findTableFields)
+	if !f.stringsOK || len(x.Keys) == 0 {
+		return false
+	}
+	for _, k := range x.Keys {
+		if _, ok := k.(string); !ok {
+			return false
+		}
+	}
+	n := len(x.Keys)
+	strdict := make(map[string]lua.LValue, n)
+	keys := make([]lua.LValue, 0, n)
+	k2i := make(map[lua.LValue]int, n)
+	for i, k := range x.Keys {
+		v := fromPlainEntry(L, x.Vals[i])
+		s := k.(string)
+		if v == lua.LNil {
+			delete(strdict, s) // as RawSetString does
+			continue
+		}
+		strdict[s] = v
+		lk := luaBox(k)
+		if _, ok := k2i[lk]; !ok {
+			k2i[lk] = len(keys)
+			keys = append(keys, lk)
+		}
+	}
+	p := unsafe.Pointer(t)
+	*(*map[string]lua.LValue)(unsafe.Add(p, f.strdict)) = strdict
+	*(*[]lua.LValue)(unsafe.Add(p, f.keys)) = keys
+	*(*map[lua.LValue]int)(unsafe.Add(p, f.k2i)) = k2i
+	return true
 }
 
 // fromPlainEntry is FromPlain of a value a PlainTable holds: a number or
