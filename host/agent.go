@@ -33,9 +33,6 @@ type Agent struct {
 	clock    float64
 	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
 	interval int     // tick interval (SetInterval); 0 and 1 both tick every host tick
-	// seen: the last host tick accounted for in owed (schedule.go: the
-	// ticks that skip an agent are added when it is next reached).
-	seen int
 	// lag and frameAt order the host's ticks after a frame deadline
 	// (workers.go): the ticks the agent is owed, and the last host tick
 	// that ticked it. Used only while Host.fair is set.
@@ -155,7 +152,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
-	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, seen: w.h.tickNo}
+	a := &Agent{h: w.h, w: w, id: id, b: b, t: t}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	return a
 }

@@ -60,7 +60,6 @@ type Host struct {
 	// alike, taken off at the next tick.
 	fair     bool
 	lagFloor int32
-	ticks    tickLog // recent host ticks' dts, for the time skipped agents owe
 }
 
 type errKey struct {
@@ -107,7 +106,6 @@ type worker struct {
 	lagMin1, lagMax1 int32
 	lagMaxK          int32
 	has1             bool
-	sched            schedule  // the agents by interval and phase (schedule.go)
 	prof             *profiler // Options.Profile
 	cov              *coverage // Options.Coverage
 	// thread names the goroutine running the worker's scripts while it
@@ -495,7 +493,6 @@ func (h *Host) Remove(a *Agent) error {
 	h.roster++
 	h.agents = removeAgent(h.agents, a)
 	a.w.agents = removeAgent(a.w.agents, a)
-	a.w.restale()
 	h.release(a)
 	return nil
 }

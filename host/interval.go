@@ -44,9 +44,7 @@ func (a *Agent) SetInterval(k int) error {
 	if k < 1 {
 		return fmt.Errorf("agent %d: interval %d: %w", a.id, k, ErrBadInterval)
 	}
-	a.settleNow() // what it owes so far, under the old interval
 	a.interval = k
-	a.w.restale()
 	return nil
 }
 
@@ -65,8 +63,7 @@ func (a *Agent) savedInterval() int {
 	return a.interval
 }
 
-// due tells whether Host.Tick ticks the agent on host tick n (the fair
-// ticks after a cut ask each agent; the others go by the schedule).
+// due tells whether Host.Tick ticks the agent on host tick n.
 func (a *Agent) due(n int) bool {
 	k := a.interval
 	return k <= 1 || (n+a.id)%k == 0

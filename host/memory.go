@@ -194,7 +194,6 @@ func (a *Agent) overMemory(size, mod, sharing, limit int64) {
 // definition of the agent's active state, and suspends it.
 func (a *Agent) suspendForMemory(err error) {
 	a.report(a.deepest(), CallbackMemory, err)
-	a.settleNow()
 	a.suspension = SuspendedByMemory // whatever the fault policy made of the report
 	a.errs[len(a.errs)-1].Suspends = true
 }

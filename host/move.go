@@ -69,7 +69,6 @@ func (h *Host) Export(agents ...*Agent) ([]byte, error) {
 	h.agents = removeByID(h.agents, list)
 	for w, gone := range byWorker {
 		w.agents = removeByID(w.agents, gone)
-		w.restale()
 	}
 	return data, nil
 }

@@ -215,7 +215,6 @@ func (h *Host) resumeFixed(b *Behaviour) int {
 			lines[a.suspendAt] = now
 		}
 		if now != a.suspendText {
-			a.settleNow()
 			a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
 			n++
 		}

@@ -68,7 +68,6 @@ func (a *Agent) restart(kind TransitionKind, overrides map[string]any) error {
 		a.h.release(a)
 		a.ctx, a.bound = ctx, bound
 	}
-	a.settleNow()
 	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
 	a.enter(a.t.root, lua.LNil)
 	a.ticking = false

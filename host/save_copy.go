@@ -53,7 +53,6 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
 	if err != nil {
 		return err
 	}
-	a.settleNow()
 	c.rec = agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
 		RNG:       base64.StdEncoding.EncodeToString(rng),

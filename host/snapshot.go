@@ -272,7 +272,6 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 	}
 	for _, w := range h.workers {
 		w.agents = mergeByID(w.agents, byWorker[w])
-		w.restale()
 	}
 	for _, a := range out {
 		a.emitState(TransitionRestore, "")

@@ -112,7 +112,6 @@ func (h *Host) SpawnWith(b *Behaviour, opts SpawnOptions) (*Agent, error) {
 	}
 	h.agents = insertByID(h.agents, a)
 	w.agents = insertByID(w.agents, a)
-	w.restale()
 	h.dispatch()
 	return a, nil
 }

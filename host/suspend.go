@@ -72,7 +72,6 @@ func (a *Agent) Resume() error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	a.settleNow() // a suspended agent owes nothing for the ticks it missed
 	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
 	return nil
 }
@@ -85,7 +84,6 @@ func (a *Agent) rememberCause(se *ScriptError) {
 
 func (a *Agent) suspend(why SuspendReason) {
 	if a.suspension == NotSuspended {
-		a.settleNow()
 		a.suspension = why
 	}
 }

@@ -66,7 +66,6 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 		h.steps--
 	}
 	h.tickNo++
-	h.logTick(h.tickNo, dt)
 	release := h.stopOn(ctx)
 	h.ApplyReloads()
 	var t0 time.Time
@@ -78,7 +77,6 @@ func (h *Host) TickContext(ctx context.Context, dt float64) error {
 		f = newFairFrame(len(h.workers))
 	}
 	h.eachWorker(func(w *worker) { w.tick(dt, f) })
-	h.ticks.settled = h.tickNo
 	h.settleFair(f != nil)
 	if h.opts.Profile {
 		h.profTime += time.Since(t0)
@@ -149,42 +147,35 @@ func (w *worker) tick(dt float64, f *fairFrame) {
 		return
 	}
 	done, tn := w.h.tickDone, w.h.tickNo
-	lists := w.due(tn)
-	cut := false
-	at := w.sched.merged(lists, func(a *Agent) bool {
+	for k, a := range w.agents {
 		if done != nil {
 			select {
 			case <-done:
-				cut = true
-				return false
+				// TickContext's ctx ended: the rest wait for the next
+				// tick, which starts with them (lag 1; every other lag is
+				// 0 while the host is not fair).
+				for _, a := range w.agents[k:] {
+					if a.suspension == NotSuspended {
+						a.owed += dt
+						if a.due(tn) {
+							a.lag = 1
+						}
+					}
+				}
+				w.cut = true
+				return
 			default:
 			}
 		}
 		if a.suspension != NotSuspended {
-			a.seen = tn // a suspended agent owes nothing
-			return true
+			continue
 		}
-		a.settleOwed(tn - 1)
-		a.seen = tn
+		if !a.due(tn) {
+			a.owed += dt
+			continue
+		}
 		w.tickAgent(a, dt)
-		return true
-	})
-	if !cut {
-		return
 	}
-	// TickContext's ctx ended: the due agents not reached wait for the
-	// next tick, which starts with them (lag 1; every other lag is 0 while
-	// the host is not fair), owing this tick's dt too. The agents this
-	// tick skips owe it anyway.
-	for i, l := range lists {
-		for _, a := range l[at[i]:] {
-			if a.suspension == NotSuspended {
-				a.settleOwed(tn)
-				a.lag = 1
-			}
-		}
-	}
-	w.cut = true
 }
 
 // tickAgent ticks a by dt plus what it is owed.
@@ -263,7 +254,6 @@ func (w *worker) tickFair(dt float64, f *fairFrame) {
 	w.rotated = true // records are sorted by agent before the hooks
 	var top int32
 	for _, a := range w.agents {
-		a.settleOwed(tn - 1) // the fair tick counts this tick's owed time itself
 		if a.suspension != NotSuspended {
 			continue
 		}
@@ -311,7 +301,6 @@ func (w *worker) tickFair(dt float64, f *fairFrame) {
 	w.cut = !ok
 	w.has1, w.lagMin1, w.lagMax1, w.lagMaxK = false, 0, 0, 0
 	for _, a := range w.agents {
-		a.seen = tn
 		if a.suspension != NotSuspended {
 			continue
 		}

@@ -30,12 +30,11 @@ func (e *eagerOwed) hostTick(n int, dt float64) {
 	}
 }
 
-// TestScheduleOwesExactly: the time skipped ticks owe an agent is added
-// when it is next reached, yet its dt comes out as the plain count's, to
-// the last bit: with intervals longer than the host's record of recent
-// dts, dts that add up with rounding, and suspensions, resumptions and
-// interval changes between host ticks, on 1 and 3 workers.
-func TestScheduleOwesExactly(t *testing.T) {
+// TestIntervalOwesExactly: an agent's dt is the plain count's, to the
+// last bit: with long intervals, dts that add up with rounding, and
+// suspensions, resumptions and interval changes between host ticks, on 1
+// and 3 workers.
+func TestIntervalOwesExactly(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		h, b := newTiered(t, workers)
 		intervals := []int{1, 2, 3, 7, 700, 1500}
@@ -83,8 +82,9 @@ func TestScheduleOwesExactly(t *testing.T) {
 	}
 }
 
-// An interval in the millions costs the schedule what any other does.
-func TestScheduleLongInterval(t *testing.T) {
+// An interval far longer than the run skips the agent, and what it is
+// owed is kept when the interval changes.
+func TestIntervalLongerThanAnyRun(t *testing.T) {
 	h, b := newTiered(t, 1)
 	a, err := h.SpawnWith(b, host.SpawnOptions{Interval: 1 << 40})
 	require.NoError(t, err)
