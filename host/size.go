@@ -179,35 +179,59 @@ func (s *sizer) size(v lua.LValue, stop int64) int64 {
 }
 
 // table is the bytes of t itself: its array part by capacity, its hash
-// entries; it queues its keys, values and metatable.
+// entries; it queues its keys, values and metatable. It reads the array
+// part by index and the hash part through its key list, which box
+// nothing (ForEach boxes every array index and string key it hands over:
+// an allocation per entry, for every context at every measure).
 func (s *sizer) table(t *lua.LTable) int64 {
 	arr, known := luaval.ArrayLen(t)
 	if !known {
 		arr = t.MaxN()
 	}
 	total := sizeTable + int64(luaval.ArrayCap(t))*sizeSlot
-	live := 0
-	t.ForEach(func(k, val lua.LValue) {
-		if n, ok := k.(lua.LNumber); !ok || float64(n) < 1 || float64(n) > float64(arr) || float64(n) != float64(int(n)) {
-			total += sizeEntry // a hash entry (array slots are counted above)
-			live++
-			s.push(k)
+	keys, ok := luaval.HashKeys(t)
+	if !ok {
+		total += s.tableEach(t, arr)
+	} else {
+		for i := 1; i <= arr; i++ {
+			s.push(t.RawGetInt(i))
 		}
-		s.push(val)
-	})
-	if keys, ok := luaval.HashKeys(t); ok && len(keys) > live {
-		// Keys set to nil stay in gopher-lua's key list and key index,
-		// the key itself held: a script that sets and clears new keys
-		// grows them without bound.
 		for _, k := range keys {
-			if t.RawGetH(k) == lua.LNil {
-				total += sizeEntry
-				s.push(k)
+			v := t.RawGetH(k)
+			if v != lua.LNil && inArray(k, arr) {
+				s.push(v) // counted with the array part
+				continue
 			}
+			// A hash entry; a key set to nil stays in gopher-lua's key
+			// list and key index, the key itself held: a script that sets
+			// and clears new keys grows them without bound.
+			total += sizeEntry
+			s.push(k)
+			s.push(v)
 		}
 	}
 	if mt, ok := t.Metatable.(*lua.LTable); ok {
 		s.stack = append(s.stack, mt)
 	}
+	return total
+}
+
+// inArray tells whether k is an index of an array part of length arr.
+func inArray(k lua.LValue, arr int) bool {
+	n, ok := k.(lua.LNumber)
+	return ok && float64(n) >= 1 && float64(n) <= float64(arr) && float64(n) == float64(int(n))
+}
+
+// tableEach is table's hash part where this gopher-lua keeps no key list
+// where luabind looks: ForEach, its keys boxed.
+func (s *sizer) tableEach(t *lua.LTable, arr int) int64 {
+	var total int64
+	t.ForEach(func(k, val lua.LValue) {
+		if !inArray(k, arr) {
+			total += sizeEntry // a hash entry (array slots are counted above)
+			s.push(k)
+		}
+		s.push(val)
+	})
 	return total
 }

@@ -67,6 +67,11 @@ var tableFields struct {
 	keys   uintptr // LTable.keys, the hash part's key list
 	keysOK bool
 
+	// LTable.strdict and LTable.k2i (the key list's index): with keys,
+	// what a table of string keys is built from at once (buildStrings).
+	strdict, k2i uintptr
+	stringsOK    bool
+
 	reg              uintptr // LState.reg, a *registry
 	regArray, regTop uintptr // registry.array, registry.top
 	frameSize        uintptr // callFrame's size
@@ -82,6 +87,11 @@ func findTableFields() {
 	}
 	if sf, ok := reflect.TypeOf(lua.LTable{}).FieldByName("keys"); ok && sf.Type == luaValues {
 		f.keys, f.keysOK = sf.Offset, true
+	}
+	sd, ok1 := reflect.TypeOf(lua.LTable{}).FieldByName("strdict")
+	ki, ok2 := reflect.TypeOf(lua.LTable{}).FieldByName("k2i")
+	if f.keysOK && ok1 && ok2 && sd.Type == reflect.TypeOf(map[string]lua.LValue(nil)) && ki.Type == reflect.TypeOf(map[lua.LValue]int(nil)) {
+		f.strdict, f.k2i, f.stringsOK = sd.Offset, ki.Offset, true
 	}
 	st := reflect.TypeOf(lua.LState{})
 	reg, ok1 := st.FieldByName("reg")

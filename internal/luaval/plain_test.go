@@ -123,3 +123,47 @@ func FuzzCopyPlain(f *testing.F) {
 		require.Equal(t, plainjson.Safe(ToGo(FromPlain(L, again))), plainjson.Safe(ToGo(back)))
 	})
 }
+
+// A payload of numbers and strings costs its copy a few allocations
+// whatever its size: its numbers and strings are not boxed again, out or
+// back in (the rebuilt table's own allocations are gopher-lua's).
+func TestCopyPlainShares(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	require.NoError(t, L.DoString(`v = { x = 1.5, y = -2.25, name = "scout", 4.5, 6.5, "w" }`))
+	v := L.GetGlobal("v")
+	c, err := CopyPlain(v)
+	require.NoError(t, err)
+	require.Equal(t, ToGo(v), ToGo(FromPlain(L, c)))
+	p := c.(*PlainTable)
+	require.Equal(t, []any{4.5, 6.5, "w"}, p.Array)
+	require.Equal(t, []any{"x", "y", "name"}, p.Keys, "in the order next visits them")
+	require.Equal(t, []any{1.5, -2.25, "scout"}, p.Vals)
+	copies := testing.AllocsPerRun(100, func() {
+		if _, err := CopyPlain(v); err != nil {
+			panic(err)
+		}
+	})
+	// The table, its array part, its keys and values.
+	require.LessOrEqual(t, copies, 3.0)
+	// Rebuilding it costs what the table constructor that made it does:
+	// gopher-lua's allocations, nothing more per number or string.
+	require.NoError(t, L.DoString(`function make() return { x = 1.5, y = -2.25, name = "scout", 4.5, 6.5, "w" } end`))
+	ctor := testing.AllocsPerRun(100, func() {
+		L.Push(L.GetGlobal("make"))
+		L.Call(0, 1)
+		L.Pop(1)
+	})
+	rebuilds := testing.AllocsPerRun(100, func() { _ = FromPlain(L, c) })
+	require.LessOrEqual(t, rebuilds, ctor)
+
+	// The rebuilt table is an ordinary one: next visits its keys in the
+	// sender's order, and setting keys again or anew keeps one of each.
+	L.SetGlobal("got", FromPlain(L, c))
+	require.NoError(t, L.DoString(`
+		got.y = 7; got.z = 8; got.x = nil; got.x = 9; got[4] = 10
+		local seen = {}
+		for k, v in pairs(got) do seen[#seen + 1] = tostring(k) .. "=" .. tostring(v) end
+		order = table.concat(seen, " ")`))
+	require.Equal(t, "1=4.5 2=6.5 3=w 4=10 x=9 y=7 name=scout z=8", L.GetGlobal("order").String())
+}
