@@ -242,11 +242,23 @@ var rtsSizes = []int{5000, 20000, 50000}
 
 // rtsWarmup is the ticks a match plays before BenchmarkRTS times it: a
 // second, in which every commander orders its squad, so the timed ticks
-// see the match's steady state (every soldier's inbox already grown).
-// The floor is the calls of the match's first tick, as before (which tick
-// it replays moves the ratio: a tick whose commanders order costs more
-// Lua than one whose do not).
+// see the match's steady state (every soldier's inbox already grown). It
+// is also the match's period: commanders order once a second, so the Lua
+// a tick runs depends on its place in the second. Each timed tick's floor
+// is the recorded calls of the warm-up tick at the same place (tick mod
+// rtsWarmup), so engine and floor run the same Lua.
 const rtsWarmup = 20
+
+// timedPhase tells whether a warm-up tick has the place in the second of
+// one of the n timed ticks (rtsWarmup+2 on).
+func timedPhase(tick, n int) bool {
+	for i := range min(n, rtsWarmup) {
+		if (i+rtsWarmup+2)%rtsWarmup == tick%rtsWarmup {
+			return true
+		}
+	}
+	return false
+}
 
 // BenchmarkRTS ticks matches of 5k, 20k and 50k units in turn, each tick
 // beside its floor, and reports for each size the engine's ns/unit-tick,
@@ -258,7 +270,7 @@ func BenchmarkRTS(b *testing.B) {
 	type match struct {
 		h      *host.Host
 		w      *rtsWorld
-		floor  func()
+		floors map[int]func() // by tick mod rtsWarmup
 		engine time.Duration
 		bare   time.Duration
 		allocs uint64 // the engine's
@@ -271,12 +283,18 @@ func BenchmarkRTS(b *testing.B) {
 	for _, n := range rtsSizes {
 		h, w := newRTS(b, n)
 		defer h.Close()
-		floor, _ := recordRTSFloor(b, h, w, 1)
+		w.step(1)
+		gmust(b, h.Tick(0.05))
+		floors := map[int]func(){}
 		for tick := 2; tick <= rtsWarmup+1; tick++ {
+			if timedPhase(tick, b.N) {
+				floors[tick%rtsWarmup], _ = recordRTSFloor(b, h, w, tick)
+				continue
+			}
 			w.step(tick)
 			gmust(b, h.Tick(0.05))
 		}
-		ms = append(ms, &match{h: h, w: w, floor: floor})
+		ms = append(ms, &match{h: h, w: w, floors: floors})
 	}
 	var growth, floorGrowth, growthRatio []float64
 	var before, after runtime.MemStats
@@ -293,7 +311,7 @@ func BenchmarkRTS(b *testing.B) {
 			m.allocs += after.Mallocs - before.Mallocs
 			runtime.ReadMemStats(&before)
 			t1 := time.Now()
-			m.floor()
+			m.floors[tick%rtsWarmup]()
 			f := time.Since(t1)
 			runtime.ReadMemStats(&after)
 			m.fAlloc += after.Mallocs - before.Mallocs
