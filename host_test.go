@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -119,7 +120,7 @@ func TestScriptsLoad(t *testing.T) {
 			h := newHost(t, host.Options{})
 			b, err := h.LoadFile(path)
 			require.NoError(t, err)
-			require.Empty(t, defs.Warnings(b.Definition()), "warnings in %s", path)
+			require.Empty(t, defs.Warnings(hosttool.Definition(b)), "warnings in %s", path)
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			for i := 0; i < 50; i++ {

@@ -68,7 +68,7 @@ var (
 	ErrBadPath = errors.New("not a table on the path")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
-	// ErrWrongHost: an agent from another host (Observation.Follow).
+	// ErrWrongHost: an agent from another host (hosttool.Observation.Follow).
 	ErrWrongHost = errors.New("agent belongs to another host")
 )
 

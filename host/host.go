@@ -44,7 +44,7 @@ type Host struct {
 	boundBy   map[uintptr]int // with several workers: which agent binds each Go value
 	reloadQ   reloads
 	errCounts map[errKey]int
-	observers []*Observation // attached by Observe
+	observers []*observation // attached by hosttool.Observe
 	profTicks int            // Options.Profile: ticks run
 	profTime  time.Duration  // and the time they took
 	srcLines  sourceLines    // script lines for error hints
@@ -271,13 +271,8 @@ func (h *Host) Len() int { return len(h.agents) }
 // Workers is the number of workers.
 func (h *Host) Workers() int { return len(h.workers) }
 
-// RunLua calls fn with the Lua side of h's first worker: the state that
-// test files (luatest), a console or a tool run their own Lua code in, with
-// ai.spawn there spawning into h. Call it on the goroutine that owns h and
-// use the state only there (never while a Tick runs, never after Close).
-// From a script while the workers run it returns ErrReentrant;
-// after Close, an error wrapping ErrClosed; otherwise fn's error.
-func (h *Host) RunLua(fn func(vm *defs.VM) error) error {
+// runLua is hosttool.RunLua: fn gets the Lua side of h's first worker.
+func (h *Host) runLua(fn func(vm *defs.VM) error) error {
 	switch {
 	case h.running:
 		return ErrReentrant

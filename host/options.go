@@ -117,12 +117,12 @@ type Options struct {
 	// names. The same rules as Modules hold (the worker's goroutine, the
 	// callback's budget). The default (zero) value is none.
 	Funcs map[string]map[string]any
-	// Profile times every Lua callback (Host.Profile: calls and time per
+	// Profile times every Lua callback (hosttool.ProfileOf: calls and time per
 	// function, callback kind and state, and the ticks' time beside them).
 	// It costs two clock reads per callback. The default (zero) value is
 	// false.
 	Profile bool
-	// Coverage counts which parts of the behaviours run (Host.Coverage):
+	// Coverage counts which parts of the behaviours run (hosttool.Coverage):
 	// states entered, transitions fired, tree nodes ticked, step items
 	// reached, utility children chosen. The default (zero) value is false.
 	Coverage bool

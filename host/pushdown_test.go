@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -166,7 +167,7 @@ return ` + root
 			defer h.Close()
 			b, err := h.LoadString(kind+".lua", src)
 			require.NoError(t, err)
-			require.Empty(t, b.Definition().Warnings, "on_reload is a field of every root")
+			require.Empty(t, hosttool.Definition(b).Warnings, "on_reload is a field of every root")
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			require.NoError(t, h.Tick(0.1))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -53,7 +54,7 @@ func (r Result) String() string {
 func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 	var r Result
 	opts.host = h
-	err := h.RunLua(func(vm *defs.VM) error {
+	err := hosttool.RunLua(h, func(vm *defs.VM) error {
 		r = runFile(vm, path, w, opts)
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luatest"
 )
 
@@ -175,7 +176,7 @@ func runTestFile(path string, w io.Writer, opts luatest.Options, cov *coverageSu
 	}
 	defer h.Close()
 	r := luatest.RunFile(h, path, w, opts)
-	cov.add(h.Coverage())
+	cov.add(hosttool.Coverage(h))
 	return r, nil
 }
 
