@@ -126,9 +126,14 @@ type ScriptError struct {
 	// fault policy, MaxOverruns, the memory limit): such an error always
 	// reaches Options.OnError, whatever its Count.
 	Suspends bool
+	// Suspension is why that error suspended the agent (NotSuspended for
+	// every other error); Suspension.Remedy says what lets it tick again.
+	Suspension SuspendReason
 }
 
-// Error formats the error as "file:line: message (agent N, state S, callback C)".
+// Error formats the error as "file:line: message (agent N, state S,
+// callback C)"; the error that suspended the agent says after the message
+// what lets it tick again (SuspendReason.Remedy).
 func (e *ScriptError) Error() string {
 	pos := luabind.Pos{File: e.Script, Line: e.Line}.String()
 	state := e.State
@@ -138,10 +143,14 @@ func (e *ScriptError) Error() string {
 	if pos != "" {
 		pos += ": "
 	}
-	if e.Count > 1 {
-		return fmt.Sprintf("%s%s (agent %d, state %s, %s; failed %d times)", pos, e.Msg, e.Agent, state, e.Callback, e.Count)
+	msg := e.Msg
+	if r := e.Suspension.Remedy(); r != "" {
+		msg += " (" + r + ")"
 	}
-	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, e.Msg, e.Agent, state, e.Callback)
+	if e.Count > 1 {
+		return fmt.Sprintf("%s%s (agent %d, state %s, %s; failed %d times)", pos, msg, e.Agent, state, e.Callback, e.Count)
+	}
+	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, msg, e.Agent, state, e.Callback)
 }
 
 // Unwrap returns the underlying error.

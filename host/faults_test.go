@@ -184,3 +184,19 @@ end } } }`), 0o644))
 	require.Len(t, errs, 1)
 	require.Equal(t, "cannot perform mul operation between number and nil (ctx.pressure is nil)", errs[0].Msg)
 }
+
+// Each reason for a suspension says what lets the agent tick again.
+func TestSuspendReasonRemedy(t *testing.T) {
+	for _, tc := range []struct {
+		r    host.SuspendReason
+		want string
+	}{
+		{host.NotSuspended, ""},
+		{host.SuspendedByFault, "Agent.Resume, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByOverruns, "Agent.Resume, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByMemory, "Agent.Resume lets it tick again"},
+		{host.SuspendedByHost, "Agent.Resume lets it tick again"},
+	} {
+		require.Equal(t, tc.want, tc.r.Remedy(), tc.r.String())
+	}
+}

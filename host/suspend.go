@@ -88,7 +88,18 @@ func (a *Agent) suspend(why SuspendReason) {
 	}
 }
 
-// ResumeHint is what the message of a suspension says brings the agent
-// back, in a Go game's words; a tool that offers other ways (luaai run's
-// console) may replace it.
-const ResumeHint = "Agent.Resume, or a reload that changes that line, lets it tick again"
+// Remedy says what lets an agent suspended for r tick again, in a Go
+// game's words: "Agent.Resume, or a reload that changes that line, lets it
+// tick again" for a fault or overruns (a reload that changes the line that
+// failed resumes it), "Agent.Resume lets it tick again" for the others, ""
+// for NotSuspended.
+// ScriptError.Error adds it to the error that suspended the agent.
+func (r SuspendReason) Remedy() string {
+	switch r {
+	case NotSuspended:
+		return ""
+	case SuspendedByFault, SuspendedByOverruns:
+		return "Agent.Resume, or a reload that changes that line, lets it tick again"
+	}
+	return "Agent.Resume lets it tick again"
+}
