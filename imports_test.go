@@ -27,25 +27,30 @@ var (
 		"internal/suggest":         nil,
 		"internal/fuzzgen":         nil,
 		"internal/plainjson":       nil,
-		"types":                    nil,
+		"internal/luatext":         nil,
+		// The errors of scripts, shared by the machine, the definitions
+		// and host (which re-exports them).
+		"internal/scripterr": {"internal/luatext"},
+		"types":              nil,
 		// The Lua machine: it knows nothing of behaviour definitions.
 		"luabind": {"luabind/internal/astpass", "luabind/internal/dialect", "luabind/internal/pattern",
-			"luabind/internal/syntax", "luabind/internal/lcomp", "internal/safefile"},
+			"luabind/internal/syntax", "luabind/internal/lcomp", "internal/safefile",
+			"internal/scripterr", "internal/luatext"},
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
-		"luabind/defs": {"luabind", "luabind/internal/srcpos", "internal/suggest"},
-		"host":         {"luabind", "luabind/defs", "internal/suggest", "host/internal/link"},
+		"luabind/defs": {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext"},
+		"host":         {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "host/internal/link"},
 		// What tools read of a host, beside the engine (httptrace-style),
 		// through the functions host registers in link.
 		"host/hosttool":      {"host", "host/internal/link", "luabind/defs"},
 		"host/internal/link": {"luabind/defs"},
 		"inspector":          {"host", "host/hosttool", "internal/plainjson"},
-		"luatest":            {"host", "host/hosttool", "luabind", "luabind/defs", "internal/suggest"},
-		"explore":            {"host", "host/hosttool", "luabind", "luabind/defs", "luatest", "internal/safefile"},
-		"internal/inspect":   {"host", "host/hosttool", "luabind", "luabind/defs", "internal/safefile", "internal/suggest"},
+		"luatest":            {"host", "host/hosttool", "luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
+		"explore":            {"host", "host/hosttool", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext"},
+		"internal/inspect":   {"host", "host/hosttool", "luabind", "luabind/defs", "internal/safefile", "internal/suggest", "internal/scripterr"},
 		"cmd/luaai":          {"host", "host/hosttool", "luatest", "explore", "internal/inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
-		"lsp":                {"internal/inspect", "luabind", "luabind/defs"},
+		"lsp":                {"internal/inspect", "luabind", "luabind/defs", "internal/scripterr"},
 		"examples/arena":     {"host"},
 		"examples/embed":     {"host"},
 		"examples/hotreload": {"host"},

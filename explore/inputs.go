@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
 )
 
 // An input sequence is what a game does to the agents: ticks, events,
@@ -101,7 +101,7 @@ func (v Value) lua() string {
 	case vNum:
 		return luaNumber(v.n)
 	case vStr:
-		return luabind.Quote(v.s)
+		return luatext.Quote(v.s)
 	case vAgent:
 		return fmt.Sprintf("a%d:id()", v.agent+1)
 	case vTable:
@@ -145,10 +145,10 @@ func luaNumber(n float64) string {
 
 // luaKey writes a table key: a name as it is, anything else in brackets.
 func luaKey(k string) string {
-	if luabind.IsName(k) {
+	if luatext.IsName(k) {
 		return k
 	}
-	return "[" + luabind.Quote(k) + "]"
+	return "[" + luatext.Quote(k) + "]"
 }
 
 // Words tells a sequence as a person would: "send noise {volume = 3};
@@ -217,7 +217,7 @@ func Name(name string) string {
 	if name == "" || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || !unicode.IsPrint(r) || strings.ContainsRune(`;,={}"'\`, r)
 	}) {
-		return luabind.Quote(name)
+		return luatext.Quote(name)
 	}
 	return name
 }

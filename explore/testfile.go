@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/safefile"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luatest"
 )
 
@@ -206,14 +206,14 @@ func (r *Report) testSource(spawn []string) string {
 	b.WriteString("  local first = agent:errors()[1]\n")
 	b.WriteString("  return first and (first.message .. \" (state \" .. first.state .. \", \" .. first.callback .. \")\")\n")
 	b.WriteString("end\n\n")
-	fmt.Fprintf(&b, "describe(%s, function()\n", luabind.Quote(oneLine(name)+" explored"))
+	fmt.Fprintf(&b, "describe(%s, function()\n", luatext.Quote(oneLine(name)+" explored"))
 	for i, f := range r.Findings {
 		f.Test = testName(i+1, f)
 		comment(&b, fmt.Sprintf("%s (state %s, %s; agent %d)", oneLine(f.Message), f.State, f.Callback, f.Agent))
 		comment(&b, "inputs: "+oneLine(f.Words))
-		fmt.Fprintf(&b, "  it(%s, function()\n", luabind.Quote(f.Test))
+		fmt.Fprintf(&b, "  it(%s, function()\n", luatext.Quote(f.Test))
 		for a, path := range spawn {
-			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a+1, luabind.Quote(path))
+			fmt.Fprintf(&b, "    local a%d = ai.spawn(%s)\n", a+1, luatext.Quote(path))
 		}
 		for _, s := range f.Inputs {
 			writeStep(&b, s, len(spawn))
@@ -265,17 +265,17 @@ func writeStep(b *strings.Builder, s Step, agents int) {
 		if s.Payload != nil {
 			payload = ", " + s.Payload.lua()
 		}
-		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luabind.Quote(s.Event), payload)
+		fmt.Fprintf(b, "    a%d:send(%s%s)\n", s.Agent%agents+1, luatext.Quote(s.Event), payload)
 	case OpSet:
 		fmt.Fprintf(b, "    a%d.ctx%s = %s\n", s.Agent%agents+1, fieldAccess(s.Key), s.Value.lua())
 	}
 }
 
 func fieldAccess(key string) string {
-	if luabind.IsName(key) {
+	if luatext.IsName(key) {
 		return "." + key
 	}
-	return "[" + luabind.Quote(key) + "]"
+	return "[" + luatext.Quote(key) + "]"
 }
 
 // oneLine makes a message safe in a Lua comment: every control character

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -55,7 +55,7 @@ type Agent struct {
 	gap *place
 	// suspendAt and suspendText: the line whose failure suspended the
 	// agent, and its text then (a reload that changes it resumes the agent).
-	suspendAt   luabind.Pos
+	suspendAt   scripterr.Pos
 	suspendText string
 	logs        int           // ai.log lines in this tick (MaxLogLines)
 	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)

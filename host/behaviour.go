@@ -3,6 +3,7 @@ package host
 import (
 	"sort"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -82,7 +83,7 @@ type transition struct {
 	index  int // its place among its state's transitions (coverage)
 	// at is where its entry is written, read from the script when it is
 	// first refused (transitionPos); zero until then.
-	at luabind.Pos
+	at scripterr.Pos
 }
 
 func (n *place) isMachine() bool { return n.def.IsMachine() }

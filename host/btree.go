@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/host/internal/link"
+	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -416,11 +416,11 @@ func (a *Agent) testCond(n *place, c defs.Cond, k callback) (bool, error) {
 func describeValue(v lua.LValue) string {
 	if s, ok := v.(lua.LString); ok {
 		if best := suggest.Closest(string(s), []string{"success", "failure", "running"}); best != "" {
-			return fmt.Sprintf("%q (did you mean %q?)", luabind.CutText(string(s), 60), best)
+			return fmt.Sprintf("%q (did you mean %q?)", luatext.CutText(string(s), 60), best)
 		}
-		return fmt.Sprintf("%q", luabind.CutText(string(s), 60))
+		return fmt.Sprintf("%q", luatext.CutText(string(s), 60))
 	}
-	return fmt.Sprintf("%s (a %s)", luabind.CutText(lua.LVAsString(v), 60), v.Type())
+	return fmt.Sprintf("%s (a %s)", luatext.CutText(lua.LVAsString(v), 60), v.Type())
 }
 
 // nodeSnapshot is a behaviour-tree node's record (btRT).

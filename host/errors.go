@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -60,7 +61,7 @@ var (
 	// fails while it runs, or returns an invalid definition): the error is
 	// an ErrorList with each problem's file and line. A file that
 	// cannot be read gives an fs error instead.
-	ErrInvalidDefinition = luabind.ErrInvalidDefinition
+	ErrInvalidDefinition = scripterr.ErrInvalidDefinition
 	// ErrBadDt: Tick given a dt that is negative, NaN or infinite.
 	ErrBadDt = errors.New("dt must be a finite number ≥ 0")
 	// ErrBadPath: Agent.SetPath given an empty path, or one that goes
@@ -75,15 +76,15 @@ var (
 // errHostClosed is what a closed host's methods return.
 var errHostClosed = fmt.Errorf("host: %w", ErrClosed)
 
-// What an embedder names from luabind, re-exported so a game imports one
-// package.
+// The errors of scripts, shared with the Lua machine, named here so a game
+// imports one package.
 var (
 	// ErrBudget is wrapped by a callback (or a script being loaded) stopped
 	// for running past its time or instruction budget.
-	ErrBudget = luabind.ErrBudget
+	ErrBudget = scripterr.ErrBudget
 	// ErrMemoryLimit is wrapped by a callback stopped by Options.MemoryLimit,
 	// and by the error of an agent suspended by it.
-	ErrMemoryLimit = luabind.ErrMemoryLimit
+	ErrMemoryLimit = scripterr.ErrMemoryLimit
 )
 
 type (
@@ -91,19 +92,19 @@ type (
 	// reload, each with its file and line: LoadFile, LoadString, Reload and
 	// ReloadSource return one (errors.As), sorted by position; its Error
 	// method prints one "file:line: message" per line.
-	ErrorList = luabind.ErrorList
+	ErrorList = scripterr.ErrorList
 	// Problem is one entry of an ErrorList: Pos (where) and Msg (what).
-	Problem = luabind.Error
+	Problem = scripterr.Error
 	// Pos is a file and a 1-based line (0: unknown); String prints
 	// "file:line".
-	Pos = luabind.Pos
+	Pos = scripterr.Pos
 	// BudgetError is a call stopped by a limit (errors.As): Pos is where
 	// the script was, Budget the time budget it ran past (the callback's,
 	// or the agent's tick's when Tick is set), Steps the instruction
 	// budget, Memory the memory limit, Cause the context's cause for a
 	// stop by TickContext's ctx. It wraps ErrBudget, ErrMemoryLimit or that
 	// cause.
-	BudgetError = luabind.BudgetError
+	BudgetError = scripterr.BudgetError
 )
 
 // ScriptError is a callback that failed: it raised a Lua error, returned a
@@ -135,7 +136,7 @@ type ScriptError struct {
 // callback C)"; the error that suspended the agent says after the message
 // what lets it tick again (SuspendReason.Remedy).
 func (e *ScriptError) Error() string {
-	pos := luabind.Pos{File: e.Script, Line: e.Line}.String()
+	pos := scripterr.Pos{File: e.Script, Line: e.Line}.String()
 	state := e.State
 	if state == "" {
 		state = "<root>"
@@ -161,12 +162,12 @@ func (e *ScriptError) Message() string {
 	if e.Script == "" {
 		return e.Msg
 	}
-	return luabind.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
+	return scripterr.Pos{File: e.Script, Line: e.Line}.String() + ": " + e.Msg
 }
 
 func newScriptError(a *Agent, n *place, callback Callback, err error) *ScriptError {
 	msg := luabind.ErrorMessage(err)
-	pos, rest := luabind.SplitPos(msg)
+	pos, rest := scripterr.SplitPos(msg)
 	if rest == "__len undefined" { // gopher-lua's words for # of a value without a length
 		rest = lengthMsg
 	}
@@ -196,7 +197,7 @@ func tracebackPos(tb string) (string, int) {
 		if l == "" || strings.HasPrefix(l, "[G]") || strings.HasPrefix(l, "stack traceback") {
 			continue
 		}
-		if p, _ := luabind.SplitPos(l); p.File != "" && p.Line > 0 {
+		if p, _ := scripterr.SplitPos(l); p.File != "" && p.Line > 0 {
 			return p.File, p.Line
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 )
 
@@ -38,7 +39,7 @@ return ai.fsm { initial = "s", states = {
 		t.Fatalf("%d reports, want 1: %v", len(got), got)
 	}
 	e := got[0]
-	var be *luabind.BudgetError
+	var be *scripterr.BudgetError
 	if !errors.Is(e, ErrBudget) || !errors.As(e, &be) || !be.Tick || be.Budget != 200*time.Millisecond {
 		t.Fatalf("%v: want a tick BudgetError", e)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -119,7 +119,7 @@ func TestEventFloodWithinTickBudget(t *testing.T) {
 				require.Len(t, errs, before+1, "tick %d: one report", tick)
 				e := errs[before]
 				require.ErrorIs(t, e, host.ErrBudget)
-				var be *luabind.BudgetError
+				var be *scripterr.BudgetError
 				require.True(t, errors.As(e, &be) && be.Tick, "%v", e)
 				require.Contains(t, e.Msg, "the agent's tick ran past its 200ms budget")
 				require.Equal(t, host.CallbackWhen, e.Callback)

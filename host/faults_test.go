@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -130,7 +130,7 @@ return ai.fsm {
 	for _, e := range got {
 		byCallback[e.Callback] = e
 	}
-	require.ErrorIs(t, byCallback["update"], luabind.ErrBudget)
+	require.ErrorIs(t, byCallback["update"], scripterr.ErrBudget)
 	require.Equal(t, "loop.lua", byCallback["update"].Script)
 	require.Equal(t, 8, byCallback["update"].Line)
 	require.Equal(t, "a", byCallback["update"].State)

@@ -72,8 +72,8 @@ var ErrBadFunc = errors.New("not a function luaai can call from Lua")
 // An optional first parameter *Agent receives Caller's agent (a call from
 // outside an agent's callback is then a Lua error). The other parameters
 // take Lua values converted to bool, string, any integer or float type
-// (a number with a fraction for an integer is refused), any (luabind.ToGo's
-// plain data), map[string]any or []any. Results are converted back like a
+// (a number with a fraction for an integer is refused), any (plain data,
+// as Agent.Get gives it), map[string]any or []any. Results are converted back like a
 // context value; a last result of type error that is not nil becomes a
 // Lua error at the script's line. A wrong argument raises "bad argument #n
 // to 'name' (number expected, got string)". fn is inspected once, here.

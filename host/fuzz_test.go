@@ -10,7 +10,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/fuzzgen"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -250,7 +250,7 @@ func FuzzTwoMods(f *testing.F) {
 				// A wall-time budget or the shared heap can stop a good
 				// callback while the evil one hogs the machine: that is
 				// load, not a leak between mods.
-				if errors.Is(e, luabind.ErrBudget) || errors.Is(e, luabind.ErrMemoryLimit) || errors.Is(e, host.ErrOverruns) {
+				if errors.Is(e, scripterr.ErrBudget) || errors.Is(e, scripterr.ErrMemoryLimit) || errors.Is(e, host.ErrOverruns) {
 					continue
 				}
 				t.Fatalf("the other mod was changed: %s", e.Message())

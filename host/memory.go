@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -154,7 +156,7 @@ func (h *Host) suspendHoarders(used int64) {
 	for _, s := range h.mem.sizes {
 		if hoarders[s.a.b] && s.a.suspension == NotSuspended {
 			err := fmt.Errorf("%w: the host's agents hold about %s, more than its %s limit, and other agents of this script were suspended for memory (the agent's context holds about %s); the agent is suspended",
-				luabind.ErrMemoryLimit, luabind.FormatBytes(used), luabind.FormatBytes(h.mem.limit), luabind.FormatBytes(s.size))
+				scripterr.ErrMemoryLimit, luatext.FormatBytes(used), luatext.FormatBytes(h.mem.limit), luatext.FormatBytes(s.size))
 			s.a.suspendForMemory(err)
 		}
 	}
@@ -182,12 +184,12 @@ func (m *memoryAccount) definitionFunctions(h *Host) map[*lua.LFunction]struct{}
 // overMemory suspends an agent whose context holds too much, reporting it
 // like a failed callback ("memory") at the definition of its active state.
 func (a *Agent) overMemory(size, mod, sharing, limit int64) {
-	held := "the agent's context holds about " + luabind.FormatBytes(size)
+	held := "the agent's context holds about " + luatext.FormatBytes(size)
 	if mod >= size {
-		held = fmt.Sprintf("the script's own data (globals, upvalues, modules) holds about %s for each of its %d agents", luabind.FormatBytes(mod), sharing)
+		held = fmt.Sprintf("the script's own data (globals, upvalues, modules) holds about %s for each of its %d agents", luatext.FormatBytes(mod), sharing)
 	}
 	a.suspendForMemory(fmt.Errorf("%w: %s, and the host's agents together more than its %s limit; the agent is suspended",
-		luabind.ErrMemoryLimit, held, luabind.FormatBytes(limit)))
+		scripterr.ErrMemoryLimit, held, luatext.FormatBytes(limit)))
 }
 
 // suspendForMemory reports err like a failed callback ("memory") at the

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -81,13 +83,13 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 		require.NoError(t, h.Tick(0.1))
 		peak = max(peak, luabind.HeapBytes())
 	}
-	t.Logf("%d of %d hostile agents suspended, the heap grew by %s at most, %d errors", suspended(), len(hostile), luabind.FormatBytes(peak-base), len(errs))
+	t.Logf("%d of %d hostile agents suspended, the heap grew by %s at most, %d errors", suspended(), len(hostile), luatext.FormatBytes(peak-base), len(errs))
 	require.Equal(t, len(hostile), suspended())
 	for _, a := range calms {
 		require.False(t, a.Suspended(), "a calm agent was suspended")
 	}
 	for _, e := range errs {
-		require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
+		require.True(t, errors.Is(e, scripterr.ErrMemoryLimit), "%v", e)
 		require.NotEqual(t, "calm.lua", e.Script)
 	}
 	require.Less(t, peak-base, int64(2*limit+margin))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +46,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 			require.NoError(t, h.Tick(0.1))
 			require.Len(t, errs, 1)
 			e := errs[0]
-			require.True(t, errors.Is(e, luabind.ErrMemoryLimit), "%v", e)
+			require.True(t, errors.Is(e, scripterr.ErrMemoryLimit), "%v", e)
 			require.Equal(t, "hog.lua", e.Script)
 			require.Equal(t, 5, e.Line, "the stop's error: %v\ntraceback: %s", e, e.Traceback)
 			require.Equal(t, host.CallbackUpdate, e.Callback)
@@ -80,7 +81,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	require.True(t, a.Suspended(), "the hoarding agent was never stopped")
 	require.Less(t, a.Ticks(), 200)
 	require.Len(t, errs, 1)
-	require.True(t, errors.Is(errs[0], luabind.ErrMemoryLimit))
+	require.True(t, errors.Is(errs[0], scripterr.ErrMemoryLimit))
 	require.Equal(t, host.CallbackMemory, errs[0].Callback)
 	require.Equal(t, "s", errs[0].State)
 	require.Equal(t, "hoard.lua", errs[0].Script)
@@ -149,7 +150,7 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	require.True(t, a.Suspended())
 	require.Equal(t, 3, a.Ticks())
 	require.Len(t, errs, 4)
-	require.ErrorIs(t, errs[2], luabind.ErrBudget)
+	require.ErrorIs(t, errs[2], scripterr.ErrBudget)
 	require.ErrorIs(t, errs[3], host.ErrOverruns)
 	require.Contains(t, errs[3].Error(), "suspended after 3 callbacks ran past their time budget (Agent.Resume, or a reload that changes that line, lets it tick again)")
 	require.Equal(t, host.SuspendedByOverruns, errs[3].Suspension)
@@ -185,7 +186,7 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 	n2, _ := run()
 	require.Equal(t, n1, n2)
 	require.Greater(t, n1, 100.0)
-	require.ErrorIs(t, e1, luabind.ErrBudget)
+	require.ErrorIs(t, e1, scripterr.ErrBudget)
 	require.Equal(t, "count.lua", e1.Script)
 	require.Equal(t, 3, e1.Line)
 	require.Contains(t, e1.Msg, "callback ran past its 100000-instruction budget")

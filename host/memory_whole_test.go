@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
@@ -47,7 +49,7 @@ coroutine.resume(co) return { co }`, mib},
 			v, err := vm.RunString("size.lua", tc.src)
 			require.NoError(t, err)
 			got := host.SizeOf(v)
-			t.Logf("%s: %s", tc.name, luabind.FormatBytes(got))
+			t.Logf("%s: %s", tc.name, luatext.FormatBytes(got))
 			require.GreaterOrEqual(t, got, tc.atLeast)
 			require.Less(t, got, 8*tc.atLeast+1<<20, "an estimate, not a multiple")
 		})
@@ -94,9 +96,9 @@ return ai.fsm { initial = "s", context = { %s }, states = { s = {
 				require.NoError(t, h.Tick(0.1))
 				peak = max(peak, luabind.HeapBytes())
 			}
-			require.NotEmpty(t, errs, "never stopped; the measure says %s", luabind.FormatBytes(h.MemoryUsed()))
+			require.NotEmpty(t, errs, "never stopped; the measure says %s", luatext.FormatBytes(h.MemoryUsed()))
 			if last := errs[len(errs)-1]; a.Suspended() {
-				require.True(t, errors.Is(last, luabind.ErrMemoryLimit), "%v", last)
+				require.True(t, errors.Is(last, scripterr.ErrMemoryLimit), "%v", last)
 				require.Equal(t, host.CallbackMemory, last.Callback)
 			} else {
 				// The callback was stopped by the limit while it allocated
@@ -104,14 +106,14 @@ return ai.fsm { initial = "s", context = { %s }, states = { s = {
 				// it is dead), and what is left fits: the measure, not a
 				// suspension, is the proof.
 				stop := errs[0]
-				require.True(t, errors.Is(stop, luabind.ErrMemoryLimit), "%v", stop)
+				require.True(t, errors.Is(stop, scripterr.ErrMemoryLimit), "%v", stop)
 				require.Equal(t, host.CallbackUpdate, stop.Callback, "%v", stop)
 				for _, e := range errs[1:] {
 					require.Contains(t, e.Error(), "dead", "a failed coroutine is dead, not running")
 				}
 				require.LessOrEqual(t, h.MemoryUsed(), int64(limit))
 			}
-			t.Logf("%s: stopped after %d ticks (suspended: %v), the heap grew by %s at most", tc.name, a.Ticks(), a.Suspended(), luabind.FormatBytes(peak-base))
+			t.Logf("%s: stopped after %d ticks (suspended: %v), the heap grew by %s at most", tc.name, a.Ticks(), a.Suspended(), luatext.FormatBytes(peak-base))
 			require.Less(t, peak-base, int64(limit+margin))
 		})
 	}
@@ -154,7 +156,7 @@ return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
 			grown := luabind.HeapBytes() - base
 			require.NotEmpty(t, errs)
 			require.Contains(t, errs[0].Msg, tc.want)
-			t.Logf("%s: %s; the heap grew by %s", tc.name, errs[0].Msg, luabind.FormatBytes(grown))
+			t.Logf("%s: %s; the heap grew by %s", tc.name, errs[0].Msg, luatext.FormatBytes(grown))
 			require.Less(t, grown, int64(limit+margin))
 		})
 	}

@@ -64,8 +64,8 @@ type Options struct {
 	// (Lua, the libraries, the game's module functions), and never time it
 	// waits (descheduled behind other workers, the GC or other processes,
 	// blocked in a slow module function). A callback is stopped at its
-	// next Lua instruction after it used up its budget (luabind/budget.go
-	// bounds the overshoot). On platforms other than Linux the budget is
+	// next Lua instruction after it used up its budget (the overshoot is
+	// bounded). On platforms other than Linux the budget is
 	// wall time, and only a callback that kept working (a few thousand Lua
 	// instructions, or the sandbox's Go work) is stopped. It costs a little
 	// per Lua instruction and per call (the reference's performance section
@@ -151,7 +151,7 @@ type Options struct {
 	MemoryLimit int64
 	// MaxString is the longest string string.rep, string.format,
 	// table.concat and friends may build, in bytes. The default (zero)
-	// value is luabind.DefaultMaxString (16 MiB).
+	// value is 16 MiB.
 	MaxString int
 	// Now is the clock os.time and os.date read, so runs can replay. The
 	// default (zero) value is time.Now.
@@ -193,7 +193,7 @@ type Options struct {
 	// ever refused for it. Sends that return false (no agent, refused) do
 	// not count. A tick's messages therefore hold at most agents ×
 	// MaxMessagesPerTick queued messages, each about 100 bytes plus its
-	// payload's copy (at most luabind.MaxPlainEntries entries of about 40
+	// payload's copy (at most 65,536 entries of about 40
 	// bytes; strings are shared with the sender): with the default, a
 	// thousand agents that all send small payloads up to the quota queue
 	// about 100 MiB, and making the copies is charged to the senders'

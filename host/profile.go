@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host/internal/link"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -135,7 +136,7 @@ func (h *Host) profile() link.Profile {
 		if c := cmp.Compare(b.Total, a.Total); c != 0 {
 			return c
 		}
-		return cmp.Compare(luabind.Pos{File: a.File, Line: a.Line}.String()+a.State, luabind.Pos{File: b.File, Line: b.Line}.String()+b.State)
+		return cmp.Compare(scripterr.Pos{File: a.File, Line: a.Line}.String()+a.State, scripterr.Pos{File: b.File, Line: b.Line}.String()+b.State)
 	})
 	return p
 }

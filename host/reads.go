@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 )
 
 // run runs fn on the calling goroutine for w, named by w.thread for the
@@ -100,7 +100,7 @@ func (rs *refusals) report(on *worker, caller, a *Agent, method string) {
 		se.State = n.path
 		se.Script, se.Line = n.def.Pos.File, n.def.Pos.Line
 	}
-	if p, _ := luabind.SplitPos(on.vm.L.Where(1) + " "); p.File != "" && p.Line > 0 {
+	if p, _ := scripterr.SplitPos(on.vm.L.Where(1) + " "); p.File != "" && p.Line > 0 {
 		se.Script, se.Line = p.File, p.Line // the line that called the module function
 	}
 	on.records = append(on.records, record{kind: recError, err: se})

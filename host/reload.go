@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -204,7 +205,7 @@ func (h *Host) looseOf(b *Behaviour) [][]*Agent {
 // whose failing line the reload changed, and says how many.
 func (h *Host) resumeFixed(b *Behaviour) int {
 	n := 0
-	lines := map[luabind.Pos]string{}
+	lines := map[scripterr.Pos]string{}
 	for _, a := range h.agents {
 		if a.b != b || (a.suspension != SuspendedByOverruns && a.suspension != SuspendedByFault) || a.suspendAt.File == "" {
 			continue
@@ -215,7 +216,7 @@ func (h *Host) resumeFixed(b *Behaviour) int {
 			lines[a.suspendAt] = now
 		}
 		if now != a.suspendText {
-			a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
+			a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, scripterr.Pos{}, ""
 			n++
 		}
 	}

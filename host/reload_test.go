@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -124,7 +124,7 @@ func TestReloadBrokenScriptChangesNothing(t *testing.T) {
 	} {
 		err := f.b.ReloadSource(prelude + bad)
 		require.Error(t, err)
-		var list luabind.ErrorList
+		var list scripterr.ErrorList
 		require.ErrorAs(t, err, &list)
 		require.Equal(t, "test.lua", list[0].Pos.File)
 		require.Positive(t, list[0].Pos.Line)

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -19,7 +20,7 @@ func (a *Agent) report(n *place, cb Callback, err error) { a.reportAt(n, cb, err
 
 // reportAt is report naming where in the state it failed: " (tree node x.y)".
 func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
-	if be := (*luabind.BudgetError)(nil); errors.As(err, &be) && be.Tick {
+	if be := (*scripterr.BudgetError)(nil); errors.As(err, &be) && be.Tick {
 		if a.tickStopped {
 			return // the rest of a tick its budget stopped: reported once
 		}
@@ -40,14 +41,14 @@ func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 		a.rememberCause(se)
 		se.Suspends, se.Suspension = true, SuspendedByFault
 	}
-	if errors.Is(err, luabind.ErrBudget) && a.h.opts.MaxOverruns > 0 && a.suspension == NotSuspended {
+	if errors.Is(err, scripterr.ErrBudget) && a.h.opts.MaxOverruns > 0 && a.suspension == NotSuspended {
 		a.overruns++
 		if a.overruns >= a.h.opts.MaxOverruns {
 			a.suspend(SuspendedByOverruns)
 			a.rememberCause(se)
 			at := ""
 			if se.Script != "" && se.Line > 0 { // the line that ran away, not the state's definition
-				at = luabind.Pos{File: se.Script, Line: se.Line}.String() + ": "
+				at = scripterr.Pos{File: se.Script, Line: se.Line}.String() + ": "
 			}
 			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget", at, ErrOverruns, a.overruns))
 			a.errs[len(a.errs)-1].Suspends = true
@@ -110,7 +111,7 @@ func (r runner) Log(msg string) {
 	if a.cur != nil {
 		state = a.cur.path
 	}
-	msg = luabind.CutText(msg, maxLogBytes)
+	msg = luatext.CutText(msg, maxLogBytes)
 	a.w.records = append(a.w.records, record{kind: recLog, log: Log{Agent: a.id, Tick: a.ticks, State: state, Msg: msg}})
 }
 

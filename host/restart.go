@@ -3,7 +3,7 @@ package host
 import (
 	"fmt"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -68,7 +68,7 @@ func (a *Agent) restart(kind TransitionKind, overrides map[string]any) error {
 		a.h.release(a)
 		a.ctx, a.bound = ctx, bound
 	}
-	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
+	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, scripterr.Pos{}, ""
 	a.enter(a.t.root, lua.LNil)
 	a.ticking = false
 	a.cur, a.curKind, a.curScore = nil, cbNone, false

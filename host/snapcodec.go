@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -77,7 +77,7 @@ func (e *encoder) path(clip bool) string {
 		}
 		k := lua.LVAsString(s.k)
 		if clip {
-			k = luabind.CutText(k, 40)
+			k = luatext.CutText(k, 40)
 		}
 		switch s.kind {
 		case segField:

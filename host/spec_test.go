@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -782,7 +782,7 @@ func TestDefinitionErrors(t *testing.T) {
 			_, err = h.LoadString("test.lua", "local ai = require('luaai')\n"+c.src)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), c.want)
-			var list luabind.ErrorList
+			var list scripterr.ErrorList
 			require.ErrorAs(t, err, &list)
 			require.NotEmpty(t, list)
 			require.ErrorIs(t, err, host.ErrInvalidDefinition)
@@ -807,7 +807,7 @@ return ai.fsm {
     c = { transitions = { { to = "zz" } } },
   },
 }`)
-	var list luabind.ErrorList
+	var list scripterr.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 3)
 	require.ErrorIs(t, err, host.ErrInvalidDefinition)

@@ -1,6 +1,8 @@
 package host
 
-import "github.com/luaai/luaai/luabind"
+import (
+	"github.com/luaai/luaai/internal/scripterr"
+)
 
 // SuspendReason says why an agent stopped ticking (Agent.SuspendReason).
 type SuspendReason uint8
@@ -72,13 +74,13 @@ func (a *Agent) Resume() error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, luabind.Pos{}, ""
+	a.suspension, a.overruns, a.suspendAt, a.suspendText = NotSuspended, 0, scripterr.Pos{}, ""
 	return nil
 }
 
 // rememberCause records the line of the error that suspended the agent.
 func (a *Agent) rememberCause(se *ScriptError) {
-	a.suspendAt = luabind.Pos{File: se.Script, Line: se.Line}
+	a.suspendAt = scripterr.Pos{File: se.Script, Line: se.Line}
 	a.suspendText = a.h.sourceLine(a.suspendAt.File, a.suspendAt.Line)
 }
 

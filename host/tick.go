@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/luaai/luaai/host/internal/link"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -361,7 +362,7 @@ func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 // transitionPos is where transition t of state s is written: its entry in
 // the script when the file can be read (found once, then kept), else where
 // the definition was made.
-func transitionPos(s *place, t *transition) luabind.Pos {
+func transitionPos(s *place, t *transition) scripterr.Pos {
 	if t.at.Line > 0 {
 		return t.at
 	}

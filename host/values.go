@@ -1,15 +1,17 @@
 package host
 
-import "github.com/luaai/luaai/luabind"
+import (
+	"github.com/luaai/luaai/internal/scripterr"
+	"github.com/luaai/luaai/luabind"
+)
 
-// MaxSequence is the longest sequence a Lua table holds here
-// (luabind.MaxSequence, 131,072): larger whole-number keys are ordinary
-// keys, which # and ipairs do not see.
-const MaxSequence = luabind.MaxSequence
+// MaxSequence is the longest sequence a Lua table holds here: larger
+// whole-number keys are ordinary keys, which # and ipairs do not see.
+const MaxSequence = 1 << 17
 
 // ErrLongList: a list longer than MaxSequence, in a value written from
 // outside the scripts.
-var ErrLongList = luabind.ErrLongList
+var ErrLongList = scripterr.ErrLongList
 
 // CheckLists refuses a list in v, at any depth, longer than MaxSequence
 // (an error wrapping ErrLongList); v is Go data as encoding/json decodes

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host/internal/link"
+	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -140,7 +141,7 @@ func unknownKey(path []string, i int, m map[string]any) error {
 func describeGot(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", luabind.CutText(x, 40))
+		return fmt.Sprintf("the string %q", luatext.CutText(x, 40))
 	case bool:
 		return fmt.Sprintf("the boolean %v", x)
 	case nil:

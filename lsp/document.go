@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/internal/inspect"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/tliron/glsp"
@@ -171,7 +172,7 @@ func (s *server) check(ctx context.Context, path, text string) (res inspect.Resu
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("luaai lsp: checking %s failed: %v", path, r)
-			res = inspect.Result{Errors: luabind.ErrorList{{Pos: luabind.Pos{File: path}, Msg: fmt.Sprintf("luaai could not check this file: %v", r)}}}
+			res = inspect.Result{Errors: scripterr.ErrorList{{Pos: scripterr.Pos{File: path}, Msg: fmt.Sprintf("luaai could not check this file: %v", r)}}}
 		}
 	}()
 	return inspect.CheckScript(ctx, path, inspect.CheckOptions{
@@ -198,7 +199,7 @@ func (s *server) publish(uri string, version *protocol.UInteger, diags []protoco
 func (s *server) diagnostics(d *document, src *source, res inspect.Result) []protocol.Diagnostic {
 	var diags []protocol.Diagnostic
 	out := newOutline(src)
-	add := func(list luabind.ErrorList, sev protocol.DiagnosticSeverity) {
+	add := func(list scripterr.ErrorList, sev protocol.DiagnosticSeverity) {
 		for _, e := range list {
 			diags = append(diags, s.diagnostic(d, out, e, sev))
 		}
@@ -208,7 +209,7 @@ func (s *server) diagnostics(d *document, src *source, res inspect.Result) []pro
 	return diags
 }
 
-func (s *server) diagnostic(d *document, out *outline, e *luabind.Error, sev protocol.DiagnosticSeverity) protocol.Diagnostic {
+func (s *server) diagnostic(d *document, out *outline, e *scripterr.Error, sev protocol.DiagnosticSeverity) protocol.Diagnostic {
 	src := out.src
 	source := "luaai"
 	diag := protocol.Diagnostic{Severity: &sev, Source: &source, Message: e.Msg}

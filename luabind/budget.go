@@ -102,6 +102,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/luaai/luaai/internal/scripterr"
 )
 
 const (
@@ -422,7 +424,7 @@ func (b *budget) interrupt(s uint64) {
 	if !b.state.CompareAndSwap(s, s|budgetFired|budgetCancel) {
 		return
 	}
-	b.ctx.err = errors.New(cancelMessage(s&budgetLoad != 0, *cause))
+	b.ctx.err = errors.New(scripterr.CancelMessage(s&budgetLoad != 0, *cause))
 	close(*b.ctx.done.Load())
 }
 
@@ -494,24 +496,24 @@ func (b *budget) expired() bool {
 // channel may not be closed yet when expired turns true).
 func (b *budget) stopMessage() string {
 	if b.ctx.over {
-		return stepsMessage(b.ctx.stepLimit)
+		return scripterr.StepsMessage(b.ctx.stepLimit)
 	}
 	s := b.state.Load()
 	if s&budgetCancel != 0 {
 		if cause := b.cancel.Load(); cause != nil {
-			return cancelMessage(s&budgetLoad != 0, *cause)
+			return scripterr.CancelMessage(s&budgetLoad != 0, *cause)
 		}
 	}
 	if s&budgetMem != 0 {
-		return memoryMessage(s&budgetLoad != 0, b.memLimit.Load())
+		return scripterr.MemoryMessage(s&budgetLoad != 0, b.memLimit.Load())
 	}
 	if s&budgetTick != 0 {
-		return tickMessage(b.tick)
+		return scripterr.TickMessage(b.tick)
 	}
 	if s&budgetLoad != 0 {
-		return budgetMessage(true, b.load)
+		return scripterr.BudgetMessage(true, b.load)
 	}
-	return budgetMessage(false, b.call)
+	return scripterr.BudgetMessage(false, b.call)
 }
 
 // fire stops call s if it is still the running one; why is 0 (its time
@@ -523,13 +525,13 @@ func (b *budget) fire(s uint64, why uint64) {
 		return // finished meanwhile; the next call has another number
 	}
 	if why == budgetMem {
-		b.ctx.err = errors.New(memoryMessage(s&budgetLoad != 0, b.memLimit.Load()))
+		b.ctx.err = errors.New(scripterr.MemoryMessage(s&budgetLoad != 0, b.memLimit.Load()))
 	} else if why == budgetTick {
-		b.ctx.err = errors.New(tickMessage(b.tick))
+		b.ctx.err = errors.New(scripterr.TickMessage(b.tick))
 	} else if s&budgetLoad != 0 {
-		b.ctx.err = errors.New(budgetMessage(true, b.load))
+		b.ctx.err = errors.New(scripterr.BudgetMessage(true, b.load))
 	} else {
-		b.ctx.err = errors.New(budgetMessage(false, b.call))
+		b.ctx.err = errors.New(scripterr.BudgetMessage(false, b.call))
 	}
 	close(*b.ctx.done.Load())
 }

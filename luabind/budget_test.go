@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -33,10 +34,10 @@ const hangLimit = 30 * time.Second
 func requireBudget(t *testing.T, err error, where string, start time.Time) {
 	t.Helper()
 	require.Error(t, err)
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	require.Equal(t, where+": callback ran past its 50ms budget", err.Error())
 	require.Equal(t, where+": callback ran past its 50ms budget", ErrorMessage(err))
-	var be *BudgetError
+	var be *scripterr.BudgetError
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, where, be.Pos.String())
 	require.Contains(t, Traceback(err), "stack traceback")
@@ -110,18 +111,18 @@ func TestBudgetLoad(t *testing.T) {
 	defer vm.Close()
 	start := time.Now()
 	_, err := vm.RunString("scripts/slow.lua", "local ai = require('luaai')\nwhile true do end")
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	require.Equal(t, "scripts/slow.lua:2: script ran past its 40ms load budget", err.Error())
-	var list ErrorList
+	var list scripterr.ErrorList
 	require.ErrorAs(t, err, &list, "loaders see an ErrorList")
-	require.Equal(t, Pos{File: "scripts/slow.lua", Line: 2}, list[0].Pos)
+	require.Equal(t, scripterr.Pos{File: "scripts/slow.lua", Line: 2}, list[0].Pos)
 	require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 
 	// RunMod too, and a script that loads in time is fine.
 	proto, err := Compile(strings.NewReader("while true do end"), "scripts/def.lua")
 	require.NoError(t, err)
 	_, _, err = vm.RunMod(proto)
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	v, err := vm.RunString("scripts/fast.lua", "return 1")
 	require.NoError(t, err)
 	require.Equal(t, lua.LNumber(1), v)
@@ -151,8 +152,8 @@ func TestBudgetNested(t *testing.T) {
 	outer := compileFn(t, vm, "scripts/outer.lua", "return function()\ntick_other()\nend")
 	start := time.Now()
 	err := vm.CallHook(outer, vm.L.NewTable(), false, 0)
-	require.ErrorIs(t, innerErr, ErrBudget)
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, innerErr, scripterr.ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	require.Equal(t, "scripts/inner.lua:2: callback ran past its 50ms budget", innerErr.Error())
 	require.Equal(t, "scripts/outer.lua:2: callback ran past its 50ms budget", err.Error())
 	require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
@@ -191,7 +192,7 @@ func TestBudgetCoroutinesSurviveOtherStops(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, lua.LNumber(1), v)
 	_, err = vm.Call(get("spin"))
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	v, err = vm.Call(get("step"))
 	require.NoError(t, err)
 	require.Equal(t, lua.LNumber(2), v)
@@ -255,7 +256,7 @@ func TestBudgetStress(t *testing.T) {
 		err := vm.CallHook(fn, ctx, false, 0)
 		took := time.Since(start)
 		if err != nil {
-			require.ErrorIs(t, err, ErrBudget)
+			require.ErrorIs(t, err, scripterr.ErrBudget)
 			require.GreaterOrEqual(t, took, budget, "a call was stopped %v after it started", took)
 			stopped++
 		} else {
@@ -289,7 +290,7 @@ func TestBudgetWatchdogLifecycle(t *testing.T) {
 	// ... and comes back with the next call, which it still stops.
 	spin := compileFn(t, vm, "scripts/spin.lua", "return function() while true do end end")
 	_, err = vm.Call(spin)
-	require.ErrorIs(t, err, ErrBudget)
+	require.ErrorIs(t, err, scripterr.ErrBudget)
 	require.True(t, b.running.Load())
 
 	vm.Close() // stops and waits for it
@@ -342,7 +343,7 @@ func TestRecursionAndStackLimits(t *testing.T) {
 			start := time.Now()
 			_, err := vm.Call(fn)
 			require.Error(t, err)
-			require.NotErrorIs(t, err, ErrBudget)
+			require.NotErrorIs(t, err, scripterr.ErrBudget)
 			require.Contains(t, err.Error(), tc.want)
 			require.Contains(t, ErrorMessage(err), "scripts/deep.lua:")
 			require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
@@ -374,7 +375,7 @@ func TestGoPanicsComeBackAsErrors(t *testing.T) {
 			err := vm.CallHook(fn, vm.L.NewTable(), false, 0)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
-			require.NotErrorIs(t, err, ErrBudget)
+			require.NotErrorIs(t, err, scripterr.ErrBudget)
 			require.Equal(t, 0, vm.L.GetTop())
 			// And the VM is fine afterwards.
 			ok := compileFn(t, vm, "scripts/ok.lua", "return function() return ('x'):rep(2) end")

@@ -3,13 +3,13 @@ package luabind
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -68,7 +68,7 @@ func (c *budgetCtx) Done() <-chan struct{} {
 
 func (c *budgetCtx) Err() error {
 	if c.over {
-		return errors.New(stepsMessage(c.stepLimit))
+		return errors.New(scripterr.StepsMessage(c.stepLimit))
 	}
 	select {
 	case <-*c.done.Load():
@@ -88,10 +88,6 @@ func (c *budgetCtx) countSteps(n int64) bool {
 		}
 	}
 	return c.over
-}
-
-func stepsMessage(n int64) string {
-	return fmt.Sprintf("callback ran past its %d-instruction budget", n)
 }
 
 // AfterFunc keeps context.WithCancel(budgetCtx) — which LState.NewThread
@@ -152,24 +148,24 @@ func stoppedByBudget(err error, word uint64, b *budget) bool {
 		return true // the game asked for the stop: whatever the call was doing
 	}
 	if word&budgetSteps != 0 {
-		return strings.HasSuffix(ErrorMessage(err), stepsMessage(b.steps))
+		return strings.HasSuffix(ErrorMessage(err), scripterr.StepsMessage(b.steps))
 	}
 	if word&budgetMem != 0 {
-		return strings.HasSuffix(ErrorMessage(err), memoryMessage(load, b.memLimit.Load()))
+		return strings.HasSuffix(ErrorMessage(err), scripterr.MemoryMessage(load, b.memLimit.Load()))
 	}
 	if word&budgetTick != 0 {
-		return strings.HasSuffix(ErrorMessage(err), tickMessage(b.tick))
+		return strings.HasSuffix(ErrorMessage(err), scripterr.TickMessage(b.tick))
 	}
 	d := b.call
 	if load {
 		d = b.load
 	}
-	return strings.HasSuffix(ErrorMessage(err), budgetMessage(load, d))
+	return strings.HasSuffix(ErrorMessage(err), scripterr.BudgetMessage(load, d))
 }
 
-func (vm *VM) budgetError(err error, word uint64) *BudgetError {
+func (vm *VM) budgetError(err error, word uint64) *scripterr.BudgetError {
 	b := vm.guard.bud
-	e := &BudgetError{Load: word&budgetLoad != 0, Budget: b.call}
+	e := &scripterr.BudgetError{Load: word&budgetLoad != 0, Budget: b.call}
 	if e.Load {
 		e.Budget = b.load
 	}
@@ -193,9 +189,9 @@ func (vm *VM) budgetError(err error, word uint64) *BudgetError {
 		trace = api.StackTrace
 	}
 	if err != nil {
-		e.Pos, _ = SplitPos(ErrorMessage(err))
+		e.Pos, _ = scripterr.SplitPos(ErrorMessage(err))
 	}
-	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
+	scripterr.SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace})
 	return e
 }
 
@@ -245,15 +241,15 @@ func (vm *VM) StopOn(ctx context.Context) (release func()) {
 }
 
 // canceledError is a call of a VM without a budget stopped by StopOn's ctx.
-func (vm *VM) canceledError(err error, load bool, cause error) *BudgetError {
-	e := &BudgetError{Load: load, Cause: cause}
+func (vm *VM) canceledError(err error, load bool, cause error) *scripterr.BudgetError {
+	e := &scripterr.BudgetError{Load: load, Cause: cause}
 	var api *lua.ApiError
 	trace := ""
 	if errors.As(err, &api) {
 		trace = api.StackTrace
 	}
-	e.Pos, _ = SplitPos(ErrorMessage(err))
-	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace}
+	e.Pos, _ = scripterr.SplitPos(ErrorMessage(err))
+	scripterr.SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Error()), StackTrace: trace})
 	return e
 }
 

@@ -2,9 +2,8 @@ package luabind
 
 import (
 	"errors"
-	"fmt"
-	"unicode/utf8"
 
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -167,24 +166,11 @@ func ErrorMessage(err error) string {
 	default:
 		msg = err.Error()
 	}
-	return CutText(msg, MaxErrorText)
+	return luatext.CutText(msg, MaxErrorText)
 }
 
 // MaxErrorText is the longest error message or traceback kept, in bytes.
 const MaxErrorText = 4096
-
-// CutText cuts s to at most max bytes (on a UTF-8 boundary), saying how
-// much was cut.
-func CutText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
-}
 
 // Detach returns err without the Lua value it carries when that value is
 // not a string or number (an error raised with a table or userdata), so a
@@ -211,7 +197,7 @@ func Detach(err error) error {
 func Traceback(err error) string {
 	var ae *lua.ApiError
 	if errors.As(err, &ae) {
-		return CutText(ae.StackTrace, MaxErrorText)
+		return luatext.CutText(ae.StackTrace, MaxErrorText)
 	}
 	return ""
 }
@@ -229,9 +215,9 @@ func (vm *VM) stringifyError(err error) {
 	if !errors.As(err, &ae) {
 		return
 	}
-	ae.StackTrace = CutText(ae.StackTrace, MaxErrorText)
+	ae.StackTrace = luatext.CutText(ae.StackTrace, MaxErrorText)
 	if s, ok := ae.Object.(lua.LString); ok {
-		ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+		ae.Object = lua.LString(luatext.CutText(string(s), MaxErrorText))
 		return
 	}
 	if _, ok := ae.Object.(*lua.LTable); !ok || ae.Object == nil {
@@ -247,7 +233,7 @@ func (vm *VM) stringifyError(err error) {
 	L.Push(ae.Object)
 	if L.PCall(1, 1, nil) == nil {
 		if s, ok := L.Get(-1).(lua.LString); ok {
-			ae.Object = lua.LString(CutText(string(s), MaxErrorText))
+			ae.Object = lua.LString(luatext.CutText(string(s), MaxErrorText))
 		}
 	}
 	L.SetTop(top)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/internal/astpass"
 	"github.com/luaai/luaai/luabind/internal/dialect"
 	"github.com/luaai/luaai/luabind/internal/syntax"
@@ -77,26 +78,26 @@ func Compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 			if line <= 0 { // at EOF: the last line
 				line = bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
 			}
-			return nil, ErrorList{{Pos: Pos{File: name, Line: line}, Msg: msg}}
+			return nil, scripterr.ErrorList{{Pos: scripterr.Pos{File: name, Line: line}, Msg: msg}}
 		}
-		return nil, ErrorList{{Pos: Pos{File: name}, Msg: err.Error()}}
+		return nil, scripterr.ErrorList{{Pos: scripterr.Pos{File: name}, Msg: err.Error()}}
 	}
 	if line, deep := astpass.TooDeep(chunk); deep { // before anything recursive
-		return nil, ErrorList{{Pos: Pos{File: name, Line: line}, Msg: fmt.Sprintf("chunk has too many syntax levels (blocks, functions and expressions nested more than %d deep)", astpass.MaxDepth)}}
+		return nil, scripterr.ErrorList{{Pos: scripterr.Pos{File: name, Line: line}, Msg: fmt.Sprintf("chunk has too many syntax levels (blocks, functions and expressions nested more than %d deep)", astpass.MaxDepth)}}
 	}
 	chunk = dialect.Rewrite(chunk)                                    // Lua 5.1 semantics where gopher-lua differs; see internal/dialect
 	chunk = astpass.Concat(chunk, catLocal, catGlobal)                // `..` under the string cap; see concat.go
 	chunk = astpass.Absent(chunk, absentLocal, absentGlobal, missing) // io.write(…) says io is not available; see sandbox.go
 	proto, err := lua.Compile(chunk, name)
 	if ce, ok := err.(*lua.CompileError); ok { // "compile error near line(3) ...": keep the line
-		return nil, ErrorList{{Pos: Pos{File: name, Line: ce.Line}, Msg: ce.Message}}
+		return nil, scripterr.ErrorList{{Pos: scripterr.Pos{File: name, Line: ce.Line}, Msg: ce.Message}}
 	}
 	if err != nil {
-		p, msg := SplitPos(err.Error())
+		p, msg := scripterr.SplitPos(err.Error())
 		if p.File == "" {
 			p.File = name
 		}
-		return nil, ErrorList{{Pos: p, Msg: msg}}
+		return nil, scripterr.ErrorList{{Pos: p, Msg: msg}}
 	}
 	return proto, nil
 }
@@ -132,11 +133,11 @@ const MaxLoadSize = 512 << 10
 // loadError is RunProto's error: a *BudgetError as it is, anything else as
 // an ErrorList with the position the message names.
 func loadError(err error, file string) error {
-	var be *BudgetError
+	var be *scripterr.BudgetError
 	if errors.As(err, &be) {
 		if be.Pos.File == "" {
 			be.Pos.File = file
-			be.api.Object = lua.LString(be.Error())
+			scripterr.API(be).Object = lua.LString(be.Error())
 		}
 		return be
 	}

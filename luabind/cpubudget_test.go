@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -61,7 +62,7 @@ func TestCPUAttacksAreStopped(t *testing.T) {
 			runtime.GC() // the cases before leave tens of MiB for the collector
 			err, used := cpuCallback(t, vm, tc.setup, tc.body)
 			t.Logf("%s: %v CPU: %v", tc.name, used.Round(time.Millisecond/10), firstLine(err))
-			require.ErrorIs(t, err, ErrBudget)
+			require.ErrorIs(t, err, scripterr.ErrBudget)
 			require.Contains(t, err.Error(), "attack.lua:2: callback ran past its 50ms budget")
 			if !raceEnabled {
 				var step time.Duration
@@ -141,7 +142,7 @@ R = {} for i = 1, %d do R[i] = i end`, strSize, strSize, nils, nils, 1+rng.IntN(
 		var cerr error
 		used := cpuOf(t, func() { _, cerr = vm.Call(fn) })
 		if cerr != nil {
-			require.ErrorIs(t, cerr, ErrBudget, "script %d:\n%s", i, body.String())
+			require.ErrorIs(t, cerr, scripterr.ErrBudget, "script %d:\n%s", i, body.String())
 			stopped++
 		}
 		require.Less(t, used, 2*testBudget, "script %d (seed %d):\n%s", i, seed, body.String())

@@ -42,3 +42,7 @@ func scriptTooLarge(size int64) error {
 	}
 	return fmt.Errorf("%w (it is %d bytes)", ErrTooLarge, size)
 }
+
+// ErrOutsideRoots is returned when a script asks for a file outside the
+// allowed roots (an absolute path, "..", or a folder not listed).
+var ErrOutsideRoots = errors.New("path outside the allowed script roots")

@@ -1,9 +1,7 @@
 package luabind
 
 import (
-	"fmt"
 	"runtime/metrics"
-	"strings"
 	"time"
 )
 
@@ -45,25 +43,4 @@ func (vm *VM) SetMemoryAllowance(n, limit int64) {
 		b.mem.Store(n)
 		b.memLimit.Store(limit)
 	}
-}
-
-func memoryMessage(load bool, n int64) string {
-	what := "callback"
-	if load {
-		what = "script"
-	}
-	return fmt.Sprintf("memory limit: the %s allocated more than %s", what, FormatBytes(n))
-}
-
-// FormatBytes writes a byte count for people: "256 MiB", "1.5 KiB", "12 B".
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
-	case n >= 1<<10:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
-	}
-	return fmt.Sprintf("%d B", n)
 }

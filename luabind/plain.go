@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -156,7 +158,7 @@ func plainPath(keys []lua.LValue) string {
 	var b strings.Builder
 	for _, k := range keys {
 		b.WriteByte('[')
-		b.WriteString(CutText(k.String(), 40))
+		b.WriteString(luatext.CutText(k.String(), 40))
 		b.WriteByte(']')
 		if b.Len() > 400 {
 			b.WriteString("…")
@@ -193,7 +195,7 @@ func FromPlain(L *lua.LState, v any) lua.LValue {
 // ErrLongList: a list longer than a luaai table's sequence holds
 // (MaxSequence): its later elements would be ordinary keys, which # and
 // ipairs do not see.
-var ErrLongList = errors.New("list too long")
+var ErrLongList = scripterr.ErrLongList
 
 // CheckLists refuses a list in v, at any depth, longer than a table's
 // sequence holds; v is Go data as encoding/json decodes it (the values of

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/luaai/luaai/internal/safefile"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -41,8 +42,8 @@ func CallerFile(L *lua.LState) string {
 
 // CallerPos is the file and line of the Lua code that called the running Go
 // function.
-func CallerPos(L *lua.LState) Pos {
-	p, _ := SplitPos(L.Where(1) + " ")
+func CallerPos(L *lua.LState) scripterr.Pos {
+	p, _ := scripterr.SplitPos(L.Where(1) + " ")
 	return p
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -378,7 +379,7 @@ func TestSandboxPatternStoppedByBudget(t *testing.T) {
 			fn := compileFn(t, vm, "scripts/pattern.lua", "return function() "+src+" end")
 			start := time.Now()
 			_, err := vm.Call(fn)
-			require.ErrorIs(t, err, ErrBudget)
+			require.ErrorIs(t, err, scripterr.ErrBudget)
 			require.Equal(t, "scripts/pattern.lua:1: callback ran past its 50ms budget", err.Error())
 			require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 		})
@@ -458,7 +459,7 @@ func TestCompileSyntaxDepth(t *testing.T) {
 			_, err := Compile(strings.NewReader(src), "scripts/deep.lua")
 			require.Error(t, err)
 			require.Regexp(t, `^scripts/deep\.lua:1: chunk has too many syntax levels`, err.Error())
-			var list ErrorList
+			var list scripterr.ErrorList
 			require.ErrorAs(t, err, &list)
 			require.Less(t, time.Since(start), hangLimit, "stopped, not hung")
 		})

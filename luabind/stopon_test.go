@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -34,10 +35,10 @@ func TestStopOn(t *testing.T) {
 			start := time.Now()
 			_, err = vm.Call(fn.(*lua.LFunction))
 			require.Less(t, time.Since(start), 10*time.Second)
-			var be *BudgetError
+			var be *scripterr.BudgetError
 			require.ErrorAs(t, err, &be)
 			require.ErrorIs(t, err, context.Canceled)
-			require.NotErrorIs(t, err, ErrBudget)
+			require.NotErrorIs(t, err, scripterr.ErrBudget)
 			require.Equal(t, "spin.lua:1: callback stopped: context canceled", err.Error())
 
 			if tc.opts.Budget > 0 {

@@ -3,6 +3,7 @@ package luabind
 import (
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -11,8 +12,8 @@ import (
 // callbacks, so that no callback's error carries the stop: a *BudgetError
 // with Tick set and no position, which ErrorMessage and errors.Is(err,
 // ErrBudget) treat as a callback's.
-func NewTickBudgetError(d time.Duration) *BudgetError {
-	e := &BudgetError{Budget: d, Tick: true}
-	e.api = &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Msg())}
+func NewTickBudgetError(d time.Duration) *scripterr.BudgetError {
+	e := &scripterr.BudgetError{Budget: d, Tick: true}
+	scripterr.SetAPI(e, &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(e.Msg())})
 	return e
 }

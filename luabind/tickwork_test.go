@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/luaai/luaai/internal/scripterr"
 )
 
 // The engine's own tick-budget error reads like a stopped callback's:
@@ -17,11 +19,11 @@ func TestNewTickBudgetError(t *testing.T) {
 	if got := err.Error(); got != msg {
 		t.Fatalf("Error = %q, want %q", got, msg)
 	}
-	if !errors.Is(err, ErrBudget) || errors.Is(err, ErrMemoryLimit) {
+	if !errors.Is(err, scripterr.ErrBudget) || errors.Is(err, scripterr.ErrMemoryLimit) {
 		t.Fatalf("%v: want ErrBudget only", err)
 	}
-	var be *BudgetError
-	if !errors.As(err, &be) || !be.Tick || be.Budget != 200*time.Millisecond || be.Pos != (Pos{}) {
+	var be *scripterr.BudgetError
+	if !errors.As(err, &be) || !be.Tick || be.Budget != 200*time.Millisecond || be.Pos != (scripterr.Pos{}) {
 		t.Fatalf("%#v", be)
 	}
 	if tb := Traceback(err); tb != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -299,11 +300,11 @@ func luaError(err error, file string) error {
 	if ae, ok := err.(*lua.ApiError); ok {
 		msg = ae.Object.String()
 	}
-	p, rest := SplitPos(msg)
+	p, rest := scripterr.SplitPos(msg)
 	if p.File == "" {
 		p.File = file
 	}
-	return ErrorList{{Pos: p, Msg: rest}}
+	return scripterr.ErrorList{{Pos: p, Msg: rest}}
 }
 
 // NumberOf reads a Lua value as a float64; ok is false for non-numbers.

@@ -1,7 +1,7 @@
 package luatest
 
 import (
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -77,7 +77,7 @@ func rawEqual(a, b lua.LValue) bool {
 }
 
 func pathKey(k lua.LValue) string {
-	if s, ok := k.(lua.LString); ok && luabind.IsName(string(s)) {
+	if s, ok := k.(lua.LString); ok && luatext.IsName(string(s)) {
 		return "." + string(s)
 	}
 	return "[" + formatValue(k) + "]"

@@ -3,7 +3,8 @@ package luatest
 import (
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -102,7 +103,7 @@ func errorActual(obj lua.LValue, errored bool) string {
 func errorMessage(obj lua.LValue) (string, bool) {
 	switch o := obj.(type) {
 	case lua.LString:
-		_, msg := luabind.SplitPos(string(o))
+		_, msg := scripterr.SplitPos(string(o))
 		return msg, true
 	case lua.LNumber:
 		return formatNumber(float64(o)), true
@@ -118,7 +119,7 @@ func errorMessage(obj lua.LValue) (string, bool) {
 func errorValue(obj lua.LValue) string {
 	if msg, ok := errorMessage(obj); ok {
 		if _, isNum := obj.(lua.LNumber); !isNum {
-			return luabind.Quote(msg)
+			return luatext.Quote(msg)
 		}
 	}
 	return formatValue(obj)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 )
 
 // A test's outcome as RunFile reports it (Options.OnCase), and what a
@@ -47,7 +47,7 @@ type Case struct {
 	// Name is the test's full name (its describe names and its it name);
 	// for a test file that did not load, the file's path.
 	Name     string
-	Pos      luabind.Pos // where the test was declared (or where the file failed)
+	Pos      scripterr.Pos // where the test was declared (or where the file failed)
 	Status   Status
 	Message  string        // what failed, without the FAIL line; "" when it passed
 	Output   string        // what RunFile wrote of it ("" when it passed quietly)

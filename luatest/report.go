@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -64,7 +64,7 @@ func (r *runner) reportUnread(w io.Writer, t *testCase) {
 // userdata), so a failed assertion is told from any other error without
 // parsing messages. Lua code cannot make one.
 type failure struct {
-	Pos      luabind.Pos
+	Pos      scripterr.Pos
 	Msg      string // the message given to the assertion, or plain assert's
 	Expected string
 	Actual   string
@@ -118,31 +118,31 @@ func errorObject(err error) lua.LValue {
 
 // callerPos is the position of the Lua code that called the running Go
 // function; zero when that is not Lua code.
-func callerPos(L *lua.LState) luabind.Pos {
-	p, _ := luabind.SplitPos(L.Where(1) + " ")
+func callerPos(L *lua.LState) scripterr.Pos {
+	p, _ := scripterr.SplitPos(L.Where(1) + " ")
 	return p
 }
 
 // calledFrom is the innermost line of the test file (file) in the stack
 // trace err carries, when the error was raised elsewhere (at pos, in a
 // library the test called): "" when there is none.
-func calledFrom(err error, file string, pos luabind.Pos) luabind.Pos {
+func calledFrom(err error, file string, pos scripterr.Pos) scripterr.Pos {
 	var ae *lua.ApiError
 	if file == "" || pos.File == file || !errors.As(err, &ae) {
-		return luabind.Pos{}
+		return scripterr.Pos{}
 	}
 	for _, line := range strings.Split(ae.StackTrace, "\n") {
-		p, _ := luabind.SplitPos(strings.TrimSpace(line))
+		p, _ := scripterr.SplitPos(strings.TrimSpace(line))
 		if p.File == file && p.Line > 0 {
 			return p
 		}
 	}
-	return luabind.Pos{}
+	return scripterr.Pos{}
 }
 
 // shortPos shows a position in a file below the folder the run started
 // in (a library the roots found) relative to it, as the test files are.
-func shortPos(p luabind.Pos) luabind.Pos {
+func shortPos(p scripterr.Pos) scripterr.Pos {
 	if !filepath.IsAbs(p.File) {
 		return p
 	}
@@ -158,7 +158,7 @@ func shortPos(p luabind.Pos) luabind.Pos {
 
 // writeCalledFrom adds where the test file called the library that
 // failed at pos.
-func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos luabind.Pos) {
+func writeCalledFrom(b *strings.Builder, err error, t *testCase, pos scripterr.Pos) {
 	if at := calledFrom(err, t.pos.File, pos); at.File != "" {
 		fmt.Fprintf(b, "  called from %s\n", at)
 	}
@@ -214,7 +214,7 @@ func (r *runner) emit(t *testCase, status Status, text string, took time.Duratio
 
 // caseOf makes a Case: its Message is the report without its FAIL
 // line, unindented.
-func caseOf(file, name string, pos luabind.Pos, status Status, text string, took time.Duration) Case {
+func caseOf(file, name string, pos scripterr.Pos, status Status, text string, took time.Duration) Case {
 	c := Case{File: file, Name: name, Pos: pos, Status: status, Output: text, Duration: took}
 	if status == Failed || status == Errored {
 		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
@@ -251,7 +251,7 @@ func isControl(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 
 func (r *runner) writeFileError(w io.Writer, path string, err error) {
 	obj := errorObject(err)
 	pos, msg := errorText(obj)
-	at := luabind.Pos{File: path}
+	at := scripterr.Pos{File: path}
 	if pos.File == path {
 		at = pos
 	} else if from := calledFrom(err, path, pos); from.File != "" {
@@ -263,7 +263,7 @@ func (r *runner) writeFileError(w io.Writer, path string, err error) {
 // writeFileFailure writes "FAIL file:line: file" and the error of a file
 // that did not load (at: where in the file; pos, msg: the error), and
 // reports it to onCase as an errored test named after the file.
-func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos luabind.Pos, msg string) {
+func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos scripterr.Pos, msg string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FAIL %s: %s\n  error: ", at, path)
 	if pos.File != "" && pos != at {
@@ -279,12 +279,12 @@ func writeFileFailure(w io.Writer, onCase func(Case), path string, at, pos luabi
 
 // errorText takes an error value apart into the position its message
 // names (zero if none) and the message without it.
-func errorText(obj lua.LValue) (luabind.Pos, string) {
+func errorText(obj lua.LValue) (scripterr.Pos, string) {
 	if f := failureOf(obj); f != nil {
 		return f.Pos, f.Desc()
 	}
 	if s, ok := obj.(lua.LString); ok {
-		return luabind.SplitPos(string(s))
+		return scripterr.SplitPos(string(s))
 	}
-	return luabind.Pos{}, formatValue(obj)
+	return scripterr.Pos{}, formatValue(obj)
 }

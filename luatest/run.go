@@ -11,6 +11,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/host/hosttool"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -59,7 +60,7 @@ func RunFile(h *host.Host, path string, w io.Writer, opts Options) Result {
 		return nil
 	})
 	if err != nil {
-		writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, err.Error())
+		writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, err.Error())
 		return Result{Failed: 1}
 	}
 	return r
@@ -202,10 +203,10 @@ func runFile(vm *defs.VM, path string, w io.Writer, opts Options) Result {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			writeFileFailure(w, opts.OnCase, path, luabind.Pos{File: path}, luabind.Pos{}, pe.Err.Error())
+			writeFileFailure(w, opts.OnCase, path, scripterr.Pos{File: path}, scripterr.Pos{}, pe.Err.Error())
 		} else {
-			pos, msg := luabind.SplitPos(err.Error())
-			at := luabind.Pos{File: path}
+			pos, msg := scripterr.SplitPos(err.Error())
+			at := scripterr.Pos{File: path}
 			if pos.File == path {
 				at = pos
 			}
@@ -470,7 +471,7 @@ func (r *runner) call(fn *lua.LFunction) error {
 type block struct {
 	name      string
 	parent    *block
-	pos       luabind.Pos      // where describe was called
+	pos       scripterr.Pos    // where describe was called
 	insulate  bool             // insulate: its changes to the globals are undone at its end
 	saved     *globalsSnapshot // the globals when an insulate block began
 	befores   []*lua.LFunction
@@ -484,8 +485,8 @@ type testCase struct {
 	name    string // describe names and the it name, joined by spaces
 	block   *block
 	fn      *lua.LFunction
-	pos     luabind.Pos // where `it` was called
-	pending bool        // pending(name): reported, not run
+	pos     scripterr.Pos // where `it` was called
+	pending bool          // pending(name): reported, not run
 	// describe: a describe block whose body (fn) runs when the run
 	// reaches it, recording the items that follow it.
 	describe bool

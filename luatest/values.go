@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -37,7 +37,7 @@ func writeValue(b *strings.Builder, v lua.LValue, depth int, open map[*lua.LTabl
 	case lua.LNumber:
 		b.WriteString(formatNumber(float64(x)))
 	case lua.LString:
-		b.WriteString(luabind.Quote(string(x)))
+		b.WriteString(luatext.Quote(string(x)))
 	case *lua.LTable:
 		if open[x] || depth >= bustedMaxDepth {
 			b.WriteString("{…}")
@@ -68,7 +68,7 @@ func writeValue(b *strings.Builder, v lua.LValue, depth int, open map[*lua.LTabl
 				b.WriteString(", ")
 			}
 			if i >= seq {
-				if s, ok := k.(lua.LString); ok && luabind.IsName(string(s)) {
+				if s, ok := k.(lua.LString); ok && luatext.IsName(string(s)) {
 					b.WriteString(string(s))
 				} else {
 					b.WriteByte('[')

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/host/hosttool"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 )
@@ -40,9 +41,9 @@ type CheckOptions struct {
 type Result struct {
 	// Errors: the script does not load (or, for a test file or a module,
 	// does not compile). Each names file:line where it is known.
-	Errors luabind.ErrorList
+	Errors scripterr.ErrorList
 	// Warnings: what Lint says about a script that loads.
-	Warnings luabind.ErrorList
+	Warnings scripterr.ErrorList
 	// Module: the script returned no machine and Module was set, so it was
 	// only compiled.
 	Module bool
@@ -108,11 +109,11 @@ func isTestFile(name string) bool {
 }
 
 // isNotAMachine: the only problem is that the file returns no machine.
-func isNotAMachine(errs luabind.ErrorList) bool {
+func isNotAMachine(errs scripterr.ErrorList) bool {
 	return len(errs) == 1 && strings.Contains(errs[0].Msg, "the script must return a machine")
 }
 
-func compileErrors(path string, text []byte) luabind.ErrorList {
+func compileErrors(path string, text []byte) scripterr.ErrorList {
 	var err error
 	if text != nil {
 		_, err = luabind.Compile(strings.NewReader(string(text)), filepath.ToSlash(path))
@@ -128,13 +129,13 @@ func compileErrors(path string, text []byte) luabind.ErrorList {
 // asList turns a load error into problems, each with a file: an
 // ErrorList as it is, a file that cannot be read at its path, anything
 // else at script.
-func asList(script string, err error) luabind.ErrorList {
-	var list luabind.ErrorList
+func asList(script string, err error) scripterr.ErrorList {
+	var list scripterr.ErrorList
 	if errors.As(err, &list) {
-		out := make(luabind.ErrorList, len(list))
+		out := make(scripterr.ErrorList, len(list))
 		for i, e := range list {
 			if e.Pos.File == "" {
-				e = &luabind.Error{Pos: luabind.Pos{File: script}, Msg: e.Msg}
+				e = &scripterr.Error{Pos: scripterr.Pos{File: script}, Msg: e.Msg}
 			}
 			out[i] = e
 		}
@@ -142,9 +143,9 @@ func asList(script string, err error) luabind.ErrorList {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return luabind.ErrorList{{Pos: luabind.Pos{File: pe.Path}, Msg: pe.Err.Error()}}
+		return scripterr.ErrorList{{Pos: scripterr.Pos{File: pe.Path}, Msg: pe.Err.Error()}}
 	}
-	return luabind.ErrorList{{Pos: luabind.Pos{File: script}, Msg: err.Error()}}
+	return scripterr.ErrorList{{Pos: scripterr.Pos{File: script}, Msg: err.Error()}}
 }
 
 // scratchCopy writes text to a file of the same name in a new temporary
@@ -165,7 +166,7 @@ func scratchCopy(path string, text []byte) (string, func(), error) {
 
 // renameFile makes every problem that names the scratch copy name the
 // script instead, in its position and in its message.
-func renameFile(list luabind.ErrorList, from, to string) {
+func renameFile(list scripterr.ErrorList, from, to string) {
 	slashFrom, slashTo := filepath.ToSlash(from), filepath.ToSlash(to)
 	for i, e := range list {
 		c := *e

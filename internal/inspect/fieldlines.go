@@ -3,7 +3,7 @@ package inspect
 import (
 	"regexp"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 )
 
@@ -16,8 +16,8 @@ var unknownField = regexp.MustCompile(`^(?:state "([^"]*)"|ai\.([a-z]+)): unknow
 // unknown field moved to the line of the field itself where the script
 // can be read (the definition knows only the line of the state or of the
 // machine's call).
-func (l *linter) definitionWarnings(root *defs.State) luabind.ErrorList {
-	var out luabind.ErrorList
+func (l *linter) definitionWarnings(root *defs.State) scripterr.ErrorList {
+	var out scripterr.ErrorList
 	defs.EachState(root, func(n *defs.Node) {
 		for _, w := range n.Def.Warnings {
 			if pos, ok := l.fieldLine(n, w); ok {
@@ -34,13 +34,13 @@ func (l *linter) definitionWarnings(root *defs.State) luabind.ErrorList {
 
 // fieldLine is where the field an unknown-field warning of node n names
 // is written.
-func (l *linter) fieldLine(n *defs.Node, w *luabind.Error) (luabind.Pos, bool) {
+func (l *linter) fieldLine(n *defs.Node, w *scripterr.Error) (scripterr.Pos, bool) {
 	m := unknownField.FindStringSubmatch(w.Msg)
 	if m == nil {
-		return luabind.Pos{}, false
+		return scripterr.Pos{}, false
 	}
 	state, kind, field := m[1], m[2], m[3]
-	var pos luabind.Pos
+	var pos scripterr.Pos
 	switch {
 	case kind != "":
 		// The machine whose call the warning points at: n, or a child.

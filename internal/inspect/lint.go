@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
-	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -37,11 +37,11 @@ import (
 // A definition placed in several parents
 // is reported once, under the first path found (children in name order).
 //
-// Positions: where the script file can be read (luabind.Pos.File), a warning about
+// Positions: where the script file can be read (scripterr.Pos.File), a warning about
 // a state points at its key in the machine's `states`, and one about a
 // transition at its entry; otherwise at the positions the definition
 // recorded (the ai.fsm/ai.utility call, or a `when` function).
-func Lint(root *defs.State) luabind.ErrorList {
+func Lint(root *defs.State) scripterr.ErrorList {
 	if root == nil {
 		return nil
 	}
@@ -57,18 +57,18 @@ func Lint(root *defs.State) luabind.ErrorList {
 type linter struct {
 	defaults map[string]bool
 	src      *defs.Sources
-	out      luabind.ErrorList
+	out      scripterr.ErrorList
 }
 
 // at returns p, or def when p is unknown.
-func at(p, def luabind.Pos) luabind.Pos {
+func at(p, def scripterr.Pos) scripterr.Pos {
 	if p.Line > 0 {
 		return p
 	}
 	return def
 }
 
-func (l *linter) warn(pos luabind.Pos, format string, args ...any) { l.out.Add(pos, format, args...) }
+func (l *linter) warn(pos scripterr.Pos, format string, args ...any) { l.out.Add(pos, format, args...) }
 
 // state warns about one state, at the place n where it is written.
 func (l *linter) state(n *defs.Node) {
@@ -98,7 +98,7 @@ func stateWhat(path string) string {
 
 // transitions warns about transitions that never fire, and about fields
 // their native conditions read.
-func (l *linter) transitions(s *defs.State, what string, lines []luabind.Pos) {
+func (l *linter) transitions(s *defs.State, what string, lines []scripterr.Pos) {
 	always := -1 // index of the first transition that always fires
 	for i, tr := range s.Transitions {
 		pos := tr.Pos
@@ -147,7 +147,7 @@ func transitionSummary(tr defs.Transition) string {
 
 // fields warns about each context field a native reads that no context
 // default declares.
-func (l *linter) fields(pos luabind.Pos, what string, native any) {
+func (l *linter) fields(pos scripterr.Pos, what string, native any) {
 	if native == nil {
 		return
 	}
@@ -252,7 +252,7 @@ func (l *linter) ctxReads(root *defs.State) {
 			if best := suggest.Closest(r.Key, names); best != "" {
 				hint = fmt.Sprintf(" (did you mean ctx.%s?)", best)
 			}
-			l.warn(luabind.Pos{File: fn.Proto.SourceName, Line: r.Line},
+			l.warn(scripterr.Pos{File: fn.Proto.SourceName, Line: r.Line},
 				"ctx.%s is read, but no context default declares it and nothing in the script writes it%s; if the game sets it, give it a default", r.Key, hint)
 		}
 	}

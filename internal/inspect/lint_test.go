@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,7 @@ func lintDef(t *testing.T, src string) *defs.State {
 	return m
 }
 
-func lintMessages(l luabind.ErrorList) []string {
+func lintMessages(l scripterr.ErrorList) []string {
 	out := make([]string, len(l))
 	for i, e := range l {
 		out[i] = e.Error()

@@ -1,7 +1,7 @@
 package inspect
 
 import (
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -24,7 +24,7 @@ import (
 // ai.push, ai.pop and ai.replace in code are seen only by name: a pop in
 // a helper function, or a push from code, is not.
 func (l *linter) pushdown(m *defs.State, path string, kids map[string]defs.Place) {
-	line := func(state string, i int) luabind.Pos {
+	line := func(state string, i int) scripterr.Pos {
 		c := m.Children[m.Child(state)]
 		if p, ok := kids[state]; ok && len(p.Trans) == len(c.Def.Transitions) {
 			return at(p.Trans[i], c.Def.Transitions[i].Pos)
@@ -40,7 +40,7 @@ func (l *linter) pushdown(m *defs.State, path string, kids map[string]defs.Place
 			}
 		}
 	}
-	warned := map[luabind.Pos]bool{}
+	warned := map[scripterr.Pos]bool{}
 	for _, p := range m.Children {
 		for pi, push := range p.Def.Transitions {
 			q := push.Target

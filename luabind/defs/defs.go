@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
@@ -29,9 +31,9 @@ var transitionFields = map[string]bool{"to": true, "push": true, "pop": true, "w
 // decoder builds definitions from Lua tables, collecting every problem.
 type decoder struct {
 	L    *lua.LState
-	pos  luabind.Pos
-	errs *luabind.ErrorList
-	warn *luabind.ErrorList
+	pos  scripterr.Pos
+	errs *scripterr.ErrorList
+	warn *scripterr.ErrorList
 
 	// Where the decoder is, for pointing problems at the right line later:
 	// the child state being decoded ("" for the machine itself) and the
@@ -45,14 +47,14 @@ type decoder struct {
 // tag remembers which state and transition a problem is about, so that
 // refine can move it from the ai.fsm line to the line where it is written.
 type tag struct {
-	list  *luabind.ErrorList
+	list  *scripterr.ErrorList
 	index int
 	state string
 	trans int
 	field string // the state's field the problem is about, "" for none
 }
 
-func (d *decoder) errorf(pos luabind.Pos, format string, args ...any) {
+func (d *decoder) errorf(pos scripterr.Pos, format string, args ...any) {
 	d.add(d.errs, pos, format, args...)
 }
 
@@ -63,11 +65,11 @@ func (d *decoder) fieldErrorf(key, format string, args ...any) {
 	d.add(d.errs, d.pos, format, args...)
 	d.field = ""
 }
-func (d *decoder) warnf(pos luabind.Pos, format string, args ...any) {
+func (d *decoder) warnf(pos scripterr.Pos, format string, args ...any) {
 	d.add(d.warn, pos, format, args...)
 }
 
-func (d *decoder) add(list *luabind.ErrorList, pos luabind.Pos, format string, args ...any) {
+func (d *decoder) add(list *scripterr.ErrorList, pos scripterr.Pos, format string, args ...any) {
 	if pos == d.pos && d.at != "" {
 		d.tags = append(d.tags, tag{list, len(*list), d.at, d.trans, d.field})
 	}
@@ -99,7 +101,7 @@ func (d *decoder) refine(m *State) {
 }
 
 // decodeMachine builds a machine from the table given to ai.fsm / ai.utility.
-func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos luabind.Pos) *State {
+func decodeMachine(L *lua.LState, kind Kind, t *lua.LTable, pos scripterr.Pos) *State {
 	m := &State{Kind: kind, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &m.Problems, warn: &m.Warnings, trans: -1}
 	what := "ai." + kind.String()
@@ -151,8 +153,8 @@ func (d *decoder) children(m *State, t *lua.LTable, kind Kind, what string) *lua
 	}
 	states.ForEach(func(k, v lua.LValue) {
 		name, ok := k.(lua.LString)
-		if !ok || !luabind.IsIdent(string(name)) {
-			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luabind.CutText(lua.LVAsString(k), 60))
+		if !ok || !luatext.IsIdent(string(name)) {
+			d.errorf(d.pos, "%s: state names must be Lua identifiers, got %q", what, luatext.CutText(lua.LVAsString(k), 60))
 			return
 		}
 		d.at, d.trans = string(name), -1

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ return ai.fsm {
 	vm := NewVM(luabind.Options{})
 	defer vm.Close()
 	_, err := vm.LoadBehaviour(path)
-	var list luabind.ErrorList
+	var list scripterr.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 2)
 	require.Equal(t, 8, list[0].Pos.Line, list[0].Error())
@@ -77,7 +78,7 @@ return s`
 	proto, err := luabind.Compile(strings.NewReader(src), "dag.lua")
 	require.NoError(t, err)
 	_, err = vm.LoadProto(proto)
-	var list luabind.ErrorList
+	var list scripterr.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 1)
 	require.Equal(t, "dag.lua:4: the behaviour places more than 10000 states (a machine used in several parents counts once in each)", list[0].Error())

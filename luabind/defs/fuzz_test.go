@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/internal/fuzzgen"
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 )
 
@@ -34,7 +35,7 @@ func fuzzVM() *VM {
 // runtime panic of luabind's own code surfacing as a script error.
 func checkLoadError(t *testing.T, err error, file string, needLine bool) {
 	t.Helper()
-	var list luabind.ErrorList
+	var list scripterr.ErrorList
 	if !errors.As(err, &list) {
 		t.Fatalf("error is a %T, not an ErrorList: %v", err, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -89,7 +90,7 @@ func describeLua(v lua.LValue) string {
 	case lua.LBool:
 		return fmt.Sprintf("the boolean %v", bool(v))
 	case lua.LString:
-		return fmt.Sprintf("the string %q", luabind.CutText(string(v), 40))
+		return fmt.Sprintf("the string %q", luatext.CutText(string(v), 40))
 	case lua.LNumber:
 		return "the number " + formatNumber(float64(v))
 	case *lua.LNilType:

@@ -1,6 +1,7 @@
 package defs
 
 import (
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/internal/srcpos"
 )
@@ -9,10 +10,10 @@ import (
 // machine's `states`, and of each entry of its `transitions`. Zero
 // positions are unknown.
 type Place struct {
-	Line  luabind.Pos
-	Trans []luabind.Pos
+	Line  scripterr.Pos
+	Trans []scripterr.Pos
 	// Fields: where each `name = …` entry of a plain-table state is.
-	Fields map[string]luabind.Pos
+	Fields map[string]scripterr.Pos
 }
 
 // Sources finds where the states of a machine are written, by reading the
@@ -55,15 +56,15 @@ func (s *Sources) locate(m *State) map[string]Place {
 	}
 	kids := make(map[string]Place, len(written))
 	for _, w := range written {
-		p := Place{Line: luabind.Pos{File: m.Pos.File, Line: w.Line}}
+		p := Place{Line: scripterr.Pos{File: m.Pos.File, Line: w.Line}}
 		for name, line := range w.Fields {
 			if p.Fields == nil {
-				p.Fields = map[string]luabind.Pos{}
+				p.Fields = map[string]scripterr.Pos{}
 			}
-			p.Fields[name] = luabind.Pos{File: m.Pos.File, Line: line}
+			p.Fields[name] = scripterr.Pos{File: m.Pos.File, Line: line}
 		}
 		for _, line := range w.Trans {
-			p.Trans = append(p.Trans, luabind.Pos{File: m.Pos.File, Line: line})
+			p.Trans = append(p.Trans, scripterr.Pos{File: m.Pos.File, Line: line})
 		}
 		kids[w.Name] = p
 	}
@@ -83,17 +84,17 @@ func (s *Sources) locate(m *State) map[string]Place {
 // Fields returns where each `name = …` entry of machine m's own table is
 // written (its ai.fsm/ai.utility/ai.regions/ai.tree call), by name; nil
 // when nothing is known.
-func (s *Sources) Fields(m *State) map[string]luabind.Pos {
+func (s *Sources) Fields(m *State) map[string]scripterr.Pos {
 	if m.Pos.File == "" || m.Pos.Line <= 0 {
 		return nil
 	}
 	toks := s.tokens(m.Pos.File)
-	var out map[string]luabind.Pos
+	var out map[string]scripterr.Pos
 	for name, line := range srcpos.Fields(toks, m.Pos.Line, m.Kind.String()) {
 		if out == nil {
-			out = map[string]luabind.Pos{}
+			out = map[string]scripterr.Pos{}
 		}
-		out[name] = luabind.Pos{File: m.Pos.File, Line: line}
+		out[name] = scripterr.Pos{File: m.Pos.File, Line: line}
 	}
 	return out
 }

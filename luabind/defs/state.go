@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/internal/scripterr"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -41,7 +41,7 @@ func (k Kind) String() string {
 // states, so one definition may be placed in several parents.
 type State struct {
 	Kind Kind
-	Pos  luabind.Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
+	Pos  scripterr.Pos // where the definition was written (the ai.fsm/ai.utility call, or the enclosing one for a leaf)
 
 	Enter, Exit, Update, Pause, Resume *lua.LFunction
 	Lock                               Cond // nil: never locked
@@ -67,9 +67,9 @@ type State struct {
 	Renamed     map[string]string
 
 	// Problems found while building this definition (not its children's).
-	Problems luabind.ErrorList
+	Problems scripterr.ErrorList
 	// Warnings are suspicious but legal things (unknown fields).
-	Warnings luabind.ErrorList
+	Warnings scripterr.ErrorList
 
 	owner any         // set by the host that runs this definition (SetOwner)
 	env   *lua.LTable // a root loaded by LoadProto: the mod's globals (ModulesOf)
@@ -172,7 +172,7 @@ type Transition struct {
 	On     string // event name, "" for none
 	After  float64
 	Run    *lua.LFunction // the action, run(ctx, payload) when it fires; nil: none
-	Pos    luabind.Pos
+	Pos    scripterr.Pos
 }
 
 // MaxPathBytes bounds the length of the paths of a behaviour's placed
@@ -204,10 +204,10 @@ func pathBytes(s *State, prefix, limit int) int {
 
 // CheckRoot validates a machine as the root of a behaviour and returns every
 // problem in it and below it, sorted by position.
-func CheckRoot(root *State, file string) luabind.ErrorList {
-	var errs luabind.ErrorList
+func CheckRoot(root *State, file string) scripterr.ErrorList {
+	var errs scripterr.ErrorList
 	if root == nil {
-		errs.Add(luabind.Pos{File: file}, "the script must return a machine (ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{})")
+		errs.Add(scripterr.Pos{File: file}, "the script must return a machine (ai.fsm{}, ai.utility{}, ai.regions{} or ai.tree{})")
 		return errs
 	}
 	if len(root.Transitions) > 0 {
@@ -232,8 +232,8 @@ func CheckRoot(root *State, file string) luabind.ErrorList {
 }
 
 // Warnings returns the warnings of a definition and everything below it.
-func Warnings(root *State) luabind.ErrorList {
-	var out luabind.ErrorList
+func Warnings(root *State) scripterr.ErrorList {
+	var out scripterr.ErrorList
 	EachState(root, func(n *Node) { out = append(out, n.Def.Warnings...) })
 	out.Sort()
 	return out

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -80,8 +81,8 @@ type BTNode struct {
 	Status   Status         // force
 	// parallel: succeed = "one" (else all), fail = "all" (else one).
 	SucceedOne, FailAll bool
-	Pos                 luabind.Pos
-	Problems            luabind.ErrorList // found while building this node (not its children)
+	Pos                 scripterr.Pos
+	Problems            scripterr.ErrorList // found while building this node (not its children)
 }
 
 // BTree is a behaviour tree flattened in pre-order: Nodes[0] is the root, a
@@ -145,7 +146,7 @@ func registerBTType(L *lua.LState) {
 
 // btChild reads a child of a composite or decorator: a node, or a Lua
 // function (short for ai.action(fn)).
-func btChild(v lua.LValue, pos luabind.Pos) (*BTNode, bool) {
+func btChild(v lua.LValue, pos scripterr.Pos) (*BTNode, bool) {
 	if n, ok := BTValue(v); ok {
 		return n, true
 	}
@@ -248,7 +249,7 @@ func luaBTNode(L *lua.LState, kind BTKind) int {
 }
 
 // nodeName checks a name given to a node.
-func nodeName(errs *luabind.ErrorList, pos luabind.Pos, what string, v lua.LValue) string {
+func nodeName(errs *scripterr.ErrorList, pos scripterr.Pos, what string, v lua.LValue) string {
 	s, ok := v.(lua.LString)
 	if !ok || s == "" {
 		errs.Add(pos, "%s: name must be a non-empty string, got %s", what, describeLua(v))
@@ -275,7 +276,7 @@ const MaxNameBytes = 200
 // buildTree flattens root into a Tree, resolving default names and adding
 // every node's problems, and those of its place (siblings with one name),
 // to errs.
-func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
+func buildTree(root *BTNode, pos scripterr.Pos, errs *scripterr.ErrorList) *BTree {
 	t := &BTree{}
 	seen := map[*BTNode]bool{}
 	pathBytes, tooLong := 0, false
@@ -343,7 +344,7 @@ func buildTree(root *BTNode, pos luabind.Pos, errs *luabind.ErrorList) *BTree {
 var treeFields = map[string]bool{"root": true, "context": true, "on_reload": true}
 
 // decodeTree builds the state ai.tree{} makes.
-func decodeTree(L *lua.LState, t *lua.LTable, pos luabind.Pos) *State {
+func decodeTree(L *lua.LState, t *lua.LTable, pos scripterr.Pos) *State {
 	s := &State{Kind: KindTree, Pos: pos}
 	d := &decoder{L: L, pos: pos, errs: &s.Problems, warn: &s.Warnings, trans: -1}
 	const what = "ai.tree"
@@ -415,9 +416,9 @@ func (d *decoder) steps(s *State, t *lua.LTable, what string) {
 }
 
 // FuncPos is where a Lua function was written, or def when unknown.
-func FuncPos(fn *lua.LFunction, def luabind.Pos) luabind.Pos {
+func FuncPos(fn *lua.LFunction, def scripterr.Pos) scripterr.Pos {
 	if fn != nil && fn.Proto != nil && fn.Proto.LineDefined > 0 {
-		return luabind.Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
+		return scripterr.Pos{File: fn.Proto.SourceName, Line: fn.Proto.LineDefined}
 	}
 	return def
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -69,7 +70,7 @@ func TestBudgetStopsLuaCondAndScorer(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := call()
-			require.ErrorIs(t, err, luabind.ErrBudget)
+			require.ErrorIs(t, err, scripterr.ErrBudget)
 			require.Equal(t, "scripts/h.lua:2: callback ran past its 50ms budget", err.Error())
 			require.Equal(t, 0, vm.L.GetTop(), "stack balanced")
 		})

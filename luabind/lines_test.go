@@ -9,24 +9,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Quote's literal reads back as the same bytes, in gopher-lua and (the
-// escapes are Lua 5.1's) in PUC Lua.
-func TestQuoteReadsBack(t *testing.T) {
-	L := lua.NewState()
-	defer L.Close()
-	for _, s := range []string{"", "plain", `"quoted" \ back`, "line\nbreak\r\ttab", "\x01" + "2", "\x00\x7f9", "é ü", "]]--[["} {
-		require.NoError(t, L.DoString("return "+luabind.Quote(s)), luabind.Quote(s))
-		require.Equal(t, lua.LString(s), L.Get(-1), luabind.Quote(s))
-		L.Pop(1)
-	}
-}
-
-func TestIsName(t *testing.T) {
-	for s, want := range map[string]bool{"hp": true, "_x1": true, "X": true, "": false, "1x": false, "a-b": false, "end": false, "goto": false, "ends": true, "é": false} {
-		require.Equal(t, want, luabind.IsName(s), s)
-	}
-}
-
 // Every instruction the compile step produces has a line of the script,
 // the ones its rewrites add included: a budget stop can fire at any
 // instruction, and its error names that instruction's line.

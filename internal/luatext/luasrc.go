@@ -1,8 +1,12 @@
-package luabind
+// Package luatext writes text for people and for Lua: Lua literals and
+// names (Quote, IsName, IsIdent), a cut message (CutText), a byte count
+// (FormatBytes).
+package luatext
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Writing Lua source: the literals tools put into the Lua they write or
@@ -71,4 +75,30 @@ func IsIdent(s string) bool {
 		return false
 	}
 	return true
+}
+
+// CutText cuts s to at most max bytes (on a UTF-8 boundary), saying how
+// much was cut.
+func CutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// FormatBytes writes a byte count for people: "256 MiB", "1.5 KiB", "12 B".
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return fmt.Sprintf("%d B", n)
 }

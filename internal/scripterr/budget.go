@@ -1,9 +1,11 @@
-package luabind
+package scripterr
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/luaai/luaai/internal/luatext"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -54,32 +56,37 @@ var ErrMemoryLimit = errors.New("memory limit")
 // memory limit (256 MiB)".
 func (e *BudgetError) Msg() string {
 	if e.Cause != nil {
-		return cancelMessage(e.Load, e.Cause)
+		return CancelMessage(e.Load, e.Cause)
 	}
 	if e.Steps > 0 {
-		return stepsMessage(e.Steps)
+		return StepsMessage(e.Steps)
 	}
 	if e.Memory > 0 {
-		return memoryMessage(e.Load, e.Memory)
+		return MemoryMessage(e.Load, e.Memory)
 	}
 	if e.Tick {
-		return tickMessage(e.Budget)
+		return TickMessage(e.Budget)
 	}
-	return budgetMessage(e.Load, e.Budget)
+	return BudgetMessage(e.Load, e.Budget)
 }
 
-func tickMessage(d time.Duration) string {
+// TickMessage says an agent's tick ran past its budget d.
+func TickMessage(d time.Duration) string {
 	return "the agent's tick ran past its " + d.String() + " budget"
 }
 
-func cancelMessage(load bool, cause error) string {
+// CancelMessage says a call (or, with load, a script load) was stopped by
+// its context, whose cause is cause.
+func CancelMessage(load bool, cause error) string {
 	if load {
 		return "script load stopped: " + cause.Error()
 	}
 	return "callback stopped: " + cause.Error()
 }
 
-func budgetMessage(load bool, d time.Duration) string {
+// BudgetMessage says a call (or, with load, a script load) ran past its
+// time budget d.
+func BudgetMessage(load bool, d time.Duration) string {
 	if load {
 		return "script ran past its " + d.String() + " load budget"
 	}
@@ -107,6 +114,24 @@ func (e *BudgetError) Unwrap() []error {
 	return []error{sentinel, e.api, ErrorList{{Pos: e.Pos, Msg: e.Msg()}}}
 }
 
-// Bits of budget.state: the low six bits flag the call, the next twenty
-// are the agent's tick it runs in, the rest its sequence number. Zero
-// means no budgeted call is running.
+// StepsMessage says a call ran past its budget of n instructions.
+func StepsMessage(n int64) string {
+	return fmt.Sprintf("callback ran past its %d-instruction budget", n)
+}
+
+// MemoryMessage says a call (or, with load, a script load) grew the heap
+// by more than n bytes.
+func MemoryMessage(load bool, n int64) string {
+	what := "callback"
+	if load {
+		what = "script"
+	}
+	return fmt.Sprintf("memory limit: the %s allocated more than %s", what, luatext.FormatBytes(n))
+}
+
+// SetAPI records the *lua.ApiError of the protected call that e stopped,
+// which e then wraps.
+func SetAPI(e *BudgetError, api *lua.ApiError) { e.api = api }
+
+// API is the *lua.ApiError e wraps; nil when none was recorded.
+func API(e *BudgetError) *lua.ApiError { return e.api }

@@ -1,4 +1,9 @@
-package luabind
+// Package scripterr holds the errors of scripts that luabind, luabind/defs
+// and host share: a position in a script (Pos), a problem (Error) and the
+// list of them (ErrorList), the error of a call stopped by a budget
+// (BudgetError) and the sentinels they wrap. host re-exports the ones a
+// game names.
+package scripterr
 
 import (
 	"errors"
@@ -100,10 +105,6 @@ var ErrInvalidDefinition = errors.New("invalid behaviour definition")
 // Is reports whether target is ErrInvalidDefinition, for a non-empty list.
 func (l ErrorList) Is(target error) bool { return target == ErrInvalidDefinition && len(l) > 0 }
 
-// ErrOutsideRoots is returned when a script asks for a file outside the
-// allowed roots (an absolute path, "..", or a folder not listed).
-var ErrOutsideRoots = errors.New("path outside the allowed script roots")
-
 // SplitPos takes a Lua error message of the form "file:line: message" apart.
 // It returns a zero Pos and the whole message when there is no position.
 func SplitPos(msg string) (Pos, string) {
@@ -132,3 +133,8 @@ func SplitPos(msg string) (Pos, string) {
 	}
 	return Pos{}, msg
 }
+
+// ErrLongList: a list longer than a luaai table's sequence holds
+// (luabind.MaxSequence): its later elements would be ordinary keys, which #
+// and ipairs do not see.
+var ErrLongList = errors.New("list too long")
