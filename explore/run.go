@@ -149,7 +149,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 	}
 	found := func(step, tick int) bool {
 		for i, a := range agents {
-			for _, se := range a.Errors() {
+			for _, se := range a.TakeErrors() {
 				if se.Suspends && !errors.Is(se, host.ErrMemoryLimit) {
 					continue // the overruns before it are the finding
 				}

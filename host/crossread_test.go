@@ -76,10 +76,10 @@ func TestCrossAgentReadsWhileTicking(t *testing.T) {
 					"Get": other.Get("n") == nil, "Context": other.Context() == nil,
 					"Number": num == 0 && !numOK, "Text": txt == "" && !txtOK, "Bool": !bl && !blOK,
 					"State": st == "" && !stOK, "Path": other.Path() == "", "Active": !other.Active("idle"),
-					"Stack": stack == nil && errors.Is(stackErr, host.ErrReentrant), "Paused": other.Paused() == nil,
+					"Stack": stack == nil && errors.Is(stackErr, host.ErrReentrant), "Paused": other.PausedStates() == nil,
 					"Ticks": other.Ticks() == 0, "Clock": other.Clock() == 0, "Suspended": !other.Suspended(),
 					"SuspendReason": other.SuspendReason() == host.NotSuspended, "Dropped": other.Dropped() == 0,
-					"LastDecision": !decOK, "View": hosttool.View(other).Active == nil, "Errors": other.Errors() == nil,
+					"LastDecision": !decOK, "View": hosttool.View(other).Active == nil, "Errors": other.TakeErrors() == nil,
 				}
 				for m, ok := range refused {
 					if !ok {

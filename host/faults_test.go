@@ -42,7 +42,7 @@ func TestFaultPolicy(t *testing.T) {
 			require.True(t, bad.Suspended())
 			require.ErrorIs(t, bad.Tick(0.1), host.ErrSuspended)
 			bad.Set("bad", false)
-			bad.Resume()
+			bad.Unsuspend()
 			require.NoError(t, h.Tick(0.1))
 			n, _ = bad.Number("n")
 			require.Equal(t, 2.0, n)
@@ -69,7 +69,7 @@ func TestErrorFloodIsCounted(t *testing.T) {
 	require.Equal(t, []int{1, 10, 100, 1000}, []int{got[0].Count, got[1].Count, got[2].Count, got[3].Count})
 	require.Contains(t, got[3].Error(), "failed 1000 times")
 	require.Equal(t, map[string]int{"f.lua:5 update": 1000}, h.ErrorCounts())
-	require.Len(t, h.Agents()[0].Errors(), 10, "each agent still keeps its own errors")
+	require.Len(t, h.Agents()[0].TakeErrors(), 10, "each agent still keeps its own errors")
 }
 
 func TestScriptErrorShape(t *testing.T) {
@@ -180,7 +180,7 @@ end } } }`), 0o644))
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
 	require.NoError(t, a.Tick(0.1))
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.Len(t, errs, 1)
 	require.Equal(t, "cannot perform mul operation between number and nil (ctx.pressure is nil)", errs[0].Msg)
 }

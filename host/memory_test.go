@@ -118,7 +118,7 @@ return ai.fsm { initial = "s", states = { s = {
 		a, err := h.Spawn(b, map[string]any{"which": which})
 		require.NoError(t, err)
 		require.NoError(t, a.Tick(0.1))
-		errs := a.Errors()
+		errs := a.TakeErrors()
 		require.Len(t, errs, 1)
 		got = append(got, errs[0].Message())
 	}
@@ -156,7 +156,7 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	require.Equal(t, host.SuspendedByOverruns, errs[3].Suspension)
 	require.Equal(t, host.NotSuspended, errs[2].Suspension)
 	require.NotContains(t, errs[3].Message(), "tick again", "the remedy is a field, not text to cut")
-	a.Resume()
+	a.Unsuspend()
 	require.NoError(t, h.Tick(0.1))
 	require.Equal(t, 4, a.Ticks())
 	require.False(t, a.Suspended())

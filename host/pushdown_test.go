@@ -57,7 +57,7 @@ func stuck(t *testing.T, o host.Options) (*host.Host, *host.Behaviour, *host.Age
 		require.NoError(t, h.Tick(0.1))
 	}
 	require.Equal(t, "alert", a.Path())
-	require.Equal(t, []string{"patrol"}, a.Paused())
+	require.Equal(t, []string{"patrol"}, a.PausedStates())
 	return h, b, a
 }
 
@@ -65,7 +65,7 @@ func stuck(t *testing.T, o host.Options) (*host.Host, *host.Behaviour, *host.Age
 // naming the paused state, where it was pushed, and the fix.
 func TestRefusedTransitionNamesThePitfall(t *testing.T) {
 	_, _, a := stuck(t, host.Options{})
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.NotEmpty(t, errs)
 	e := errs[0]
 	require.ErrorIs(t, e, host.ErrOnStack)
@@ -107,7 +107,7 @@ func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
 				require.NoError(t, h.Tick(0.1))
 			}
 			require.Equal(t, "patrol", a.Path())
-			require.Empty(t, a.Paused())
+			require.Empty(t, a.PausedStates())
 		})
 	}
 }
@@ -123,7 +123,7 @@ func TestResetAndRespawn(t *testing.T) {
 	require.NoError(t, a.Set("hp", 3.0))
 	require.NoError(t, a.Reset())
 	require.Equal(t, "patrol", a.Path())
-	require.Empty(t, a.Paused())
+	require.Empty(t, a.PausedStates())
 	hp, _ := a.Number("hp")
 	require.Equal(t, 3.0, hp, "the context is kept")
 	require.Equal(t, "reset alert>patrol", kinds[len(kinds)-1])
@@ -199,11 +199,11 @@ return ai.fsm {
 	require.NoError(t, err)
 	require.NoError(t, a.Send("advance", nil))
 	require.NoError(t, h.Tick(0.1))
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.Len(t, errs, 1)
 	require.Equal(t, 6, errs[0].Line)
 	require.Contains(t, errs[0].Error(), `(the payload of event "advance" is nil: it was sent with none;`)
 	require.NoError(t, a.Send("advance", map[string]any{"x": 3.0}))
 	require.NoError(t, h.Tick(0.1))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }

@@ -99,8 +99,9 @@ func (b *Behaviour) ReloadSourceContext(ctx context.Context, src string) error {
 	return b.h.reloaded(b, b.h.swap(b, proto))
 }
 
-// Path is the file the behaviour was loaded from, "" for LoadString.
-func (b *Behaviour) Path() string { return b.path }
+// File is the file the behaviour was loaded from, "" for LoadString
+// (Files adds the modules it requires).
+func (b *Behaviour) File() string { return b.path }
 
 // Files lists the behaviour's own files: its script, then the modules it
 // (and what it requires) loaded by require, sorted — what a file watcher

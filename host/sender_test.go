@@ -111,7 +111,7 @@ func TestSenderSeenInHandlers(t *testing.T) {
 				}
 				require.Equal(t, wantHandled(c.want(s, r)), handled(t, r))
 				for _, a := range agents {
-					require.Empty(t, a.Errors())
+					require.Empty(t, a.TakeErrors())
 				}
 			})
 		}

@@ -68,9 +68,9 @@ func (a *Agent) Suspend() error {
 	return nil
 }
 
-// Resume lets a suspended agent tick again and starts its count of
+// Unsuspend lets a suspended agent tick again and starts its count of
 // overruns afresh. It returns ErrReentrant while the workers run scripts.
-func (a *Agent) Resume() error {
+func (a *Agent) Unsuspend() error {
 	if err := a.usable(); err != nil {
 		return err
 	}

@@ -274,7 +274,7 @@ func ApplyCommand(h *host.Host, c Command) error {
 			err = a.Respawn(nil)
 		case "resume":
 			if a.Suspended() {
-				err = a.Resume()
+				err = a.Unsuspend()
 			} else if !c.All {
 				err = errors.New("not suspended")
 			}

@@ -152,7 +152,7 @@ func (in *inspector) frame(a *host.Agent) agentFrame {
 	v := hosttool.View(a)
 	f := frameJSON{
 		ID: a.ID(), Tick: a.Ticks(), Clock: a.Clock(), Behaviour: a.Behaviour().Name(), Path: a.Path(),
-		Suspended: a.Suspended(), Paused: a.Paused(), Active: v.Active, Interval: a.Interval(),
+		Suspended: a.Suspended(), Paused: a.PausedStates(), Active: v.Active, Interval: a.Interval(),
 		Context:   plainjson.Safe(a.Context()),
 		Structure: in.structureOf(a.Behaviour()),
 	}

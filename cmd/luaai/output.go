@@ -532,7 +532,7 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	}
 	state, _ := a.State()
 	var ctx any = plainjson.Safe(a.Context())
-	paused := a.Paused()
+	paused := a.PausedStates()
 	var suspended string
 	if a.Suspended() {
 		suspended = a.SuspendReason().String()
