@@ -23,7 +23,7 @@
 // Loading reports every problem of a script as an ErrorList, each
 // "file:line: message". A callback that fails at run time never stops the
 // game: it is reported to Options.OnError as a *ScriptError, kept for
-// Agent.Errors, and counts as false, score 0 or no-op. A callback stopped
+// Agent.TakeErrors, and counts as false, score 0 or no-op. A callback stopped
 // by a limit wraps ErrBudget or ErrMemoryLimit.
 //
 // # Limits

@@ -49,7 +49,7 @@ var (
 	// the tick that calls the hook. The hooks run after the workers finish
 	// and may call the rest; from inside a script, use ai.spawn (queued to
 	// the end of the tick), ai.send_to or Host.QueueReload.
-	ErrReentrant = errors.New("host: called from a script while the workers are running")
+	ErrReentrant = errors.New("called from a script while the workers are running")
 	// ErrNotShared: with Options.Workers > 1, a Go value already bound to
 	// another agent, not marked with Shared (see Agent.Bind).
 	ErrNotShared = errors.New("a Go value bound to several agents must be marked host.Shared when the host has several workers")
@@ -74,7 +74,7 @@ var (
 )
 
 // errHostClosed is what a closed host's methods return.
-var errHostClosed = fmt.Errorf("host: %w", ErrClosed)
+var errHostClosed = fmt.Errorf("the host is %w", ErrClosed)
 
 // The errors of scripts, shared with the Lua machine, named here so a game
 // imports one package.

@@ -21,7 +21,7 @@ return ai.fsm {
 }`
 
 func TestFaultPolicy(t *testing.T) {
-	for _, policy := range []host.FaultPolicy{host.Continue, host.Suspend} {
+	for _, policy := range []host.FaultPolicy{host.FaultContinue, host.FaultSuspend} {
 		h, err := host.New(host.Options{Faults: policy})
 		require.NoError(t, err)
 		b, err := h.LoadString("f.lua", failing)
@@ -34,7 +34,7 @@ func TestFaultPolicy(t *testing.T) {
 		n, _ := bad.Number("n")
 		g, _ := good.Number("n")
 		require.Equal(t, 3.0, g, "other agents go on")
-		if policy == host.Continue {
+		if policy == host.FaultContinue {
 			require.Equal(t, 3.0, n)
 			require.False(t, bad.Suspended())
 		} else {
@@ -192,10 +192,10 @@ func TestSuspendReasonRemedy(t *testing.T) {
 		want string
 	}{
 		{host.NotSuspended, ""},
-		{host.SuspendedByFault, "Agent.Resume, or a reload that changes that line, lets it tick again"},
-		{host.SuspendedByOverruns, "Agent.Resume, or a reload that changes that line, lets it tick again"},
-		{host.SuspendedByMemory, "Agent.Resume lets it tick again"},
-		{host.SuspendedByHost, "Agent.Resume lets it tick again"},
+		{host.SuspendedByFault, "Agent.Unsuspend, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByOverruns, "Agent.Unsuspend, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByMemory, "Agent.Unsuspend lets it tick again"},
+		{host.SuspendedByHost, "Agent.Unsuspend lets it tick again"},
 	} {
 		require.Equal(t, tc.want, tc.r.Remedy(), tc.r.String())
 	}

@@ -272,7 +272,7 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 	}
 	for _, name := range sortedMapKeys(funcs) {
 		if name == "" || name == "luaai" {
-			return nil, fmt.Errorf("host: Options.Funcs: a module may not be named %q", name)
+			return nil, fmt.Errorf("Options.Funcs: a module may not be named %q", name)
 		}
 		merged := Module{}
 		for k, f := range out[name] {
@@ -280,11 +280,11 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 		}
 		for _, fname := range sortedMapKeys(funcs[name]) {
 			if _, dup := merged[fname]; dup {
-				return nil, fmt.Errorf("host: Options.Funcs[%q][%q] is also in Options.Modules", name, fname)
+				return nil, fmt.Errorf("Options.Funcs[%q][%q] is also in Options.Modules", name, fname)
 			}
 			f, err := makeFunc(name+"."+fname, funcs[name][fname])
 			if err != nil {
-				return nil, fmt.Errorf("host: Options.Funcs: %w", err)
+				return nil, fmt.Errorf("Options.Funcs: %w", err)
 			}
 			merged[fname] = f
 		}

@@ -217,21 +217,21 @@ func New(opts Options) (*Host, error) {
 func checkOptions(opts Options) error {
 	switch {
 	case opts.MaxStackDepth < 0:
-		return fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
+		return fmt.Errorf("Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
 	case opts.MaxErrors < 0:
-		return fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
+		return fmt.Errorf("Options.MaxErrors %d is negative", opts.MaxErrors)
 	case opts.MaxString < 0:
-		return fmt.Errorf("host: Options.MaxString %d is negative", opts.MaxString)
+		return fmt.Errorf("Options.MaxString %d is negative", opts.MaxString)
 	case opts.BudgetSteps < 0:
-		return fmt.Errorf("host: Options.BudgetSteps %d is negative", opts.BudgetSteps)
+		return fmt.Errorf("Options.BudgetSteps %d is negative", opts.BudgetSteps)
 	case opts.Workers < 0:
-		return fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
+		return fmt.Errorf("Options.Workers %d is negative", opts.Workers)
 	case opts.MaxMessagesPerTick < 0:
-		return fmt.Errorf("host: Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
+		return fmt.Errorf("Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
 	}
 	for name := range opts.Modules {
 		if name == "" || name == "luaai" {
-			return fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
+			return fmt.Errorf("Options.Modules: a module may not be named %q", name)
 		}
 	}
 	return nil

@@ -253,7 +253,7 @@ func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, 
 	for _, ev := range saved {
 		p, err := d.decode(ev.Payload)
 		if err != nil {
-			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
+			return into, fmt.Errorf("%s %q payload: %w", what, ev.Name, err)
 		}
 		if ev.From < 0 || ev.From > MaxID {
 			return into, fmt.Errorf("%s %q: sender %d is not an agent id", what, ev.Name, ev.From)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Agent.Errors returns the same *ScriptError values OnError receives, with
+// Agent.TakeErrors returns the same *ScriptError values OnError receives, with
 // position, tick and the underlying error; Dropped counts what MaxErrors
 // discarded.
 func TestAgentErrorsAreScriptErrors(t *testing.T) {

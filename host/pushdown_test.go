@@ -87,18 +87,18 @@ func TestRefusedTransitionNamesThePitfall(t *testing.T) {
 // stuck on it: suspended ones (the Suspend fault policy) are resumed, as
 // a fixed runaway's are, and every one takes the new transition.
 func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
-	for _, faults := range []host.FaultPolicy{host.Continue, host.Suspend} {
+	for _, faults := range []host.FaultPolicy{host.FaultContinue, host.FaultSuspend} {
 		t.Run(fmt.Sprint(faults), func(t *testing.T) {
 			var reloads []host.ReloadResult
 			h, b, a := stuck(t, host.Options{Faults: faults, OnReload: func(r host.ReloadResult) { reloads = append(reloads, r) }})
 			require.NoError(t, h.Tick(0.1))
 			require.Equal(t, "alert", a.Path(), "still stuck")
-			require.Equal(t, faults == host.Suspend, a.Suspended())
+			require.Equal(t, faults == host.FaultSuspend, a.Suspended())
 			fixed := strings.Replace(pitfall, `{ to = "patrol", after = 0.2 },`, `{ pop = true, after = 0.2 },`, 1)
 			require.NoError(t, os.WriteFile(b.Name(), []byte(fixed), 0o644))
 			require.NoError(t, b.Reload())
 			require.Len(t, reloads, 1)
-			if faults == host.Suspend {
+			if faults == host.FaultSuspend {
 				require.Equal(t, 1, reloads[0].Resumed)
 			}
 			require.False(t, a.Suspended())

@@ -36,7 +36,7 @@ func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 	if a.h.opts.OnError != nil || len(a.h.observers) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
-	if a.h.opts.Faults == Suspend && a.suspension == NotSuspended {
+	if a.h.opts.Faults == FaultSuspend && a.suspension == NotSuspended {
 		a.suspend(SuspendedByFault)
 		a.rememberCause(se)
 		se.Suspends, se.Suspension = true, SuspendedByFault

@@ -621,7 +621,7 @@ func (t *tool) Name() string { return t.name }
 func TestSlogAdapters(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h, err := host.New(host.Options{OnError: host.LogErrors(l), OnLog: host.LogLines(l), Faults: host.Suspend})
+	h, err := host.New(host.Options{OnError: host.LogErrors(l), OnLog: host.LogLines(l), Faults: host.FaultSuspend})
 	require.NoError(t, err)
 	defer h.Close()
 	b, err := h.LoadString("bad.lua", `local ai = require("luaai")

@@ -296,7 +296,7 @@ func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 	if len(r.Payload) > 0 {
 		var err error
 		if payload, err = d.decode(r.Payload); err != nil {
-			return request{}, fmt.Errorf("request payload: %v", err)
+			return request{}, fmt.Errorf("request payload: %w", err)
 		}
 	}
 	req := request{pending: true, target: -1, payload: payload, where: r.Where}

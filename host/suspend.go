@@ -35,7 +35,7 @@ func (r SuspendReason) String() string {
 }
 
 // Suspended reports whether the agent is suspended: Host.Tick skips it
-// until Agent.Resume. SuspendReason says why.
+// until Agent.Unsuspend. SuspendReason says why.
 //
 // While the workers tick, only the agent's own callbacks may read it (see
 // the package's Concurrency section): any other caller gets false, and the
@@ -91,9 +91,9 @@ func (a *Agent) suspend(why SuspendReason) {
 }
 
 // Remedy says what lets an agent suspended for r tick again, in a Go
-// game's words: "Agent.Resume, or a reload that changes that line, lets it
+// game's words: "Agent.Unsuspend, or a reload that changes that line, lets it
 // tick again" for a fault or overruns (a reload that changes the line that
-// failed resumes it), "Agent.Resume lets it tick again" for the others, ""
+// failed resumes it), "Agent.Unsuspend lets it tick again" for the others, ""
 // for NotSuspended.
 // ScriptError.Error adds it to the error that suspended the agent.
 func (r SuspendReason) Remedy() string {
@@ -101,7 +101,7 @@ func (r SuspendReason) Remedy() string {
 	case NotSuspended:
 		return ""
 	case SuspendedByFault, SuspendedByOverruns:
-		return "Agent.Resume, or a reload that changes that line, lets it tick again"
+		return "Agent.Unsuspend, or a reload that changes that line, lets it tick again"
 	}
-	return "Agent.Resume lets it tick again"
+	return "Agent.Unsuspend lets it tick again"
 }

@@ -17,7 +17,7 @@ import (
 const eps = 1e-9
 
 // Tick advances the agent by dt seconds (docs/lua-reference.md: A tick): clock, requests, decide,
-// update. Callback errors are reported (Options.OnError, Agent.Errors) and
+// update. Callback errors are reported (Options.OnError, Agent.TakeErrors) and
 // do not stop the tick; the returned error is only for misuse (a tick from
 // inside the agent's own tick, a closed host, a bad dt).
 //
