@@ -404,7 +404,7 @@ func (h *Host) target(id int) (*Agent, bool) {
 // Agent is the agent with the given id that Tick ticks (spawned by the
 // game, restored or imported), and false when there is none. Agents a
 // script spawned with ai.spawn belong to that script and are not found
-// here.
+// here. Call it on the goroutine that owns h.
 func (h *Host) Agent(id int) (*Agent, bool) {
 	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
 	if !ok {
