@@ -47,7 +47,7 @@ type layout struct {
 	btCount  int            // behaviour-tree nodes of every tree state, each placed at its node's btBase
 	regions  bool           // some state is ai.regions: the active states are a tree, not a path
 	pool     runPool        // the agents' records (agent.go)
-	info     any             // hosttool.Structure's, built when first asked
+	info     any            // hosttool.Structure's, built when first asked
 	covItems []keyedItem    // its parts as coverage lists them, built when first asked
 	covIndex map[covKey]int // covItems by their counts' key (CoverageHits)
 }
