@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/inspect"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
@@ -166,7 +167,7 @@ func checkLuaBlock(t *testing.T, dir string, b docBlock) {
 	require.NoError(t, err)
 	defer h.Close()
 	var vm *defs.VM
-	require.NoError(t, h.RunLua(func(v *defs.VM) error { vm = v; return nil }))
+	require.NoError(t, hosttool.RunLua(h, func(v *defs.VM) error { vm = v; return nil }))
 	switch {
 	case strings.HasSuffix(b.file, "_test.lua"):
 		var out bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/luaai/luaai/luatest"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ func TestGuardSeedTrace(t *testing.T) {
 		require.Equal(t, w.waypoint, wp, "tick %d waypoint", i+1)
 		require.Equal(t, w.player, pl, "tick %d player", i+1)
 	}
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // --- helpers ---
@@ -120,13 +121,13 @@ func TestScriptsLoad(t *testing.T) {
 			h := newHost(t, host.Options{})
 			b, err := h.LoadFile(path)
 			require.NoError(t, err)
-			require.Empty(t, defs.Warnings(b.Definition()), "warnings in %s", path)
+			require.Empty(t, defs.Warnings(hosttool.Definition(b)), "warnings in %s", path)
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			for i := 0; i < 50; i++ {
 				require.NoError(t, a.Tick(0.1))
 			}
-			require.Empty(t, a.Errors())
+			require.Empty(t, a.TakeErrors())
 		})
 	}
 }
@@ -166,7 +167,7 @@ func TestWandererSeedTrace(t *testing.T) {
 		require.NoError(t, a.Tick(0.1))
 		check("tick "+string(rune('1'+i)), w)
 	}
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 func TestWandererOverrides(t *testing.T) {
@@ -178,7 +179,7 @@ func TestWandererOverrides(t *testing.T) {
 	require.Equal(t, 8.0, num(t, a, "x"))
 	require.Equal(t, 10.0, num(t, a, "y"))
 	require.Equal(t, "move", a.Path())
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // --- guard: the seed HFSM, with full paths ---
@@ -213,7 +214,7 @@ func TestGuardSeedPaths(t *testing.T) {
 		require.Equal(t, w.waypoint, str(t, a, "waypoint"), "tick %d waypoint", i+1)
 		require.Equal(t, w.player, str(t, a, "player"), "tick %d player", i+1)
 	}
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 func TestGuardTransitionsReported(t *testing.T) {
@@ -228,7 +229,7 @@ func TestGuardTransitionsReported(t *testing.T) {
 	require.Equal(t, "combat", last.To)
 	require.Equal(t, 1, last.Tick)
 	require.Equal(t, "combat.walk_to_player", a.Path())
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // --- gatherer: the seed Utility AI ---
@@ -393,7 +394,7 @@ func TestSentryPushPop(t *testing.T) {
 	require.Equal(t, 0, trs[0].Tick)
 	require.Equal(t, 5, trs[1].Tick)
 	require.Equal(t, 10, trs[2].Tick)
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 func TestSentryGivesUp(t *testing.T) {
@@ -412,7 +413,7 @@ func TestSentryGivesUp(t *testing.T) {
 	require.Equal(t, "patrolling", a.Path())
 	require.Equal(t, 4.0, num(t, a, "x"))
 	require.Equal(t, 1.0, num(t, a, "resumes"))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 func TestSentryDeaf(t *testing.T) {
@@ -425,7 +426,7 @@ func TestSentryDeaf(t *testing.T) {
 	require.NoError(t, a.Tick(0.25))
 	require.Equal(t, "patrolling", a.Path(), "unheard events are dropped")
 	require.Equal(t, 0.0, num(t, a, "pauses"))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // Many sentries ticked by the host stay independent.
@@ -445,7 +446,7 @@ func TestSentryMany(t *testing.T) {
 	require.Equal(t, "go_see_disturbance", agents[1].Path())
 	require.Equal(t, "patrolling", agents[2].Path())
 	for _, a := range agents {
-		require.Empty(t, a.Errors())
+		require.Empty(t, a.TakeErrors())
 	}
 }
 
@@ -462,7 +463,7 @@ func gathererSeedTicks(t *testing.T, a *host.Agent) {
 	checkGatherer(t, a, "tick 3", gatherStep{"gather_wood", 0, 1, 1, 0, 1, 0})
 	require.NoError(t, a.Tick(0.1))
 	checkGatherer(t, a, "tick 4", gatherStep{"idle", 0, 1, 1, 0, 1, 0})
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // --- hunter and soldier: trees, steps, regions and messages ---
@@ -585,7 +586,7 @@ func TestBattleVisitsEverything(t *testing.T) {
 	require.Positive(t, num(t, hunter, "strikes"))
 	require.Positive(t, num(t, hunter, "loot"))
 	for _, a := range h.Agents() {
-		require.Empty(t, a.Errors(), "agent %d", a.ID())
+		require.Empty(t, a.TakeErrors(), "agent %d", a.ID())
 	}
 }
 
@@ -699,5 +700,5 @@ func TestBattleReload(t *testing.T) {
 	require.Equal(t, "combat", chasing.Path(), "its running path is gone: the tree starts again at its root")
 	require.NoError(t, g.Tick(0.25))
 	require.Equal(t, "combat[reactive_selector.fight.close_in.chase]", chasing.Path())
-	require.Empty(t, chasing.Errors())
+	require.Empty(t, chasing.TakeErrors())
 }

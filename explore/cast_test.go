@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/explore"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,7 +58,7 @@ func TestCast(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, rep.Agents)
 	for _, it := range rep.Unreached() {
-		if it.Kind == "state" {
+		if it.Kind == hosttool.CoverState {
 			t.Errorf("state %s of %s never reached", it.Name, it.File)
 		}
 	}

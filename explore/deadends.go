@@ -3,27 +3,28 @@ package explore
 import (
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/luacode"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // deadEnds lists the leaf states the search reached that nothing leads out
 // of.
-func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEnd {
-	reached := map[string]*host.CoverageItem{}
+func deadEnds(b *host.Behaviour, totals map[partKey]*hosttool.CoverageItem) []DeadEnd {
+	reached := map[string]*hosttool.CoverageItem{}
 	for _, it := range totals {
-		if it.Kind == host.CoverState && it.Hits > 0 {
+		if it.Kind == hosttool.CoverState && it.Hits > 0 {
 			reached[it.Name] = it
 		}
 	}
 	byPath := map[string]*defs.State{}
-	defs.Walk(b.Definition(), func(n *defs.Node) bool {
+	defs.Walk(hosttool.Definition(b), func(n *defs.Node) bool {
 		byPath[n.Path] = n.Def
 		return true
 	})
 	var out []DeadEnd
-	var walk func(s *host.StateInfo, exits bool, siblings int)
-	walk = func(s *host.StateInfo, exits bool, siblings int) {
+	var walk func(s *hosttool.StateInfo, exits bool, siblings int)
+	walk = func(s *hosttool.StateInfo, exits bool, siblings int) {
 		exits = exits || len(s.Transitions) > 0
 		if s.Kind == "utility" {
 			exits = true // its children are chosen again and again
@@ -39,7 +40,7 @@ func deadEnds(b *host.Behaviour, totals map[partKey]*host.CoverageItem) []DeadEn
 			walk(c, exits, len(s.Children))
 		}
 	}
-	walk(b.Structure(), false, 1)
+	walk(hosttool.Structure(b), false, 1)
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 )
 
 // Options are Run's choices. The zero value explores one agent for 30
@@ -153,7 +154,7 @@ func RunCast(ctx context.Context, cast []Cast, opts Options) (*Report, error) {
 		opts: &opts, script: script, cast: cast,
 		seen:   map[feature]bool{},
 		byKey:  map[string]*Finding{},
-		totals: map[partKey]*host.CoverageItem{},
+		totals: map[partKey]*hosttool.CoverageItem{},
 		start:  time.Now(),
 		ctx:    ctx,
 	}
@@ -211,7 +212,7 @@ type search struct {
 	seen     map[feature]bool // parts reached, with a count bucket
 	findings []*Finding
 	byKey    map[string]*Finding
-	totals   map[partKey]*host.CoverageItem // every part reached, with hits over the search
+	totals   map[partKey]*hosttool.CoverageItem // every part reached, with hits over the search
 	runs     int
 	parts    int // how many parts the behaviour has (progress)
 	stale    int
@@ -286,7 +287,7 @@ func (s *search) why() string {
 
 func (s *search) progress() Progress {
 	if s.parts == 0 {
-		for _, bc := range s.runners[0].h.Coverage() {
+		for _, bc := range hosttool.Coverage(s.runners[0].h) {
 			s.parts += len(bc.Items)
 		}
 	}
@@ -422,14 +423,14 @@ func (s *search) met(seq []Step, failures []failure) bool {
 }
 
 // reach adds the hits of a run cut short to the parts reached.
-func (s *search) reach(hits []host.CoverageItem) {
+func (s *search) reach(hits []hosttool.CoverageItem) {
 	for _, it := range hits {
 		s.reach1(it)
 	}
 }
 
 // reach1 adds a part's hits to the search's totals, and returns its key.
-func (s *search) reach1(it host.CoverageItem) partKey {
+func (s *search) reach1(it hosttool.CoverageItem) partKey {
 	key := partKey{it.File, it.Kind, it.Name}
 	tot := s.totals[key]
 	if tot == nil {
@@ -445,7 +446,11 @@ func (s *search) reach1(it host.CoverageItem) partKey {
 // partKey is a part of a behaviour; a feature is a part reached a number
 // of times, in buckets.
 type (
-	partKey struct{ file, kind, name string }
+	partKey struct {
+		file string
+		kind hosttool.CoverKind
+		name string
+	}
 	feature struct {
 		part   partKey
 		bucket int

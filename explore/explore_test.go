@@ -136,7 +136,7 @@ func TestDeadEndsAndUnreached(t *testing.T) {
 	require.Equal(t, []explore.DeadEnd{{Path: "jammed", File: "testdata/deadend.lua", Line: 18}}, rep.DeadEnds)
 	var never []string
 	for _, it := range rep.Unreached() {
-		never = append(never, it.Kind+" "+it.Name)
+		never = append(never, it.Kind.String()+" "+it.Name)
 	}
 	require.Equal(t, []string{
 		"transition shut: to broken when fn@testdata/deadend.lua:13",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/explore"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,7 +46,7 @@ return ai.fsm {
 			rep, err := explore.Run(context.Background(), script, o)
 			require.NoError(t, err)
 			for _, it := range rep.Unreached() {
-				if it.Kind == "state" {
+				if it.Kind == hosttool.CoverState {
 					t.Errorf("state %s never reached (tried fields %v)", it.Name, rep.Tried.Fields)
 				}
 			}
@@ -105,7 +106,7 @@ return ai.fsm {
 			t.Errorf("%d agents: %s after %s", agents, f.Message, f.Words)
 		}
 		for _, it := range rep.Unreached() {
-			if it.Kind == "state" {
+			if it.Kind == hosttool.CoverState {
 				t.Errorf("%d agents: state %s never reached", agents, it.Name)
 			}
 		}

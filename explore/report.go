@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 )
 
 // Report is what a search found.
@@ -26,7 +27,7 @@ type Report struct {
 	// Parts is every part of the behaviour (states, transitions, tree
 	// nodes, step items, utility children) with how often the search
 	// reached it: those with Hits 0 were never reached.
-	Parts []host.CoverageItem
+	Parts []hosttool.CoverageItem
 	Tried Tried
 
 	game     host.Options // Options.Host: the written tests are checked in such a host
@@ -92,8 +93,8 @@ type DeadEnd struct {
 }
 
 // Unreached lists the parts the search never reached.
-func (r *Report) Unreached() []host.CoverageItem {
-	var out []host.CoverageItem
+func (r *Report) Unreached() []hosttool.CoverageItem {
+	var out []hosttool.CoverageItem
 	for _, it := range r.Parts {
 		if it.Hits == 0 {
 			out = append(out, it)
@@ -118,7 +119,7 @@ func (s *search) report() *Report {
 		return rep // the script had not loaded when the search was stopped
 	}
 	// Every part, in the order Coverage lists them, with the search's hits.
-	for _, bc := range s.runners[0].h.Coverage() {
+	for _, bc := range hosttool.Coverage(s.runners[0].h) {
 		for _, it := range bc.Items {
 			if tot := s.totals[partKey{it.File, it.Kind, it.Name}]; tot != nil {
 				it.Hits = tot.Hits
@@ -128,7 +129,7 @@ func (s *search) report() *Report {
 			rep.Parts = append(rep.Parts, it)
 		}
 	}
-	slices.SortStableFunc(rep.Parts, func(a, b host.CoverageItem) int {
+	slices.SortStableFunc(rep.Parts, func(a, b hosttool.CoverageItem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
 	return rep

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind/defs"
 )
 
@@ -50,7 +51,7 @@ type failure struct {
 
 type outcome struct {
 	failures []failure
-	hits     []host.CoverageItem // the parts that ran, with their hits
+	hits     []hosttool.CoverageItem // the parts that ran, with their hits
 }
 
 // hostOptions are the host's for a run: the script's folder (and the
@@ -121,7 +122,7 @@ func (r *runner) close() {
 // goroutine that calls the returned function.
 func stopOn(h *host.Host, ctx context.Context) (release func()) {
 	release = func() {}
-	_ = h.RunLua(func(vm *defs.VM) error {
+	_ = hosttool.RunLua(h, func(vm *defs.VM) error {
 		release = vm.StopOn(ctx)
 		return nil
 	})
@@ -137,7 +138,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 			_ = r.h.Remove(a)
 		}
 	}()
-	r.h.ResetCoverage()
+	hosttool.ResetCoverage(r.h)
 	agents := make([]*host.Agent, r.agents)
 	ids := make([]int, r.agents)
 	for i := range agents {
@@ -149,7 +150,7 @@ func (r *runner) run(seq []Step, stopAt string) (outcome, error) {
 	}
 	found := func(step, tick int) bool {
 		for i, a := range agents {
-			for _, se := range a.Errors() {
+			for _, se := range a.TakeErrors() {
 				if se.Suspends && !errors.Is(se, host.ErrMemoryLimit) {
 					continue // the overruns before it are the finding
 				}
@@ -225,8 +226,8 @@ func failureOf(se *host.ScriptError, agent, step int) failure {
 }
 
 // covered lists the parts the run reached, with their hits.
-func (r *runner) covered() []host.CoverageItem {
-	var out []host.CoverageItem
-	r.h.CoverageHits(func(it host.CoverageItem) { out = append(out, it) })
+func (r *runner) covered() []hosttool.CoverageItem {
+	var out []hosttool.CoverageItem
+	hosttool.CoverageHits(r.h, func(it hosttool.CoverageItem) { out = append(out, it) })
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luaai/luaai/host"
 	"github.com/luaai/luaai/internal/luacode"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -82,7 +83,7 @@ func readVocab(b *host.Behaviour, agents int) *vocab {
 		eventUses: map[string]map[string]*luacode.Use{}, durations: map[float64]bool{}, scalar: map[string]bool{},
 		helpers: map[*lua.LFunction]bool{}, probes: map[string][]lua.LValue{},
 	}
-	root := b.Definition()
+	root := hosttool.Definition(b)
 	defs.EachFunction(root, r.function)
 	defs.EachState(root, r.state)
 	defaults := b.Defaults()

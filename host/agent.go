@@ -420,7 +420,7 @@ func (a *Agent) Stack(path string) ([]string, error) {
 	return out, nil
 }
 
-// Paused lists the states paused on the stacks of the machines along the
+// PausedStates lists the states paused on the stacks of the machines along the
 // active path (pushed over, waiting for a pop), outermost machine first and
 // bottom of each stack first, as paths; nil when no stack holds more than
 // its active state.
@@ -428,8 +428,8 @@ func (a *Agent) Stack(path string) ([]string, error) {
 // While the workers tick, only the agent's own callbacks may read it (see
 // the package's Concurrency section): any other caller gets nil, and the
 // first refusal of each behaviour is reported to OnError.
-func (a *Agent) Paused() []string {
-	if !a.readable("Paused") {
+func (a *Agent) PausedStates() []string {
+	if !a.readable("PausedStates") {
 		return nil
 	}
 	var out []string
@@ -468,23 +468,23 @@ func (a *Agent) alive() error {
 	return nil
 }
 
-// Errors returns the callback errors reported for this agent since the
-// last call, oldest first, and forgets them: the same *ScriptError values
-// OnError receives (tick, file:line, traceback, Unwrap). At most
+// TakeErrors returns the callback errors reported for this agent since
+// the last call, oldest first, and forgets them: the same *ScriptError
+// values OnError receives (tick, file:line, traceback, Unwrap). At most
 // Options.MaxErrors are kept; Dropped counts the older ones discarded.
 //
 // While the workers run scripts it returns nil and forgets nothing (to
 // every caller, the agent's own callbacks too: it changes the agent); a
 // call from another agent's callback is reported once to OnError.
-func (a *Agent) Errors() []*ScriptError {
+func (a *Agent) TakeErrors() []*ScriptError {
 	if a.h.running {
-		a.readable("Errors")
+		a.readable("TakeErrors")
 		return nil
 	}
 	return a.takeErrors()
 }
 
-// takeErrors is Errors for the engine: ai.spawn's handles, on the
+// takeErrors is TakeErrors for the engine: ai.spawn's handles, on the
 // goroutine of the worker the agent lives on.
 func (a *Agent) takeErrors() []*ScriptError {
 	if a.h.running {

@@ -29,10 +29,8 @@ type Behaviour struct {
 	last     ReloadResult // what the last reload reported (LastReload)
 }
 
-// Definition is the validated definition b runs (its latest reload), for
-// tools that read a behaviour without running it (inspect's Lint and
-// WriteGraph). It is shared: do not change it.
-func (b *Behaviour) Definition() *defs.State { return b.layout().def }
+// definition is hosttool.Definition: the validated definition b runs.
+func (b *Behaviour) definition() *defs.State { return b.layout().def }
 
 // layout is one worker's immutable copy of a behaviour: the placed states.
 type layout struct {
@@ -49,7 +47,7 @@ type layout struct {
 	btCount  int            // behaviour-tree nodes of every tree state, each placed at its node's btBase
 	regions  bool           // some state is ai.regions: the active states are a tree, not a path
 	pool     runPool        // the agents' records (agent.go)
-	info     *StateInfo     // Behaviour.Structure, built when first asked
+	info     any            // hosttool.Structure's, built when first asked
 	covItems []keyedItem    // its parts as coverage lists them, built when first asked
 	covIndex map[covKey]int // covItems by their counts' key (CoverageHits)
 }

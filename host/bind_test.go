@@ -175,7 +175,7 @@ return ai.fsm { initial = "s", context = { out = {} }, states = { s = {
 	require.NoError(t, a.Bind("job", job))
 	require.NoError(t, h.Tick(0.1))
 	require.NoError(t, h.Tick(0.1))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 	out := a.Get("out").(map[string]any)
 	require.Equal(t, "0.75", out["skill"])
 	require.Equal(t, "3", out["Count"])

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/internal/suggest"
@@ -117,7 +118,7 @@ func init() {
 // btTick ticks node i of n's tree.
 func (a *Agent) btTick(n *place, i int, dt lua.LValue) defs.Status {
 	if a.w.cov != nil {
-		a.cover(CoverTreeNode, n.id, i)
+		a.cover(link.CoverTreeNode, n.id, i)
 	}
 	return btTickers[n.bt.Nodes[i].Def.Kind](a, n, i, dt)
 }
@@ -497,7 +498,7 @@ func (a *Agent) restoreTree(n *place, saved map[string]nodeSnapshot) error {
 }
 
 // treeView adds the running nodes of tree state n, as "state[node]".
-func (a *Agent) treeView(n *place, v *AgentView) {
+func (a *Agent) treeView(n *place, v *link.AgentView) {
 	if n.bt == nil {
 		return
 	}
@@ -509,9 +510,9 @@ func (a *Agent) treeView(n *place, v *AgentView) {
 }
 
 // treeInfo describes node i of tree state n and the nodes below it.
-func treeInfo(n *place, i int) *TreeNodeInfo {
+func treeInfo(n *place, i int) *link.TreeNodeInfo {
 	tn := &n.bt.Nodes[i]
-	out := &TreeNodeInfo{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
+	out := &link.TreeNodeInfo{Label: tn.Def.Label(), Name: tn.Name, Path: n.btPaths[i]}
 	for _, c := range tn.Kids {
 		out.Kids = append(out.Kids, treeInfo(n, c))
 	}

@@ -74,7 +74,7 @@ return ai.fsm { initial = "t", context = { n = 0 }, states = {
 			b.StopTimer()
 			reportPerAgentTick(b, agents)
 			for _, a := range h.Agents()[:1] {
-				if errs := a.Errors(); len(errs) > 0 {
+				if errs := a.TakeErrors(); len(errs) > 0 {
 					b.Fatal(errs[0])
 				}
 			}

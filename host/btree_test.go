@@ -304,7 +304,7 @@ return ai.fsm { initial = "t", states = { t = ai.tree { root = n } } }`)
 	require.NoError(t, err)
 	require.NoError(t, a.Tick(0.1))
 	require.True(t, strings.HasSuffix(a.Path(), ".leaf]"))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }
 
 // A status with a typo gets a did-you-mean.

@@ -10,7 +10,7 @@ import (
 	luar "layeh.com/gopher-luar"
 )
 
-// Get reads a top-level context field as plain Go data (luaval.ToGo):
+// Get reads a top-level context field as plain Go data:
 // nil, bool, float64, string, []any for a table whose keys are 1..n,
 // map[string]any for any other table, the bound Go value for a userdata,
 // "function" for a function. Use it from the host's goroutine, between

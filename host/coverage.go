@@ -3,7 +3,7 @@ package host
 // Coverage (Options.Coverage): which parts of a behaviour ran — states
 // entered, transitions fired, tree nodes ticked, step items reached,
 // utility children chosen — for luaai test --coverage. Each worker counts
-// into its own table; Host.Coverage lists every part of every behaviour
+// into its own table; hosttool.Coverage lists every part of every behaviour
 // its agents ran, with the counts.
 
 import (
@@ -11,36 +11,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/luabind/defs"
 )
 
-// The kinds of part coverage counts.
-const (
-	CoverState      = "state"
-	CoverTransition = "transition"
-	CoverTreeNode   = "tree node"
-	CoverStep       = "step"
-	CoverChoice     = "choice"
-)
-
-// CoverageItem is one part of a behaviour and how often it ran.
-type CoverageItem struct {
-	Kind string // CoverState, CoverTransition, …
-	Name string // "patrol.walk", "patrol.walk: to chase on noise", "work[sequence.grab]", …
-	File string
-	Line int
-	Hits int
-}
-
-// BehaviourCoverage is a behaviour's parts, in the order they are written.
-type BehaviourCoverage struct {
-	File  string
-	Items []CoverageItem
-}
-
 type covKey struct {
 	root *defs.State // the layout's definition
-	kind string
+	kind link.CoverKind
 	id   int // the place
 	sub  int // a transition's index, a tree node's, a step's; -1
 }
@@ -52,7 +29,7 @@ type coverage struct {
 }
 
 // cover counts a part of a's behaviour.
-func (a *Agent) cover(kind string, id, sub int) {
+func (a *Agent) cover(kind link.CoverKind, id, sub int) {
 	c := a.w.cov
 	if c == nil {
 		return
@@ -64,12 +41,14 @@ func (a *Agent) cover(kind string, id, sub int) {
 	c.hits[covKey{root, kind, id, sub}]++
 }
 
-// Coverage lists, for every behaviour the agents ran (Options.Coverage;
-// nil without it), each of its parts with how often it ran. Layouts of the
-// same file (one per worker) are merged. Call it between ticks.
-func (h *Host) Coverage() []BehaviourCoverage {
-	type partKey struct{ kind, name string }
-	byFile := map[string]map[partKey]*CoverageItem{}
+// coverage is hosttool.Coverage: every behaviour the agents ran, each
+// part with its hits. Layouts of the same file (one per worker) merge.
+func (h *Host) coverage() []link.BehaviourCoverage {
+	type partKey struct {
+		kind link.CoverKind
+		name string
+	}
+	byFile := map[string]map[partKey]*link.CoverageItem{}
 	var order []string
 	for _, w := range h.workers {
 		if w.cov == nil {
@@ -79,7 +58,7 @@ func (h *Host) Coverage() []BehaviourCoverage {
 			file := root.Pos.File
 			items := byFile[file]
 			if items == nil {
-				items = map[partKey]*CoverageItem{}
+				items = map[partKey]*link.CoverageItem{}
 				byFile[file] = items
 				order = append(order, file)
 			}
@@ -99,26 +78,23 @@ func (h *Host) Coverage() []BehaviourCoverage {
 		}
 	}
 	slices.Sort(order)
-	var out []BehaviourCoverage
+	var out []link.BehaviourCoverage
 	for _, file := range order {
-		bc := BehaviourCoverage{File: file}
+		bc := link.BehaviourCoverage{File: file}
 		for _, it := range byFile[file] {
 			bc.Items = append(bc.Items, *it)
 		}
-		slices.SortFunc(bc.Items, func(a, b CoverageItem) int {
-			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+		slices.SortFunc(bc.Items, func(a, b link.CoverageItem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Kind.String(), b.Kind.String()), cmp.Compare(a.Name, b.Name))
 		})
 		out = append(out, bc)
 	}
 	return out
 }
 
-// CoverageHits calls fn for each part that ran since the host began (or
-// since ResetCoverage), with its hits (Options.Coverage): what Coverage
-// lists with Hits above 0, without building the list. With several
-// workers a part may come once per worker that ran it: sum the hits.
-// Call it between ticks.
-func (h *Host) CoverageHits(fn func(CoverageItem)) {
+// coverageHits is hosttool.CoverageHits: fn gets each part that ran, once
+// per worker that ran it.
+func (h *Host) coverageHits(fn func(link.CoverageItem)) {
 	for _, w := range h.workers {
 		if w.cov == nil {
 			continue
@@ -146,10 +122,8 @@ func (h *Host) CoverageHits(fn func(CoverageItem)) {
 	}
 }
 
-// ResetCoverage forgets the counts so far (Options.Coverage): the next
-// Coverage counts only what ran after it. luaai explore calls it between
-// the input sequences it tries. Call it between ticks.
-func (h *Host) ResetCoverage() {
+// resetCoverage is hosttool.ResetCoverage: it forgets the counts so far.
+func (h *Host) resetCoverage() {
 	for _, w := range h.workers {
 		if w.cov != nil {
 			clear(w.cov.hits)
@@ -158,7 +132,7 @@ func (h *Host) ResetCoverage() {
 }
 
 type keyedItem struct {
-	item    CoverageItem
+	item    link.CoverageItem
 	id, sub int
 }
 
@@ -177,9 +151,9 @@ func coverageItems(l *layout) []keyedItem {
 			line = place.Line.Line
 		}
 		file := n.def.Pos.File
-		out = append(out, keyedItem{CoverageItem{Kind: CoverState, Name: n.path, File: file, Line: line}, n.id, -1})
+		out = append(out, keyedItem{link.CoverageItem{Kind: link.CoverState, Name: n.path, File: file, Line: line}, n.id, -1})
 		if n.parent.def.Kind == defs.KindUtility {
-			out = append(out, keyedItem{CoverageItem{Kind: CoverChoice, Name: n.path, File: file, Line: line}, n.id, -1})
+			out = append(out, keyedItem{link.CoverageItem{Kind: link.CoverChoice, Name: n.path, File: file, Line: line}, n.id, -1})
 		}
 		for _, t := range n.trans {
 			tl := line
@@ -189,14 +163,14 @@ func coverageItems(l *layout) []keyedItem {
 			case t.Pos.Line > 0:
 				tl = t.Pos.Line
 			}
-			out = append(out, keyedItem{CoverageItem{Kind: CoverTransition, Name: n.path + ": " + t.Name(), File: file, Line: tl}, n.id, t.index})
+			out = append(out, keyedItem{link.CoverageItem{Kind: link.CoverTransition, Name: n.path + ": " + t.Name(), File: file, Line: tl}, n.id, t.index})
 		}
 		for i, it := range n.def.Steps {
 			sl := line
 			if it.Pos.Line > 0 {
 				sl = it.Pos.Line
 			}
-			out = append(out, keyedItem{CoverageItem{Kind: CoverStep, Name: fmt.Sprintf("%s step %d (%s)", n.path, i+1, it.StepLabel()), File: file, Line: sl}, n.id, i})
+			out = append(out, keyedItem{link.CoverageItem{Kind: link.CoverStep, Name: fmt.Sprintf("%s step %d (%s)", n.path, i+1, it.StepLabel()), File: file, Line: sl}, n.id, i})
 		}
 		if n.bt != nil {
 			for i, tn := range n.bt.Nodes {
@@ -204,7 +178,7 @@ func coverageItems(l *layout) []keyedItem {
 				if tn.Def.Pos.Line > 0 {
 					nl = tn.Def.Pos.Line
 				}
-				out = append(out, keyedItem{CoverageItem{Kind: CoverTreeNode, Name: n.btPaths[i], File: file, Line: nl}, n.id, i})
+				out = append(out, keyedItem{link.CoverageItem{Kind: link.CoverTreeNode, Name: n.btPaths[i], File: file, Line: nl}, n.id, i})
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,12 +41,12 @@ func TestCoverage(t *testing.T) {
 	for range 4 {
 		require.NoError(t, h.Tick(0.1))
 	}
-	cov := h.Coverage()
+	cov := hosttool.Coverage(h)
 	require.Len(t, cov, 1, "the workers' layouts of one file are merged")
 	require.Equal(t, "cov.lua", cov[0].File)
 	hits := map[string]int{}
 	for _, it := range cov[0].Items {
-		hits[it.Kind+" "+it.Name] = it.Hits
+		hits[it.Kind.String()+" "+it.Name] = it.Hits
 		require.Positive(t, it.Line, it.Name)
 	}
 	require.Equal(t, map[string]int{
@@ -73,7 +74,7 @@ func TestCoverage(t *testing.T) {
 	off, err := host.New(host.Options{})
 	require.NoError(t, err)
 	defer off.Close()
-	require.Nil(t, off.Coverage())
+	require.Nil(t, hosttool.Coverage(off))
 }
 
 // CoverageHits gives the parts Coverage lists with hits, without the
@@ -93,23 +94,23 @@ func TestCoverageHitsAndReset(t *testing.T) {
 		}
 		want := map[string]int{}
 		parts := 0
-		for _, bc := range h.Coverage() {
+		for _, bc := range hosttool.Coverage(h) {
 			for _, it := range bc.Items {
 				parts++
 				if it.Hits > 0 {
-					want[it.Kind+" "+it.Name] = it.Hits
+					want[it.Kind.String()+" "+it.Name] = it.Hits
 				}
 			}
 		}
 		got := map[string]int{}
-		h.CoverageHits(func(it host.CoverageItem) { got[it.Kind+" "+it.Name] += it.Hits })
+		hosttool.CoverageHits(h, func(it hosttool.CoverageItem) { got[it.Kind.String()+" "+it.Name] += it.Hits })
 		require.Equal(t, want, got, "%d workers", workers)
 		require.NotEmpty(t, got)
 
-		h.ResetCoverage()
-		h.CoverageHits(func(it host.CoverageItem) { t.Errorf("after a reset: %+v", it) })
+		hosttool.ResetCoverage(h)
+		hosttool.CoverageHits(h, func(it hosttool.CoverageItem) { t.Errorf("after a reset: %+v", it) })
 		n := 0
-		for _, bc := range h.Coverage() {
+		for _, bc := range hosttool.Coverage(h) {
 			for _, it := range bc.Items {
 				n++
 				require.Zero(t, it.Hits)
@@ -117,7 +118,7 @@ func TestCoverageHitsAndReset(t *testing.T) {
 		}
 		require.Equal(t, parts, n, "the parts stay listed")
 		require.NoError(t, h.Tick(0.1))
-		h.CoverageHits(func(it host.CoverageItem) { require.Positive(t, it.Hits) })
+		hosttool.CoverageHits(h, func(it hosttool.CoverageItem) { require.Positive(t, it.Hits) })
 		h.Close()
 	}
 }

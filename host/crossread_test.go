@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ func TestCrossAgentReadsWhileTicking(t *testing.T) {
 				// The calling agent: served, as it is now.
 				n, ok := self.Number("n")
 				if !ok || int(n) != self.Ticks() || self.Get("n") != n || self.Path() != "idle" || !self.Active("idle") ||
-					self.Clock() <= 0 || self.Context()["n"] != n || len(self.View().Active) != 1 || self.Suspended() {
+					self.Clock() <= 0 || self.Context()["n"] != n || len(hosttool.View(self).Active) != 1 || self.Suspended() {
 					fail("agent %d: a read of itself was not served: n=%v ok=%v ticks=%d path=%q", self.ID(), n, ok, self.Ticks(), self.Path())
 				}
 				// Every other agent: refused, whatever its worker.
@@ -75,10 +76,10 @@ func TestCrossAgentReadsWhileTicking(t *testing.T) {
 					"Get": other.Get("n") == nil, "Context": other.Context() == nil,
 					"Number": num == 0 && !numOK, "Text": txt == "" && !txtOK, "Bool": !bl && !blOK,
 					"State": st == "" && !stOK, "Path": other.Path() == "", "Active": !other.Active("idle"),
-					"Stack": stack == nil && errors.Is(stackErr, host.ErrReentrant), "Paused": other.Paused() == nil,
+					"Stack": stack == nil && errors.Is(stackErr, host.ErrReentrant), "Paused": other.PausedStates() == nil,
 					"Ticks": other.Ticks() == 0, "Clock": other.Clock() == 0, "Suspended": !other.Suspended(),
 					"SuspendReason": other.SuspendReason() == host.NotSuspended, "Dropped": other.Dropped() == 0,
-					"LastDecision": !decOK, "View": other.View().Active == nil, "Errors": other.Errors() == nil,
+					"LastDecision": !decOK, "View": hosttool.View(other).Active == nil, "Errors": other.TakeErrors() == nil,
 				}
 				for m, ok := range refused {
 					if !ok {
@@ -136,7 +137,7 @@ func TestCrossAgentReadsWhileTicking(t *testing.T) {
 			assert.Equal(t, float64(ticks), a.Get("n"))
 			assert.Equal(t, ticks, a.Ticks())
 			assert.Equal(t, "idle", a.Path())
-			assert.NotEmpty(t, a.View().Active)
+			assert.NotEmpty(t, hosttool.View(a).Active)
 		})
 	}
 }

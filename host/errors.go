@@ -49,7 +49,7 @@ var (
 	// the tick that calls the hook. The hooks run after the workers finish
 	// and may call the rest; from inside a script, use ai.spawn (queued to
 	// the end of the tick), ai.send_to or Host.QueueReload.
-	ErrReentrant = errors.New("host: called from a script while the workers are running")
+	ErrReentrant = errors.New("called from a script while the workers are running")
 	// ErrNotShared: with Options.Workers > 1, a Go value already bound to
 	// another agent, not marked with Shared (see Agent.Bind).
 	ErrNotShared = errors.New("a Go value bound to several agents must be marked host.Shared when the host has several workers")
@@ -69,15 +69,15 @@ var (
 	ErrBadPath = errors.New("not a table on the path")
 	// ErrWrongBehaviour: a behaviour from another host.
 	ErrWrongBehaviour = errors.New("behaviour belongs to another host")
-	// ErrWrongHost: an agent from another host (Observation.Follow).
+	// ErrWrongHost: an agent from another host (hosttool.Observation.Follow).
 	ErrWrongHost = errors.New("agent belongs to another host")
 )
 
 // errHostClosed is what a closed host's methods return.
-var errHostClosed = fmt.Errorf("host: %w", ErrClosed)
+var errHostClosed = fmt.Errorf("the host is %w", ErrClosed)
 
-// What an embedder names from luabind, re-exported so a game imports one
-// package.
+// The errors of scripts, shared with the Lua machine, named here so a game
+// imports one package.
 var (
 	// ErrBudget is wrapped by a callback (or a script being loaded) stopped
 	// for running past its time or instruction budget.
@@ -127,9 +127,14 @@ type ScriptError struct {
 	// fault policy, MaxOverruns, the memory limit): such an error always
 	// reaches Options.OnError, whatever its Count.
 	Suspends bool
+	// Suspension is why that error suspended the agent (NotSuspended for
+	// every other error); Suspension.Remedy says what lets it tick again.
+	Suspension SuspendReason
 }
 
-// Error formats the error as "file:line: message (agent N, state S, callback C)".
+// Error formats the error as "file:line: message (agent N, state S,
+// callback C)"; the error that suspended the agent says after the message
+// what lets it tick again (SuspendReason.Remedy).
 func (e *ScriptError) Error() string {
 	pos := scripterr.Pos{File: e.Script, Line: e.Line}.String()
 	state := e.State
@@ -139,10 +144,14 @@ func (e *ScriptError) Error() string {
 	if pos != "" {
 		pos += ": "
 	}
-	if e.Count > 1 {
-		return fmt.Sprintf("%s%s (agent %d, state %s, %s; failed %d times)", pos, e.Msg, e.Agent, state, e.Callback, e.Count)
+	msg := e.Msg
+	if r := e.Suspension.Remedy(); r != "" {
+		msg += " (" + r + ")"
 	}
-	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, e.Msg, e.Agent, state, e.Callback)
+	if e.Count > 1 {
+		return fmt.Sprintf("%s%s (agent %d, state %s, %s; failed %d times)", pos, msg, e.Agent, state, e.Callback, e.Count)
+	}
+	return fmt.Sprintf("%s%s (agent %d, state %s, %s)", pos, msg, e.Agent, state, e.Callback)
 }
 
 // Unwrap returns the underlying error.

@@ -66,7 +66,7 @@ func BenchmarkEventAgents(b *testing.B) {
 			// they waited on a busy machine.
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/agents, "cpu-ns/agent-tick")
 			for _, a := range h.Agents() {
-				if errs := a.Errors(); len(errs) > 0 {
+				if errs := a.TakeErrors(); len(errs) > 0 {
 					b.Fatal(errs[0])
 				}
 			}
@@ -120,7 +120,7 @@ return ai.fsm { initial = "s", states = { s = { transitions = tr }, other = {} }
 				}
 			}
 			b.StopTimer()
-			if errs := a.Errors(); len(errs) > 0 {
+			if errs := a.TakeErrors(); len(errs) > 0 {
 				b.Fatal(errs[0])
 			}
 		})

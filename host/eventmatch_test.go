@@ -123,7 +123,7 @@ return ai.regions { context = { log = {} }, states = {
 					require.Equal(t, c.log, takeLog(a))
 					require.Equal(t, c.path, a.Path())
 					require.Equal(t, c.dropped, dropped)
-					require.Len(t, a.Errors(), c.errors)
+					require.Len(t, a.TakeErrors(), c.errors)
 				})
 			}
 		}

@@ -291,10 +291,10 @@ return ai.fsm { initial = "patrol", context = { seen = 0 }, states = {
 	for range 4 {
 		_ = h.Tick(0.1)
 	}
-	fmt.Println(a.Path(), a.Paused(), len(a.Errors()) > 0)
+	fmt.Println(a.Path(), a.PausedStates(), len(a.TakeErrors()) > 0)
 	_ = a.Reset()
 	seen, _ := a.Number("seen")
-	fmt.Println(a.Path(), a.Paused(), seen)
+	fmt.Println(a.Path(), a.PausedStates(), seen)
 	// Output:
 	// alert [patrol] true
 	// patrol [] 1

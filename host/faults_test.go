@@ -21,7 +21,7 @@ return ai.fsm {
 }`
 
 func TestFaultPolicy(t *testing.T) {
-	for _, policy := range []host.FaultPolicy{host.Continue, host.Suspend} {
+	for _, policy := range []host.FaultPolicy{host.FaultContinue, host.FaultSuspend} {
 		h, err := host.New(host.Options{Faults: policy})
 		require.NoError(t, err)
 		b, err := h.LoadString("f.lua", failing)
@@ -34,7 +34,7 @@ func TestFaultPolicy(t *testing.T) {
 		n, _ := bad.Number("n")
 		g, _ := good.Number("n")
 		require.Equal(t, 3.0, g, "other agents go on")
-		if policy == host.Continue {
+		if policy == host.FaultContinue {
 			require.Equal(t, 3.0, n)
 			require.False(t, bad.Suspended())
 		} else {
@@ -42,7 +42,7 @@ func TestFaultPolicy(t *testing.T) {
 			require.True(t, bad.Suspended())
 			require.ErrorIs(t, bad.Tick(0.1), host.ErrSuspended)
 			bad.Set("bad", false)
-			bad.Resume()
+			bad.Unsuspend()
 			require.NoError(t, h.Tick(0.1))
 			n, _ = bad.Number("n")
 			require.Equal(t, 2.0, n)
@@ -69,7 +69,7 @@ func TestErrorFloodIsCounted(t *testing.T) {
 	require.Equal(t, []int{1, 10, 100, 1000}, []int{got[0].Count, got[1].Count, got[2].Count, got[3].Count})
 	require.Contains(t, got[3].Error(), "failed 1000 times")
 	require.Equal(t, map[string]int{"f.lua:5 update": 1000}, h.ErrorCounts())
-	require.Len(t, h.Agents()[0].Errors(), 10, "each agent still keeps its own errors")
+	require.Len(t, h.Agents()[0].TakeErrors(), 10, "each agent still keeps its own errors")
 }
 
 func TestScriptErrorShape(t *testing.T) {
@@ -180,7 +180,23 @@ end } } }`), 0o644))
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
 	require.NoError(t, a.Tick(0.1))
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.Len(t, errs, 1)
 	require.Equal(t, "cannot perform mul operation between number and nil (ctx.pressure is nil)", errs[0].Msg)
+}
+
+// Each reason for a suspension says what lets the agent tick again.
+func TestSuspendReasonRemedy(t *testing.T) {
+	for _, tc := range []struct {
+		r    host.SuspendReason
+		want string
+	}{
+		{host.NotSuspended, ""},
+		{host.SuspendedByFault, "Agent.Unsuspend, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByOverruns, "Agent.Unsuspend, or a reload that changes that line, lets it tick again"},
+		{host.SuspendedByMemory, "Agent.Unsuspend lets it tick again"},
+		{host.SuspendedByHost, "Agent.Unsuspend lets it tick again"},
+	} {
+		require.Equal(t, tc.want, tc.r.Remedy(), tc.r.String())
+	}
 }

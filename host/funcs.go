@@ -72,8 +72,8 @@ var ErrBadFunc = errors.New("not a function luaai can call from Lua")
 // An optional first parameter *Agent receives Caller's agent (a call from
 // outside an agent's callback is then a Lua error). The other parameters
 // take Lua values converted to bool, string, any integer or float type
-// (a number with a fraction for an integer is refused), any (luaval.ToGo's
-// plain data), map[string]any or []any. Results are converted back like a
+// (a number with a fraction for an integer is refused), any (plain data,
+// as Agent.Get gives it), map[string]any or []any. Results are converted back like a
 // context value; a last result of type error that is not nil becomes a
 // Lua error at the script's line. A wrong argument raises "bad argument #n
 // to 'name' (number expected, got string)". fn is inspected once, here.
@@ -272,7 +272,7 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 	}
 	for _, name := range sortedMapKeys(funcs) {
 		if name == "" || name == "luaai" {
-			return nil, fmt.Errorf("host: Options.Funcs: a module may not be named %q", name)
+			return nil, fmt.Errorf("Options.Funcs: a module may not be named %q", name)
 		}
 		merged := Module{}
 		for k, f := range out[name] {
@@ -280,11 +280,11 @@ func funcModules(mods map[string]Module, funcs map[string]map[string]any) (map[s
 		}
 		for _, fname := range sortedMapKeys(funcs[name]) {
 			if _, dup := merged[fname]; dup {
-				return nil, fmt.Errorf("host: Options.Funcs[%q][%q] is also in Options.Modules", name, fname)
+				return nil, fmt.Errorf("Options.Funcs[%q][%q] is also in Options.Modules", name, fname)
 			}
 			f, err := makeFunc(name+"."+fname, funcs[name][fname])
 			if err != nil {
-				return nil, fmt.Errorf("host: Options.Funcs: %w", err)
+				return nil, fmt.Errorf("Options.Funcs: %w", err)
 			}
 			merged[fname] = f
 		}

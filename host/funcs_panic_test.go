@@ -29,7 +29,7 @@ return ai.fsm { initial = "s", context = { which = "fast" }, states = { s = {
 	slow, err := h.Spawn(b, map[string]any{"which": "slow"})
 	require.NoError(t, err)
 	require.NoError(t, h.Tick(0.1))
-	fe, se := fast.Errors(), slow.Errors()
+	fe, se := fast.TakeErrors(), slow.TakeErrors()
 	require.Len(t, fe, 1)
 	require.Len(t, se, 1)
 	require.Contains(t, fe[0].Error(), "boom in Go")

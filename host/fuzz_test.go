@@ -246,7 +246,7 @@ func FuzzTwoMods(f *testing.F) {
 			}
 		}
 		for _, a := range goods {
-			for _, e := range a.Errors() {
+			for _, e := range a.TakeErrors() {
 				// A wall-time budget or the shared heap can stop a good
 				// callback while the evil one hogs the machine: that is
 				// load, not a leak between mods.
@@ -296,7 +296,7 @@ func FuzzDefinitionTicks(f *testing.F) {
 			require.NoError(t, h.Tick(0.1))
 		}
 		for _, a := range agents {
-			for _, e := range a.Errors() {
+			for _, e := range a.TakeErrors() {
 				require.NotEmpty(t, e.Script, "an error without a file: %v\n%s", e, src)
 			}
 		}

@@ -44,7 +44,7 @@ type Host struct {
 	boundBy   map[uintptr]int // with several workers: which agent binds each Go value
 	reloadQ   reloads
 	errCounts map[errKey]int
-	observers []*Observation // attached by Observe
+	observers []*observation // attached by hosttool.Observe
 	profTicks int            // Options.Profile: ticks run
 	profTime  time.Duration  // and the time they took
 	srcLines  sourceLines    // script lines for error hints
@@ -217,21 +217,21 @@ func New(opts Options) (*Host, error) {
 func checkOptions(opts Options) error {
 	switch {
 	case opts.MaxStackDepth < 0:
-		return fmt.Errorf("host: Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
+		return fmt.Errorf("Options.MaxStackDepth %d is negative", opts.MaxStackDepth)
 	case opts.MaxErrors < 0:
-		return fmt.Errorf("host: Options.MaxErrors %d is negative", opts.MaxErrors)
+		return fmt.Errorf("Options.MaxErrors %d is negative", opts.MaxErrors)
 	case opts.MaxString < 0:
-		return fmt.Errorf("host: Options.MaxString %d is negative", opts.MaxString)
+		return fmt.Errorf("Options.MaxString %d is negative", opts.MaxString)
 	case opts.BudgetSteps < 0:
-		return fmt.Errorf("host: Options.BudgetSteps %d is negative", opts.BudgetSteps)
+		return fmt.Errorf("Options.BudgetSteps %d is negative", opts.BudgetSteps)
 	case opts.Workers < 0:
-		return fmt.Errorf("host: Options.Workers %d is negative", opts.Workers)
+		return fmt.Errorf("Options.Workers %d is negative", opts.Workers)
 	case opts.MaxMessagesPerTick < 0:
-		return fmt.Errorf("host: Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
+		return fmt.Errorf("Options.MaxMessagesPerTick %d is negative", opts.MaxMessagesPerTick)
 	}
 	for name := range opts.Modules {
 		if name == "" || name == "luaai" {
-			return fmt.Errorf("host: Options.Modules: a module may not be named %q", name)
+			return fmt.Errorf("Options.Modules: a module may not be named %q", name)
 		}
 	}
 	return nil
@@ -271,13 +271,8 @@ func (h *Host) Len() int { return len(h.agents) }
 // Workers is the number of workers.
 func (h *Host) Workers() int { return len(h.workers) }
 
-// RunLua calls fn with the Lua side of h's first worker: the state that
-// test files (luatest), a console or a tool run their own Lua code in, with
-// ai.spawn there spawning into h. Call it on the goroutine that owns h and
-// use the state only there (never while a Tick runs, never after Close).
-// From a script while the workers run it returns ErrReentrant;
-// after Close, an error wrapping ErrClosed; otherwise fn's error.
-func (h *Host) RunLua(fn func(vm *defs.VM) error) error {
+// runLua is hosttool.RunLua: fn gets the Lua side of h's first worker.
+func (h *Host) runLua(fn func(vm *defs.VM) error) error {
 	switch {
 	case h.running:
 		return ErrReentrant
@@ -409,7 +404,7 @@ func (h *Host) target(id int) (*Agent, bool) {
 // Agent is the agent with the given id that Tick ticks (spawned by the
 // game, restored or imported), and false when there is none. Agents a
 // script spawned with ai.spawn belong to that script and are not found
-// here.
+// here. Call it on the goroutine that owns h.
 func (h *Host) Agent(id int) (*Agent, bool) {
 	i, ok := slices.BinarySearchFunc(h.agents, id, func(a *Agent, id int) int { return a.id - id })
 	if !ok {

@@ -58,7 +58,7 @@ func TestIntervalOwesExactly(t *testing.T) {
 					require.NoError(t, a.Suspend())
 					e.suspended = true
 				case 1:
-					require.NoError(t, a.Resume())
+					require.NoError(t, a.Unsuspend())
 					e.suspended = false
 				default:
 					if e.interval < 700 {

@@ -94,14 +94,14 @@ func TestModsAreIsolated(t *testing.T) {
 			require.NoError(t, h.Tick(0.1))
 		}
 		for _, a := range goods {
-			require.Empty(t, a.Errors())
+			require.Empty(t, a.TakeErrors())
 			n, _ := a.Number("ok")
 			require.Equal(t, 3.0, n)
 		}
 		// A reload of good starts afresh and stays clean.
 		require.NoError(t, good.Reload())
 		require.NoError(t, h.Tick(0.1))
-		require.Empty(t, goods[0].Errors())
+		require.Empty(t, goods[0].TakeErrors())
 		h.Close()
 	}
 }

@@ -198,6 +198,7 @@ func (a *Agent) suspendForMemory(err error) {
 	a.report(a.deepest(), CallbackMemory, err)
 	a.suspension = SuspendedByMemory // whatever the fault policy made of the report
 	a.errs[len(a.errs)-1].Suspends = true
+	a.errs[len(a.errs)-1].Suspension = SuspendedByMemory
 }
 
 // MemoryUsed is what the agents' contexts held at the host's last measure

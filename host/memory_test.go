@@ -117,7 +117,7 @@ return ai.fsm { initial = "s", states = { s = {
 		a, err := h.Spawn(b, map[string]any{"which": which})
 		require.NoError(t, err)
 		require.NoError(t, a.Tick(0.1))
-		errs := a.Errors()
+		errs := a.TakeErrors()
 		require.Len(t, errs, 1)
 		got = append(got, errs[0].Message())
 	}
@@ -151,8 +151,11 @@ return ai.fsm { initial = "s", states = { s = { update = function() while true d
 	require.Len(t, errs, 4)
 	require.ErrorIs(t, errs[2], scripterr.ErrBudget)
 	require.ErrorIs(t, errs[3], host.ErrOverruns)
-	require.Contains(t, errs[3].Error(), "suspended after 3 callbacks ran past their time budget")
-	a.Resume()
+	require.Contains(t, errs[3].Error(), "suspended after 3 callbacks ran past their time budget (Agent.Unsuspend, or a reload that changes that line, lets it tick again)")
+	require.Equal(t, host.SuspendedByOverruns, errs[3].Suspension)
+	require.Equal(t, host.NotSuspended, errs[2].Suspension)
+	require.NotContains(t, errs[3].Message(), "tick again", "the remedy is a field, not text to cut")
+	a.Unsuspend()
 	require.NoError(t, h.Tick(0.1))
 	require.Equal(t, 4, a.Ticks())
 	require.False(t, a.Suspended())
@@ -242,7 +245,7 @@ return ai.fsm { initial = "s", context = { n = 0, items = {} }, states = { s = {
 // are reported 1st, 10th, 100th.
 func TestSuspensionsAreAlwaysReported(t *testing.T) {
 	var errs, suspends []*host.ScriptError
-	h, err := host.New(host.Options{Faults: host.Suspend,
+	h, err := host.New(host.Options{Faults: host.FaultSuspend,
 		OnError: func(e *host.ScriptError) {
 			errs = append(errs, e)
 			if e.Suspends {

@@ -55,7 +55,7 @@ func TestMessagesOrderedWhateverTheWorkers(t *testing.T) {
 			require.Equal(t, []any{"1:1", "1:2"}, got[:2])
 		}
 		require.Equal(t, want, got, "%d workers", workers)
-		require.Empty(t, r.Errors())
+		require.Empty(t, r.TakeErrors())
 		h.Close()
 	}
 }

@@ -8,7 +8,7 @@ package host
 // after its own events. Every event remembers who sent it (ai.sender: 0
 // for the game). Options.MessagePolicy may refuse an ai.send_to, and
 // Options.MaxMessagesPerTick bounds what one agent queues in a tick. Here
-// too: how snapshots save both lists, and how AgentView shows them.
+// too: how snapshots save both lists, and how hosttool.View shows them.
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -197,13 +198,13 @@ func (h *Host) deliverMessages() {
 }
 
 // eventsView adds the pending events, then the messages, at most
-// MaxViewEvents of each.
-func (a *Agent) eventsView(v *AgentView) {
-	for _, e := range a.incoming[:min(len(a.incoming), MaxViewEvents)] {
-		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Sender: e.from})
+// maxViewEvents of each.
+func (a *Agent) eventsView(v *link.AgentView) {
+	for _, e := range a.incoming[:min(len(a.incoming), maxViewEvents)] {
+		v.Events = append(v.Events, link.PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Sender: e.from})
 	}
-	for _, e := range a.inbox[:min(len(a.inbox), MaxViewEvents)] {
-		v.Events = append(v.Events, PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Message: true, Sender: e.from})
+	for _, e := range a.inbox[:min(len(a.inbox), maxViewEvents)] {
+		v.Events = append(v.Events, link.PendingEvent{Name: e.name, Payload: payloadOf(e.payload), Message: true, Sender: e.from})
 	}
 }
 
@@ -252,7 +253,7 @@ func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, 
 	for _, ev := range saved {
 		p, err := d.decode(ev.Payload)
 		if err != nil {
-			return into, fmt.Errorf("%s %q payload: %v", what, ev.Name, err)
+			return into, fmt.Errorf("%s %q payload: %w", what, ev.Name, err)
 		}
 		if ev.From < 0 || ev.From > MaxID {
 			return into, fmt.Errorf("%s %q: sender %d is not an agent id", what, ev.Name, ev.From)

@@ -183,7 +183,7 @@ func moddedRun(t *testing.T, workers, calm, ticks int, restoreAt int) (map[int]s
 	}
 	for _, a := range w.calm {
 		require.False(t, a.Suspended(), "calm agent %d suspended", a.ID())
-		require.Empty(t, a.Errors(), "calm agent %d", a.ID())
+		require.Empty(t, a.TakeErrors(), "calm agent %d", a.ID())
 	}
 	for _, kind := range []string{"soldier", "villager", "scout"} {
 		require.Zero(t, w.errsByKind[kind], "errors in %s", kind)

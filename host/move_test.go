@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -436,7 +437,7 @@ func TestDeliverTakesTheSendersPlace(t *testing.T) {
 	} {
 		require.NoError(t, h.Deliver(m))
 	}
-	view := recv.View()
+	view := hosttool.View(recv)
 	var senders []int
 	for _, e := range view.Events {
 		senders = append(senders, e.Sender)
@@ -481,7 +482,7 @@ func TestDeliverRefuses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			require.ErrorIs(t, h.Deliver(tc.m), tc.want)
-			require.Empty(t, a.View().Events, "nothing delivered")
+			require.Empty(t, hosttool.View(a).Events, "nothing delivered")
 		})
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Agent.Errors returns the same *ScriptError values OnError receives, with
+// Agent.TakeErrors returns the same *ScriptError values OnError receives, with
 // position, tick and the underlying error; Dropped counts what MaxErrors
 // discarded.
 func TestAgentErrorsAreScriptErrors(t *testing.T) {
@@ -27,7 +27,7 @@ return ai.fsm { initial = "a", states = { a = {
 	for range 5 {
 		require.NoError(t, h.Tick(0.1))
 	}
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.Len(t, errs, 3, "MaxErrors keeps the newest")
 	require.Equal(t, 2, a.Dropped())
 	require.Len(t, reported, 5)
@@ -41,7 +41,7 @@ return ai.fsm { initial = "a", states = { a = {
 		require.Contains(t, e.Traceback, "boom.lua:3")
 		require.NotNil(t, errors.Unwrap(e))
 	}
-	require.Empty(t, a.Errors(), "Errors forgets what it returned")
+	require.Empty(t, a.TakeErrors(), "Errors forgets what it returned")
 	require.Equal(t, 2, a.Dropped(), "Dropped counts since spawn")
 }
 
@@ -215,7 +215,7 @@ return ai.fsm { initial = "patrol", states = {
 	require.NoError(t, err)
 	a, err := h.Spawn(b, nil)
 	require.NoError(t, err)
-	require.Nil(t, a.Paused())
+	require.Nil(t, a.PausedStates())
 	steps := []struct {
 		event  string
 		paused []string
@@ -227,6 +227,6 @@ return ai.fsm { initial = "patrol", states = {
 	for _, s := range steps {
 		require.NoError(t, a.Send(s.event, nil))
 		require.NoError(t, h.Tick(0.1))
-		require.Equal(t, s.paused, a.Paused(), "after %s: %s", s.event, a.Path())
+		require.Equal(t, s.paused, a.PausedStates(), "after %s: %s", s.event, a.Path())
 	}
 }

@@ -9,12 +9,12 @@ import (
 type FaultPolicy uint8
 
 const (
-	// Continue: the failed callback counts as false, score 0 or no-op and
-	// the agent goes on.
-	Continue FaultPolicy = iota
-	// Suspend: the agent finishes the tick in which a callback failed, then
-	// stops ticking until Agent.Resume.
-	Suspend
+	// FaultContinue: the failed callback counts as false, score 0 or
+	// no-op and the agent goes on.
+	FaultContinue FaultPolicy = iota
+	// FaultSuspend: the agent finishes the tick in which a callback
+	// failed, then stops ticking until Agent.Unsuspend.
+	FaultSuspend
 )
 
 // Options configure a Host. The zero value works.
@@ -50,7 +50,7 @@ type Options struct {
 	// MaxStackDepth limits the depth of every fsm's stack; a push beyond it is
 	// reported and does not happen. The default (zero) value is 32.
 	MaxStackDepth int
-	// MaxErrors bounds the callback errors an agent keeps until Agent.Errors
+	// MaxErrors bounds the callback errors an agent keeps until Agent.TakeErrors
 	// is called; older ones are dropped. The default (zero) value is 256.
 	MaxErrors int
 	// Stdout receives what scripts print with print(). The default (zero)
@@ -64,8 +64,8 @@ type Options struct {
 	// (Lua, the libraries, the game's module functions), and never time it
 	// waits (descheduled behind other workers, the GC or other processes,
 	// blocked in a slow module function). A callback is stopped at its
-	// next Lua instruction after it used up its budget (luabind/budget.go
-	// bounds the overshoot). On platforms other than Linux the budget is
+	// next Lua instruction after it used up its budget (the overshoot is
+	// bounded). On platforms other than Linux the budget is
 	// wall time, and only a callback that kept working (a few thousand Lua
 	// instructions, or the sandbox's Go work) is stopped. It costs a little
 	// per Lua instruction and per call (the reference's performance section
@@ -117,12 +117,12 @@ type Options struct {
 	// names. The same rules as Modules hold (the worker's goroutine, the
 	// callback's budget). The default (zero) value is none.
 	Funcs map[string]map[string]any
-	// Profile times every Lua callback (Host.Profile: calls and time per
+	// Profile times every Lua callback (hosttool.ProfileOf: calls and time per
 	// function, callback kind and state, and the ticks' time beside them).
 	// It costs two clock reads per callback. The default (zero) value is
 	// false.
 	Profile bool
-	// Coverage counts which parts of the behaviours run (Host.Coverage):
+	// Coverage counts which parts of the behaviours run (hosttool.Coverage):
 	// states entered, transitions fired, tree nodes ticked, step items
 	// reached, utility children chosen. The default (zero) value is false.
 	Coverage bool
@@ -151,7 +151,7 @@ type Options struct {
 	MemoryLimit int64
 	// MaxString is the longest string string.rep, string.format,
 	// table.concat and friends may build, in bytes. The default (zero)
-	// value is luabind.DefaultMaxString (16 MiB).
+	// value is 16 MiB.
 	MaxString int
 	// Now is the clock os.time and os.date read, so runs can replay. The
 	// default (zero) value is time.Now.
@@ -162,7 +162,7 @@ type Options struct {
 	// MaxOverruns is how many of an agent's callbacks may run past the
 	// time budget before the agent is suspended (whatever Faults says) and
 	// reported with an error wrapping ErrOverruns: a runaway script would
-	// otherwise cost the whole budget every tick. Agent.Resume lets it tick
+	// otherwise cost the whole budget every tick. Agent.Unsuspend lets it tick
 	// again and starts the count afresh. The default (zero) value is 3; a
 	// negative value never suspends.
 	MaxOverruns int
@@ -170,7 +170,7 @@ type Options struct {
 	// (zero) value reports the first failure of each (script, line,
 	// callback) and then its 10th, 100th, 1000th… with ScriptError.Count,
 	// so a callback failing every tick for thousands of agents cannot flood
-	// the log. Agent.Errors is not affected.
+	// the log. Agent.TakeErrors is not affected.
 	ReportAllErrors bool
 	// MessagePolicy, if set, decides whether agent from may send event to
 	// agent to with ai.send_to (to an agent that exists; to itself too):
@@ -227,7 +227,7 @@ type Options struct {
 	// suspends an agent (ScriptError.Suspends: the Suspend fault policy,
 	// MaxOverruns, the memory limit) is always delivered, never throttled.
 	// The default (zero) value is none: errors are still kept for
-	// Agent.Errors.
+	// Agent.TakeErrors.
 	OnError func(*ScriptError)
 	// OnLog, if set, receives every ai.log line. The default (zero) value
 	// drops them.

@@ -77,12 +77,12 @@ func TestMessagePolicy(t *testing.T) {
 				for i, r := range rs {
 					got, _ := r.Get("got").(map[string]any)[fmt.Sprint(s.ID())].(float64)
 					require.Equal(t, c.got[i], int64(got), "agent %d", r.ID())
-					require.Empty(t, r.Errors())
+					require.Empty(t, r.TakeErrors())
 				}
 				if c.name == "refuses all, itself too" {
 					require.Empty(t, s.Get("got"), "a refused message to itself is not delivered")
 				}
-				require.Empty(t, s.Errors())
+				require.Empty(t, s.TakeErrors())
 			})
 		}
 	}
@@ -113,15 +113,15 @@ func TestMessagePolicyPanics(t *testing.T) {
 			for range 3 {
 				require.NoError(t, h.Tick(0.1))
 			}
-			errs := bad.Errors()
+			errs := bad.TakeErrors()
 			require.Len(t, errs, 3, "one a tick")
 			for _, e := range errs {
 				require.Contains(t, e.Error(), "order.lua:6: ai.send_to: the message policy panicked on \"order\" to agent 3: the game's team table is broken")
 				require.Equal(t, host.CallbackUpdate, e.Callback)
 			}
 			require.Empty(t, bad.Get("res"), "the failed call returned nothing")
-			require.Empty(t, good.Errors())
-			require.Empty(t, r.Errors())
+			require.Empty(t, good.TakeErrors())
+			require.Empty(t, r.TakeErrors())
 			require.Equal(t, map[string]any{"2": 2.0}, r.Get("got"), "only the good sender's messages, of ticks 1 and 2")
 		})
 	}
@@ -186,7 +186,7 @@ func TestMessageQuotaIsPerSender(t *testing.T) {
 			received := map[string]int{}
 			var got []any
 			for _, a := range all {
-				errs := a.Errors()
+				errs := a.TakeErrors()
 				if a.ID() > flooders {
 					require.Empty(t, errs, "agent %d", a.ID())
 					continue
@@ -247,7 +247,7 @@ end } } }`)
 			for range 2 {
 				require.NoError(t, h.Tick(0.1))
 				require.Equal(t, float64(c.sent), a.Get("sent"), "the quota starts afresh each tick")
-				errs := a.Errors()
+				errs := a.TakeErrors()
 				if c.errText == "" {
 					require.Empty(t, errs)
 					continue

@@ -1,7 +1,7 @@
 package host
 
 // The profile (Options.Profile): time and calls per Lua callback, summed
-// over the run, for a game (Host.Profile) and luaai run --profile. Each
+// over the run, for hosttool.Profile (luaai run --profile). Each
 // worker's VM times its outermost calls (defs.VM.TimeCalls) into the
 // worker's own table; Profile merges them between ticks.
 
@@ -10,37 +10,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
-
-// ProfileEntry is one Lua function as a callback of one kind in one state
-// (or, with Native set, a native condition or scorer the engine evaluated
-// in Go): how often it ran and for how long in all.
-type ProfileEntry struct {
-	Native   string // the native's description ("gt(hunger, 0.5)"); "" for a Lua function
-	Compiled bool   // a Lua function that runs compiled to Go (see docs/performance-compiled.md)
-	File     string
-	Line     int      // where the function (or the native's state) is defined
-	Callback Callback // "update", "when", "score", …
-	State    string   // the state's path ("" for the root)
-	Calls    int
-	Total    time.Duration
-}
-
-// Profile is what Host.Profile reports: the entries by total time, most
-// first, and how the ticks' time divides between the Lua callbacks and the
-// rest (the engine, native conditions and scorers, module functions called
-// from Go).
-type Profile struct {
-	Entries   []ProfileEntry
-	Ticks     int
-	InTicks   time.Duration // wall time in Tick, all workers together
-	InLua     time.Duration // in the Lua callbacks, summed over the workers
-	InNatives time.Duration // in the native conditions and scorers
-}
 
 type profileKey struct {
 	proto    *lua.FunctionProto
@@ -127,10 +102,9 @@ func (w *worker) startProfile() {
 	})
 }
 
-// Profile returns the profile so far (Options.Profile; empty without it).
-// Call it on the goroutine that owns h, between ticks.
-func (h *Host) Profile() Profile {
-	p := Profile{Ticks: h.profTicks, InTicks: h.profTime}
+// profile is hosttool.Profile.
+func (h *Host) profile() link.Profile {
+	p := link.Profile{Ticks: h.profTicks, InTicks: h.profTime}
 	merged := map[profileKey]*profileCount{}
 	for _, w := range h.workers {
 		if w.prof == nil {
@@ -147,7 +121,7 @@ func (h *Host) Profile() Profile {
 		}
 	}
 	for k, c := range merged {
-		e := ProfileEntry{Callback: Callback(k.callback.String()), State: k.state, Calls: c.calls, Total: c.total}
+		e := link.ProfileEntry{Callback: k.callback.String(), State: k.state, Calls: c.calls, Total: c.total}
 		if k.proto != nil {
 			e.File, e.Line = k.proto.SourceName, k.proto.LineDefined
 			e.Compiled = luabind.ProtoCompiled(k.proto)
@@ -158,7 +132,7 @@ func (h *Host) Profile() Profile {
 		}
 		p.Entries = append(p.Entries, e)
 	}
-	slices.SortFunc(p.Entries, func(a, b ProfileEntry) int {
+	slices.SortFunc(p.Entries, func(a, b link.ProfileEntry) int {
 		if c := cmp.Compare(b.Total, a.Total); c != 0 {
 			return c
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func TestProfile(t *testing.T) {
 	for range 5 {
 		require.NoError(t, h.Tick(0.1))
 	}
-	p := h.Profile()
+	p := hosttool.ProfileOf(h)
 	require.Equal(t, 5, p.Ticks)
 	require.Positive(t, p.InTicks)
 	calls := map[string]int{}
@@ -69,8 +70,8 @@ func TestProfile(t *testing.T) {
 	_, err = off.Spawn(b2, nil)
 	require.NoError(t, err)
 	require.NoError(t, off.Tick(0.1))
-	require.Empty(t, off.Profile().Entries)
-	require.Zero(t, off.Profile().Ticks)
+	require.Empty(t, hosttool.ProfileOf(off).Entries)
+	require.Zero(t, hosttool.ProfileOf(off).Ticks)
 }
 
 // BenchmarkProfile ticks the same 10,000 agents (Lua conditions and

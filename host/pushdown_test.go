@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -56,7 +57,7 @@ func stuck(t *testing.T, o host.Options) (*host.Host, *host.Behaviour, *host.Age
 		require.NoError(t, h.Tick(0.1))
 	}
 	require.Equal(t, "alert", a.Path())
-	require.Equal(t, []string{"patrol"}, a.Paused())
+	require.Equal(t, []string{"patrol"}, a.PausedStates())
 	return h, b, a
 }
 
@@ -64,7 +65,7 @@ func stuck(t *testing.T, o host.Options) (*host.Host, *host.Behaviour, *host.Age
 // naming the paused state, where it was pushed, and the fix.
 func TestRefusedTransitionNamesThePitfall(t *testing.T) {
 	_, _, a := stuck(t, host.Options{})
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.NotEmpty(t, errs)
 	e := errs[0]
 	require.ErrorIs(t, e, host.ErrOnStack)
@@ -86,18 +87,18 @@ func TestRefusedTransitionNamesThePitfall(t *testing.T) {
 // stuck on it: suspended ones (the Suspend fault policy) are resumed, as
 // a fixed runaway's are, and every one takes the new transition.
 func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
-	for _, faults := range []host.FaultPolicy{host.Continue, host.Suspend} {
+	for _, faults := range []host.FaultPolicy{host.FaultContinue, host.FaultSuspend} {
 		t.Run(fmt.Sprint(faults), func(t *testing.T) {
 			var reloads []host.ReloadResult
 			h, b, a := stuck(t, host.Options{Faults: faults, OnReload: func(r host.ReloadResult) { reloads = append(reloads, r) }})
 			require.NoError(t, h.Tick(0.1))
 			require.Equal(t, "alert", a.Path(), "still stuck")
-			require.Equal(t, faults == host.Suspend, a.Suspended())
+			require.Equal(t, faults == host.FaultSuspend, a.Suspended())
 			fixed := strings.Replace(pitfall, `{ to = "patrol", after = 0.2 },`, `{ pop = true, after = 0.2 },`, 1)
 			require.NoError(t, os.WriteFile(b.Name(), []byte(fixed), 0o644))
 			require.NoError(t, b.Reload())
 			require.Len(t, reloads, 1)
-			if faults == host.Suspend {
+			if faults == host.FaultSuspend {
 				require.Equal(t, 1, reloads[0].Resumed)
 			}
 			require.False(t, a.Suspended())
@@ -106,7 +107,7 @@ func TestReloadFreesAgentsStuckOnARefusal(t *testing.T) {
 				require.NoError(t, h.Tick(0.1))
 			}
 			require.Equal(t, "patrol", a.Path())
-			require.Empty(t, a.Paused())
+			require.Empty(t, a.PausedStates())
 		})
 	}
 }
@@ -122,7 +123,7 @@ func TestResetAndRespawn(t *testing.T) {
 	require.NoError(t, a.Set("hp", 3.0))
 	require.NoError(t, a.Reset())
 	require.Equal(t, "patrol", a.Path())
-	require.Empty(t, a.Paused())
+	require.Empty(t, a.PausedStates())
 	hp, _ := a.Number("hp")
 	require.Equal(t, 3.0, hp, "the context is kept")
 	require.Equal(t, "reset alert>patrol", kinds[len(kinds)-1])
@@ -166,7 +167,7 @@ return ` + root
 			defer h.Close()
 			b, err := h.LoadString(kind+".lua", src)
 			require.NoError(t, err)
-			require.Empty(t, b.Definition().Warnings, "on_reload is a field of every root")
+			require.Empty(t, hosttool.Definition(b).Warnings, "on_reload is a field of every root")
 			a, err := h.Spawn(b, nil)
 			require.NoError(t, err)
 			require.NoError(t, h.Tick(0.1))
@@ -198,11 +199,11 @@ return ai.fsm {
 	require.NoError(t, err)
 	require.NoError(t, a.Send("advance", nil))
 	require.NoError(t, h.Tick(0.1))
-	errs := a.Errors()
+	errs := a.TakeErrors()
 	require.Len(t, errs, 1)
 	require.Equal(t, 6, errs[0].Line)
 	require.Contains(t, errs[0].Error(), `(the payload of event "advance" is nil: it was sent with none;`)
 	require.NoError(t, a.Send("advance", map[string]any{"x": 3.0}))
 	require.NoError(t, h.Tick(0.1))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 }

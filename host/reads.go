@@ -110,6 +110,6 @@ func (rs *refusals) report(on *worker, caller, a *Agent, method string) {
 var refusedValue = map[string]string{
 	"Get": "nil", "Context": "nil", "Number": "0, false", "Text": `"", false`, "Bool": "false, false",
 	"State": `"", false`, "Path": `""`, "Active": "false", "Stack": "an error wrapping ErrReentrant",
-	"Paused": "nil", "Ticks": "0", "Clock": "0", "Suspended": "false", "SuspendReason": "NotSuspended",
-	"Dropped": "0", "LastDecision": "no decision", "View": "the zero AgentView", "Errors": "nil",
+	"PausedStates": "nil", "Ticks": "0", "Clock": "0", "Suspended": "false", "SuspendReason": "NotSuspended",
+	"Dropped": "0", "LastDecision": "no decision", "View": "the zero link.AgentView", "TakeErrors": "nil",
 }

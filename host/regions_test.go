@@ -71,7 +71,7 @@ func TestRegions(t *testing.T) {
 	stack, err := a.Stack("alive.weapon")
 	require.NoError(t, err)
 	require.Equal(t, []string{"reload", "jammed"}, stack)
-	require.Equal(t, []string{"alive.weapon.reload"}, a.Paused())
+	require.Equal(t, []string{"alive.weapon.reload"}, a.PausedStates())
 
 	require.NoError(t, a.Send("die", nil))
 	f.tick(a, 0.1)

@@ -99,8 +99,9 @@ func (b *Behaviour) ReloadSourceContext(ctx context.Context, src string) error {
 	return b.h.reloaded(b, b.h.swap(b, proto))
 }
 
-// Path is the file the behaviour was loaded from, "" for LoadString.
-func (b *Behaviour) Path() string { return b.path }
+// File is the file the behaviour was loaded from, "" for LoadString
+// (Files adds the modules it requires).
+func (b *Behaviour) File() string { return b.path }
 
 // Files lists the behaviour's own files: its script, then the modules it
 // (and what it requires) loaded by require, sorted — what a file watcher
@@ -120,7 +121,10 @@ func (b *Behaviour) Files() []string {
 func (h *Host) QueueReload(b *Behaviour) { h.queueReload(b, nil) }
 
 // QueueReloadSource asks for a reload of b from new source text, as
-// QueueReload does from its file.
+// QueueReload does from its file. Like QueueReload it is safe to call from
+// any goroutine (an editor's or a network goroutine): the reload is applied
+// at the start of the next Host.Tick (or Host.ApplyReloads), and its
+// result goes to Options.OnReload.
 func (h *Host) QueueReloadSource(b *Behaviour, src string) { h.queueReload(b, &src) }
 
 func (h *Host) queueReload(b *Behaviour, src *string) {

@@ -337,7 +337,7 @@ return ai.fsm { initial = "base", states = { base = {}, other = {} } }`
 	require.NoError(t, h.Tick(0.1))
 	require.Empty(t, trs, "no pop the agent never asked for in its new state")
 	require.Equal(t, "base", a.Path())
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 	found := false
 	for _, l := range logs {
 		found = found || strings.Contains(l.Msg, "a pending push, pop or replace was dropped by the reload")

@@ -170,7 +170,7 @@ func (h *Host) Deliver(m Message) error {
 		err = errors.New("a bound Go value is not plain data")
 	}
 	if err != nil {
-		return fmt.Errorf("deliver %q to agent %d: %w: payload: %v", m.Event, m.To, ErrBadMessage, err)
+		return fmt.Errorf("deliver %q to agent %d: %w: payload: %w", m.Event, m.To, ErrBadMessage, err)
 	}
 	p := v.(*lua.LTable).RawGetInt(1)
 	ev := event{name: m.Event, payload: p, from: m.From, at: h.tickNo}

@@ -36,10 +36,10 @@ func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 	if a.h.opts.OnError != nil || len(a.h.observers) > 0 {
 		a.w.records = append(a.w.records, record{kind: recError, err: se})
 	}
-	if a.h.opts.Faults == Suspend && a.suspension == NotSuspended {
+	if a.h.opts.Faults == FaultSuspend && a.suspension == NotSuspended {
 		a.suspend(SuspendedByFault)
 		a.rememberCause(se)
-		se.Suspends = true
+		se.Suspends, se.Suspension = true, SuspendedByFault
 	}
 	if errors.Is(err, scripterr.ErrBudget) && a.h.opts.MaxOverruns > 0 && a.suspension == NotSuspended {
 		a.overruns++
@@ -50,8 +50,9 @@ func (a *Agent) reportAt(n *place, cb Callback, err error, where string) {
 			if se.Script != "" && se.Line > 0 { // the line that ran away, not the state's definition
 				at = scripterr.Pos{File: se.Script, Line: se.Line}.String() + ": "
 			}
-			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget (%s)", at, ErrOverruns, a.overruns, ResumeHint))
+			a.report(n, cb, fmt.Errorf("%s%w: the agent is suspended after %d callbacks ran past their time budget", at, ErrOverruns, a.overruns))
 			a.errs[len(a.errs)-1].Suspends = true
+			a.errs[len(a.errs)-1].Suspension = SuspendedByOverruns
 		}
 	}
 }

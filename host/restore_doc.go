@@ -87,7 +87,7 @@ func readSnapshotDoc(what string, data []byte) (f snapshotFile, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return f, fmt.Errorf("%s: %w: %v", what, ErrBadSnapshot, err)
+		return f, fmt.Errorf("%s: %w: %w", what, ErrBadSnapshot, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return f, fmt.Errorf("%s: %w: data after the snapshot", what, ErrBadSnapshot)

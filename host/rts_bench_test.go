@@ -207,7 +207,7 @@ func TestRTSMatch(t *testing.T) {
 	got := map[string]float64{}
 	states := map[string]bool{}
 	for _, a := range h.Agents() {
-		if errs := a.Errors(); len(errs) > 0 {
+		if errs := a.TakeErrors(); len(errs) > 0 {
 			t.Fatalf("agent %d: %v", a.ID(), errs[0])
 		}
 		for _, k := range []string{"sent", "orders", "shots"} {

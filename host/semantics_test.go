@@ -2,12 +2,13 @@ package host_test
 
 import (
 	"fmt"
-	"github.com/luaai/luaai/internal/fuzzgen"
-	"github.com/luaai/luaai/internal/plainjson"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/luaai/luaai/internal/fuzzgen"
+	"github.com/luaai/luaai/internal/plainjson"
 
 	"github.com/luaai/luaai/host"
 	"github.com/stretchr/testify/require"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,7 +111,7 @@ func TestSenderSeenInHandlers(t *testing.T) {
 				}
 				require.Equal(t, wantHandled(c.want(s, r)), handled(t, r))
 				for _, a := range agents {
-					require.Empty(t, a.Errors())
+					require.Empty(t, a.TakeErrors())
 				}
 			})
 		}
@@ -190,9 +191,9 @@ func TestSenderShownInView(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, h.Tick(0.1))
 	require.NoError(t, r.Send("go", nil))
-	var got []host.PendingEvent
-	for _, e := range r.View().Events {
-		got = append(got, host.PendingEvent{Name: e.Name, Message: e.Message, Sender: e.Sender})
+	var got []hosttool.PendingEvent
+	for _, e := range hosttool.View(r).Events {
+		got = append(got, hosttool.PendingEvent{Name: e.Name, Message: e.Message, Sender: e.Sender})
 	}
-	require.Equal(t, []host.PendingEvent{{Name: "go"}, {Name: "note", Message: true, Sender: s.ID()}}, got)
+	require.Equal(t, []hosttool.PendingEvent{{Name: "go"}, {Name: "note", Message: true, Sender: s.ID()}}, got)
 }

@@ -52,7 +52,7 @@ func TestAgentMethodsFromAWorkerAreRefused(t *testing.T) {
 			}{}))
 			note("Unsync", other.Unsync("body"))
 			note("Suspend", other.Suspend())
-			note("Resume", other.Resume())
+			note("Resume", other.Unsuspend())
 			note("Tick", other.Tick(0.1))
 			note("SetUserData", other.SetUserData(1))
 			note("WatchDecisions", other.WatchDecisions(true))
@@ -64,7 +64,7 @@ func TestAgentMethodsFromAWorkerAreRefused(t *testing.T) {
 			note("Host.Remove", h.Remove(other))
 			_, err = h.Spawn(me.Behaviour(), nil)
 			note("Host.Spawn", err)
-			if other.Errors() != nil {
+			if other.TakeErrors() != nil {
 				note("Errors", errors.New("Errors returned a list while the workers run"))
 			}
 			return 0
@@ -94,7 +94,7 @@ return ai.fsm { initial = "s", context = { hp = 0 }, states = { s = {
 		require.ErrorIs(t, err, host.ErrReentrant, name)
 	}
 	for _, a := range agents {
-		require.Empty(t, a.Errors())
+		require.Empty(t, a.TakeErrors())
 		require.False(t, a.Suspended())
 		require.Equal(t, 3, a.Ticks())
 	}
@@ -180,7 +180,7 @@ return ai.fsm { initial = "s", context = { x = 0, y = 0, victim = 1 }, states = 
 	require.NoError(t, h.Tick(0.1))
 	require.NoError(t, h.Tick(0.1))
 	for _, a := range agents {
-		require.Empty(t, a.Errors())
+		require.Empty(t, a.TakeErrors())
 		require.Equal(t, unit{2, 4}, *units[a.ID()], "agent %d", a.ID())
 		x, _ := a.Number("x")
 		require.Equal(t, 2.0, x)
@@ -328,7 +328,7 @@ return ai.fsm { initial = "s", context = { dts = 0 }, states = { s = {
 			for i, a := range agents {
 				require.Equal(t, ticks[i]+1, a.Ticks())
 				require.InDelta(t, 0.9, a.Clock(), 1e-9, "agent %d", a.ID())
-				if len(a.Errors()) > 0 {
+				if len(a.TakeErrors()) > 0 {
 					continue // its update was stopped by the deadline: that dt went unused
 				}
 				dts, _ := a.Number("dts")
@@ -477,7 +477,7 @@ return ai.fsm { initial = "s", context = { to = 0 }, states = { s = {
 	require.NoError(t, err)
 	runtime.ReadMemStats(&after)
 	require.Equal(t, "got", a.Path())
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 	require.Greater(t, len(data), 2*190*262144)
 	// Linear: a few copies of the saved data (JSON building), where a path
 	// per value made sum(depth × 256 KiB) ≈ 4.7 GB for the context alone.
@@ -630,7 +630,7 @@ func (t *tool) Name() string { return t.name }
 func TestSlogAdapters(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h, err := host.New(host.Options{OnError: host.LogErrors(l), OnLog: host.LogLines(l), Faults: host.Suspend})
+	h, err := host.New(host.Options{OnError: host.LogErrors(l), OnLog: host.LogLines(l), Faults: host.FaultSuspend})
 	require.NoError(t, err)
 	defer h.Close()
 	b, err := h.LoadString("bad.lua", `local ai = require("luaai")

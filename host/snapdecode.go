@@ -257,7 +257,7 @@ func (d *decoder) special(dec *tokReader, key string, depth int, t *lua.LTable) 
 		}
 		b, err := base64.StdEncoding.DecodeString(string(s))
 		if err != nil {
-			return nil, fmt.Errorf("$bytes: %v", err)
+			return nil, fmt.Errorf("$bytes: %w", err)
 		}
 		return lua.LString(b), nil
 	case "$bound":

@@ -360,10 +360,10 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot, id int, ids map[int]
 	a.ctx = ct
 	ctxSlots := d.bound
 	if err := a.restoreStates(t, s.States); err != nil {
-		return nil, nil, bad("%v", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadSnapshot, err)
 	}
 	if err := a.restoreMachines(t, d, s.Machines, h.opts.MaxStackDepth); err != nil {
-		return nil, nil, bad("%v", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadSnapshot, err)
 	}
 	// The active states must be whole: every fsm and regions state among
 	// them has its states.
@@ -373,10 +373,10 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot, id int, ids map[int]
 		}
 	}
 	if a.incoming, err = decodeEvents(d, "event", s.Events, a.incoming, h.tickNo, ids); err != nil {
-		return nil, nil, bad("%v", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadSnapshot, err)
 	}
 	if a.inbox, err = decodeEvents(d, "message", s.Messages, a.inbox, h.tickNo, ids); err != nil {
-		return nil, nil, bad("%v", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadSnapshot, err)
 	}
 	return a, ctxSlots, nil
 }
@@ -393,7 +393,7 @@ func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 			return fmt.Errorf("state %q: timers must be finite numbers ≥ 0", path)
 		}
 		if err := checkSteps(n, st); err != nil {
-			return fmt.Errorf("state %q: %v", path, err)
+			return fmt.Errorf("state %q: %w", path, err)
 		}
 		a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
 		if len(st.Tree) > 0 {
@@ -401,7 +401,7 @@ func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 				return fmt.Errorf("state %q is not an ai.tree", path)
 			}
 			if err := a.restoreTree(n, st.Tree); err != nil {
-				return fmt.Errorf("state %q: %v", path, err)
+				return fmt.Errorf("state %q: %w", path, err)
 			}
 		}
 	}
@@ -436,7 +436,7 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 			m.stack = append(m.stack, i)
 		}
 		if err := checkRegions(n, m.stack); err != nil {
-			return fmt.Errorf("regions %q: %v, got %v", path, err, ms.Stack)
+			return fmt.Errorf("regions %q: %w, got %v", path, err, ms.Stack)
 		}
 		if ms.History != "" {
 			if m.history, err = child(ms.History); err != nil {
@@ -449,7 +449,7 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 		m.decideAcc = ms.DecideAcc
 		if r := ms.Request; r != nil {
 			if m.req, err = restoreRequest(n, d, r); err != nil {
-				return fmt.Errorf("machine %q: %v", path, err)
+				return fmt.Errorf("machine %q: %w", path, err)
 			}
 		}
 	}

@@ -282,7 +282,7 @@ return ai.fsm { initial = "s", states = { s = { update = function(ctx) ctx.world
 		w.a.Bind("world", w)
 		require.NoError(t, h.Tick(0.1))
 		require.Empty(t, w.Err)
-		require.Empty(t, w.a.Errors())
+		require.Empty(t, w.a.TakeErrors())
 		require.Equal(t, 1, w.a.Ticks())
 		h.Close()
 	}
@@ -305,7 +305,7 @@ return ai.fsm { initial = "s", context = { m = false, ok = false }, states = { s
 	a, err := h.Spawn(b, map[string]any{"m": m})
 	require.NoError(t, err)
 	require.NoError(t, h.Tick(0.1))
-	require.Empty(t, a.Errors())
+	require.Empty(t, a.TakeErrors())
 	ok, _ := a.Bool("ok")
 	require.True(t, ok)
 

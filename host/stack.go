@@ -5,7 +5,7 @@ package host
 // start of the next tick, innermost machine first; the same push, pop and
 // replace carry out the transitions that name them. Here too: how a stack
 // and a pending request are saved, restored, carried over a reload and
-// shown (AgentView).
+// shown (hosttool.View).
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -218,7 +219,7 @@ func (a *Agent) pop(n *place, payload lua.LValue, run *lua.LFunction) error {
 }
 
 // stackView adds fsm n's stack when more than one state is on it.
-func (a *Agent) stackView(n *place, v *AgentView) {
+func (a *Agent) stackView(n *place, v *link.AgentView) {
 	st := a.ms[n.mid].stack
 	if !n.isFSM() || len(st) < 2 {
 		return
@@ -227,17 +228,17 @@ func (a *Agent) stackView(n *place, v *AgentView) {
 	for i, c := range st {
 		names[i] = n.children[c].name
 	}
-	v.Stacks = append(v.Stacks, StackView{Machine: n.path, States: names})
+	v.Stacks = append(v.Stacks, link.StackView{Machine: n.path, States: names})
 }
 
 // requestsView adds the pending requests of every machine.
-func (a *Agent) requestsView(v *AgentView) {
+func (a *Agent) requestsView(v *link.AgentView) {
 	for _, m := range a.t.machines {
 		r := a.ms[m.mid].req
 		if !r.pending {
 			continue
 		}
-		pr := PendingRequest{Machine: m.path, Kind: r.kind.String(), Payload: payloadOf(r.payload)}
+		pr := link.PendingRequest{Machine: m.path, Kind: r.kind.String(), Payload: payloadOf(r.payload)}
 		if r.target >= 0 && r.target < len(m.children) {
 			pr.Target = m.children[r.target].name
 		}
@@ -295,7 +296,7 @@ func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 	if len(r.Payload) > 0 {
 		var err error
 		if payload, err = d.decode(r.Payload); err != nil {
-			return request{}, fmt.Errorf("request payload: %v", err)
+			return request{}, fmt.Errorf("request payload: %w", err)
 		}
 	}
 	req := request{pending: true, target: -1, payload: payload, where: r.Where}

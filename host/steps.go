@@ -3,11 +3,13 @@ package host
 // Steps (docs/lua-reference.md: Steps): a state's list of items run in order in its
 // update phase, after its update hook and before its tree and children —
 // their tick, the check of a saved progress, how a reload carries it over
-// and how AgentView shows it. Their progress lives in the state's placeRT
+// and how hosttool.View shows it. Their progress lives in the state's placeRT
 // (step, stepTime, stepSeen), saved by snapshots with the state's timers.
 
 import (
 	"fmt"
+
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -27,7 +29,7 @@ func (a *Agent) runSteps(n *place, dt lua.LValue, fdt float64) {
 	for {
 		item := steps[rt.step]
 		if !rt.stepSeen && a.w.cov != nil {
-			a.cover(CoverStep, n.id, rt.step)
+			a.cover(link.CoverStep, n.id, rt.step)
 		}
 		rt.stepSeen = true
 		done := true
@@ -78,12 +80,12 @@ func sameSteps(old, nw []*defs.BTNode, at int) bool {
 }
 
 // stepsView adds where n's steps are, when it has some.
-func (a *Agent) stepsView(n *place, v *AgentView) {
+func (a *Agent) stepsView(n *place, v *link.AgentView) {
 	if len(n.def.Steps) == 0 {
 		return
 	}
 	rt := a.nodes[n.id]
-	v.Steps = append(v.Steps, StepsView{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
+	v.Steps = append(v.Steps, link.StepsView{State: n.path, Item: rt.step, Of: len(n.def.Steps), Time: rt.stepTime})
 }
 
 // checkSteps checks the steps progress a snapshot gives state n.

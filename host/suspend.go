@@ -35,7 +35,7 @@ func (r SuspendReason) String() string {
 }
 
 // Suspended reports whether the agent is suspended: Host.Tick skips it
-// until Agent.Resume. SuspendReason says why.
+// until Agent.Unsuspend. SuspendReason says why.
 //
 // While the workers tick, only the agent's own callbacks may read it (see
 // the package's Concurrency section): any other caller gets false, and the
@@ -68,9 +68,9 @@ func (a *Agent) Suspend() error {
 	return nil
 }
 
-// Resume lets a suspended agent tick again and starts its count of
+// Unsuspend lets a suspended agent tick again and starts its count of
 // overruns afresh. It returns ErrReentrant while the workers run scripts.
-func (a *Agent) Resume() error {
+func (a *Agent) Unsuspend() error {
 	if err := a.usable(); err != nil {
 		return err
 	}
@@ -90,7 +90,18 @@ func (a *Agent) suspend(why SuspendReason) {
 	}
 }
 
-// ResumeHint is what the message of a suspension says brings the agent
-// back, in a Go game's words; a tool that offers other ways (luaai run's
-// console) may replace it.
-const ResumeHint = "Agent.Resume, or a reload that changes that line, lets it tick again"
+// Remedy says what lets an agent suspended for r tick again, in a Go
+// game's words: "Agent.Unsuspend, or a reload that changes that line, lets it
+// tick again" for a fault or overruns (a reload that changes the line that
+// failed resumes it), "Agent.Unsuspend lets it tick again" for the others, ""
+// for NotSuspended.
+// ScriptError.Error adds it to the error that suspended the agent.
+func (r SuspendReason) Remedy() string {
+	switch r {
+	case NotSuspended:
+		return ""
+	case SuspendedByFault, SuspendedByOverruns:
+		return "Agent.Unsuspend, or a reload that changes that line, lets it tick again"
+	}
+	return "Agent.Unsuspend lets it tick again"
+}

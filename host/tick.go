@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -15,7 +16,7 @@ import (
 const eps = 1e-9
 
 // Tick advances the agent by dt seconds (docs/lua-reference.md: A tick): clock, requests, decide,
-// update. Callback errors are reported (Options.OnError, Agent.Errors) and
+// update. Callback errors are reported (Options.OnError, Agent.TakeErrors) and
 // do not stop the tick; the returned error is only for misuse (a tick from
 // inside the agent's own tick, a closed host, a bad dt).
 //
@@ -175,7 +176,7 @@ func (a *Agent) addActive(n *place) {
 // when it was left (given nil).
 func (a *Agent) enter(n *place, payload lua.LValue) {
 	if a.w.cov != nil {
-		a.cover(CoverState, n.id, -1)
+		a.cover(link.CoverState, n.id, -1)
 	}
 	a.nodes[n.id] = placeRT{}
 	if n.bt != nil {
@@ -333,7 +334,7 @@ func (a *Agent) tryTransitions(n, s *place, p *pending) bool {
 // is tried.
 func (a *Agent) fire(n, s *place, t *transition, payload lua.LValue) bool {
 	if a.w.cov != nil {
-		a.cover(CoverTransition, s.id, t.index)
+		a.cover(link.CoverTransition, s.id, t.index)
 	}
 	var err error
 	switch t.Kind {

@@ -3,13 +3,14 @@ package host
 // Utility machines (docs/lua-reference.md: Utility machines): every child scored, the
 // winner made active (momentum, lock, random_top), each decision traced
 // where decisions are watched, and shown with the curves' inputs
-// (AgentView).
+// (hosttool.View).
 
 import (
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
@@ -53,7 +54,7 @@ func (a *Agent) decideUtility(n *place) {
 	m.stack = append(m.stack, winner)
 	to := n.children[winner]
 	if a.w.cov != nil {
-		a.cover(CoverChoice, to.id, -1)
+		a.cover(link.CoverChoice, to.id, -1)
 	}
 	a.emit(TransitionSelect, from, to)
 	a.enter(to, lua.LNil)
@@ -181,12 +182,12 @@ func (a *Agent) score(n *place, active bool) float64 {
 
 // decisionView adds utility machine n's last decision and the inputs of
 // its candidates' native curves (those that run no Lua).
-func (a *Agent) decisionView(n *place, v *AgentView) {
+func (a *Agent) decisionView(n *place, v *link.AgentView) {
 	if n.def.Kind != defs.KindUtility {
 		return
 	}
 	if d, ok := a.decisions[n.path]; ok {
-		v.Decisions = append(v.Decisions, DecisionView{Decision: d, Momentum: n.def.Momentum})
+		v.Decisions = append(v.Decisions, link.DecisionView{Decision: d, Momentum: n.def.Momentum})
 	}
 	for _, c := range n.children {
 		if c.def.Score == nil {
@@ -200,7 +201,7 @@ func (a *Agent) decisionView(n *place, v *AgentView) {
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 				continue
 			}
-			v.Inputs = append(v.Inputs, CurveInput{State: c.path, Curve: i, X: x})
+			v.Inputs = append(v.Inputs, link.CurveInput{State: c.path, Curve: i, X: x})
 		}
 	}
 }

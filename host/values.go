@@ -2,10 +2,9 @@ package host
 
 import "github.com/luaai/luaai/internal/luaval"
 
-// MaxSequence is the longest sequence a Lua table holds here
-// (131,072): larger whole-number keys are ordinary
-// keys, which # and ipairs do not see.
-const MaxSequence = luaval.MaxSequence
+// MaxSequence is the longest sequence a Lua table holds here: larger
+// whole-number keys are ordinary keys, which # and ipairs do not see.
+const MaxSequence = 1 << 17
 
 // ErrLongList: a list longer than MaxSequence, in a value written from
 // outside the scripts.

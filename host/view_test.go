@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +38,7 @@ func TestObserverAndViews(t *testing.T) {
 
 	var calls []string
 	var transitions []host.Transition
-	ob := h.Observe(host.Observer{
+	ob := hosttool.Observe(h, hosttool.Observer{
 		BeforeTick: func() { calls = append(calls, "before") },
 		AfterTick: func(ran bool) {
 			if ran {
@@ -62,25 +63,25 @@ func TestObserverAndViews(t *testing.T) {
 	require.NoError(t, ob.Follow(a, true)) // twice is once
 	require.NoError(t, a.Send("ping", map[string]any{"n": 1.0}))
 	require.NoError(t, h.Tick(0.1))
-	v := a.View()
+	v := hosttool.View(a)
 	require.Equal(t, []string{"life", "life.eat"}, v.Active)
-	require.Equal(t, []host.StepsView{{State: "life.eat", Item: 0, Of: 2, Time: 0.1}}, v.Steps)
+	require.Equal(t, []hosttool.StepsView{{State: "life.eat", Item: 0, Of: 2, Time: 0.1}}, v.Steps)
 	require.Len(t, v.Decisions, 1)
 	require.Equal(t, "life.eat", v.Decisions[0].Winner)
 	require.Equal(t, 0.1, v.Decisions[0].Momentum)
-	require.Equal(t, []host.CurveInput{{State: "life.eat", Curve: 0, X: 0.5}}, v.Inputs)
+	require.Equal(t, []hosttool.CurveInput{{State: "life.eat", Curve: 0, X: 0.5}}, v.Inputs)
 	require.Len(t, v.Timers, 2)
 	require.Equal(t, "life", v.Timers[0].State)
 	require.InDelta(t, 0.2, v.Timers[0].Time, 1e-9)
 	require.Empty(t, v.Events, "the ping was consumed by the tick")
 
 	require.NoError(t, a.Send("ping", map[string]any{"n": 2.0}))
-	v = a.View()
-	require.Equal(t, []host.PendingEvent{{Name: "ping", Payload: map[string]any{"n": 2.0}}}, v.Events)
+	v = hosttool.View(a)
+	require.Equal(t, []hosttool.PendingEvent{{Name: "ping", Payload: map[string]any{"n": 2.0}}}, v.Events)
 
 	// Structure: one pointer per version.
-	s := b.Structure()
-	require.Same(t, s, b.Structure())
+	s := hosttool.Structure(b)
+	require.Same(t, s, hosttool.Structure(b))
 	require.Equal(t, "fsm", s.Kind)
 	require.Equal(t, "life", s.Initial)
 	require.Len(t, s.Children, 2)
@@ -93,7 +94,7 @@ func TestObserverAndViews(t *testing.T) {
 	require.NotNil(t, work.Tree)
 	require.Len(t, work.Tree.Kids, 2)
 	require.NoError(t, b.ReloadSource(viewScript))
-	require.NotSame(t, s, b.Structure(), "a reload is a new version")
+	require.NotSame(t, s, hosttool.Structure(b), "a reload is a new version")
 
 	// Pause: the hooks still run, AfterTick says the tick did not run.
 	calls = nil
@@ -123,17 +124,17 @@ func TestObserverAndViews(t *testing.T) {
 // Follow refuses another host's agent and a call from a script while the
 // workers run; View serves only the agent's own callbacks then.
 func TestObservationGuards(t *testing.T) {
-	var ob *host.Observation
+	var ob *hosttool.Observation
 	var a *host.Agent
 	var fromScript error
-	var own, others host.AgentView
+	var own, others hosttool.AgentView
 	h, err := host.New(host.Options{Funcs: map[string]map[string]any{"game": {
 		"poke": func(self *host.Agent) float64 {
 			fromScript = ob.Follow(a, true)
 			if self == a {
-				own = a.View()
+				own = hosttool.View(a)
 			} else {
-				others = a.View()
+				others = hosttool.View(a)
 			}
 			return 0
 		},
@@ -148,17 +149,17 @@ return ai.fsm { initial = "s", states = { s = { update = function() game.poke() 
 	require.NoError(t, err)
 	_, err = h.Spawn(b, nil)
 	require.NoError(t, err)
-	ob = h.Observe(host.Observer{})
+	ob = hosttool.Observe(h, hosttool.Observer{})
 	defer ob.Close()
 	require.NoError(t, h.Tick(0.1))
 	require.ErrorIs(t, fromScript, host.ErrReentrant)
 	require.Equal(t, []string{"s"}, own.Active, "the agent's own callbacks see its view")
 	require.Empty(t, others.Active, "no view of another agent while the workers run")
-	require.NotEmpty(t, a.View().Active, "between ticks there is one")
+	require.NotEmpty(t, hosttool.View(a).Active, "between ticks there is one")
 
 	other, err := host.New(host.Options{})
 	require.NoError(t, err)
 	defer other.Close()
-	ob2 := other.Observe(host.Observer{})
+	ob2 := hosttool.Observe(other, hosttool.Observer{})
 	require.ErrorIs(t, ob2.Follow(a, true), host.ErrWrongHost)
 }

@@ -398,8 +398,8 @@ func (h *Host) deliver() bool {
 		switch r.kind {
 		case recTransition:
 			for _, ob := range h.observers {
-				if ob.o.Transition != nil {
-					ob.o.Transition(r.tr)
+				if ob.o.transition != nil {
+					ob.o.transition(r.tr)
 				}
 			}
 			if h.opts.OnTransition != nil {
@@ -407,8 +407,8 @@ func (h *Host) deliver() bool {
 			}
 		case recError:
 			for _, ob := range h.observers {
-				if ob.o.Error != nil {
-					ob.o.Error(r.err)
+				if ob.o.err != nil {
+					ob.o.err(r.err)
 				}
 			}
 			if h.opts.OnError == nil {
@@ -425,8 +425,8 @@ func (h *Host) deliver() bool {
 			}
 		case recLog:
 			for _, ob := range h.observers {
-				if ob.o.Log != nil {
-					ob.o.Log(r.log)
+				if ob.o.log != nil {
+					ob.o.log(r.log)
 				}
 			}
 			if h.opts.OnLog != nil {

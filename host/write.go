@@ -8,9 +8,9 @@ package host
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
+	"github.com/luaai/luaai/host/internal/link"
 	"github.com/luaai/luaai/internal/luatext"
 	"github.com/luaai/luaai/internal/luaval"
 	"github.com/luaai/luaai/internal/suggest"
@@ -85,14 +85,14 @@ func (b *Behaviour) CheckWrite(path []string, value any) error {
 			return nil // a list default: its items are not checked
 		default:
 			return &WriteError{Path: path, Err: ErrBadPath,
-				Msg: fmt.Sprintf("%q is %s, not a table", strings.Join(path[:i], "."), KindOf(cur))}
+				Msg: fmt.Sprintf("%q is %s, not a table", strings.Join(path[:i], "."), link.KindOf(cur))}
 		}
 	}
-	if takesAny(cur) || KindOf(value) == KindOf(cur) {
+	if takesAny(cur) || link.KindOf(value) == link.KindOf(cur) {
 		return nil
 	}
 	return &WriteError{Path: path, Err: ErrValueType,
-		Msg: fmt.Sprintf("the default is %s, got %s", KindOf(cur), describeGot(value))}
+		Msg: fmt.Sprintf("the default is %s, got %s", link.KindOf(cur), describeGot(value))}
 }
 
 // Default returns the default at path of b's contexts, and whether there
@@ -136,27 +136,6 @@ func unknownKey(path []string, i int, m map[string]any) error {
 	return &WriteError{Path: path, Msg: msg, Err: ErrUnknownKey}
 }
 
-// KindOf names the Lua type plain data becomes: "a number", "a string",
-// "a boolean", "a table" or "nil".
-func KindOf(v any) string {
-	if v == nil {
-		return "nil"
-	}
-	switch reflect.ValueOf(v).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Map, reflect.Slice, reflect.Array:
-		return "a table"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // describeGot says what a refused value is, with its type: `a number (3)`,
 // `the string "lots"`, `a table`.
 func describeGot(v any) string {
@@ -168,8 +147,8 @@ func describeGot(v any) string {
 	case nil:
 		return "nil"
 	}
-	if KindOf(v) == "a number" {
+	if link.KindOf(v) == "a number" {
 		return fmt.Sprintf("the number %v", v)
 	}
-	return KindOf(v)
+	return link.KindOf(v)
 }

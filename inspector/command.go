@@ -289,7 +289,7 @@ func ApplyCommand(h *host.Host, c Command) error {
 			err = a.Respawn(nil)
 		case OpResume:
 			if a.Suspended() {
-				err = a.Resume()
+				err = a.Unsuspend()
 			} else if !c.All {
 				err = errors.New("not suspended")
 			}

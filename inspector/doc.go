@@ -6,8 +6,8 @@
 // context values. It can never run Lua.
 //
 // New attaches one to a host through the host's observer API
-// (host.Host.Observe): it builds frames on the game goroutine at the end
-// of each Tick, from host.Agent.View and host.Behaviour.Structure, and
+// (hosttool.Observe): it builds frames on the game goroutine at the end
+// of each Tick, from hosttool.View and hosttool.Structure, and
 // applies the page's commands at the start of the next. Its HTTP side
 // reads only what was published, on any goroutines. What it keeps is
 // bounded: each followed agent's history by Options.History ticks, and all

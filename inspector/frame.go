@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/plainjson"
 )
 
@@ -148,10 +149,10 @@ func (in *inspector) rows() []rowJSON {
 
 // frame builds and encodes a followed agent's frame.
 func (in *inspector) frame(a *host.Agent) agentFrame {
-	v := a.View()
+	v := hosttool.View(a)
 	f := frameJSON{
 		ID: a.ID(), Tick: a.Ticks(), Clock: a.Clock(), Behaviour: a.Behaviour().Name(), Path: a.Path(),
-		Suspended: a.Suspended(), Paused: a.Paused(), Active: v.Active, Interval: a.Interval(),
+		Suspended: a.Suspended(), Paused: a.PausedStates(), Active: v.Active, Interval: a.Interval(),
 		Context:   plainjson.Safe(a.Context()),
 		Structure: in.structureOf(a.Behaviour()),
 	}
@@ -189,7 +190,7 @@ func (in *inspector) frame(a *host.Agent) agentFrame {
 	return agentFrame{tick: f.Tick, structure: f.Structure, data: marshalFrame(&f)}
 }
 
-func decisionOf(d host.DecisionView) decisionJSON {
+func decisionOf(d hosttool.DecisionView) decisionJSON {
 	out := decisionJSON{Machine: d.Machine, Tick: d.Tick, Winner: d.Winner, Kept: d.Kept, Momentum: d.Momentum}
 	for _, c := range d.Candidates {
 		cj := candidateJSON{State: c.State, Score: plainjson.Number(c.Score)}
@@ -234,7 +235,7 @@ type treeNodeJSON struct {
 	Kids  []*treeNodeJSON `json:"kids,omitempty"`
 }
 
-func treeNode(n *host.TreeNodeInfo) *treeNodeJSON {
+func treeNode(n *hosttool.TreeNodeInfo) *treeNodeJSON {
 	out := &treeNodeJSON{Label: n.Label, Name: n.Name, Path: n.Path}
 	for _, k := range n.Kids {
 		out.Kids = append(out.Kids, treeNode(k))
@@ -264,7 +265,7 @@ const curvePoints = 41
 // structureOf returns the id of b's structure, publishing it the first
 // time it is met (a reload makes a new structure).
 func (in *inspector) structureOf(b *host.Behaviour) int {
-	info := b.Structure()
+	info := hosttool.Structure(b)
 	if id, ok := in.structures[info]; ok {
 		return id
 	}
@@ -288,7 +289,7 @@ func (in *inspector) structureOf(b *host.Behaviour) int {
 	return id
 }
 
-func structureNode(n *host.StateInfo) *structureJSON {
+func structureNode(n *hosttool.StateInfo) *structureJSON {
 	s := &structureJSON{
 		Name: n.Name, Path: n.Path, Kind: n.Kind, Initial: n.Initial, History: n.History,
 		Every: n.Every, DecideEvery: n.DecideEvery, Momentum: n.Momentum, RandomTop: n.RandomTop,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 )
 
 // Options configure New. The zero value works.
@@ -165,10 +166,10 @@ func New(h *host.Host, o Options) *Handler {
 		watched:    map[int]*host.Agent{},
 		errs:       map[int]*agentErrs{},
 		notes:      map[int]*tickNotes{},
-		structures: map[*host.StateInfo]int{},
+		structures: map[*hosttool.StateInfo]int{},
 		linger:     map[int]time.Time{},
 	}
-	in.ob = h.Observe(host.Observer{
+	in.ob = hosttool.Observe(h, hosttool.Observer{
 		BeforeTick: func() {
 			if !in.off {
 				in.before()
@@ -257,22 +258,22 @@ func (i *Handler) Close() {
 // inspector is the game goroutine's side of an Handler.
 type inspector struct {
 	h      *host.Host
-	ob     *host.Observation
+	ob     *hosttool.Observation
 	opts   Options
 	shared *shared
 	closed bool
 	off    bool // Detach (tests): the hooks do nothing
 
-	watched    map[int]*host.Agent     // followed in full: picked, or every agent (AutoWatch)
-	picked     []int                   // the agents the open pages picked
-	errs       map[int]*agentErrs      // errors by agent id, counted for the list
-	notes      map[int]*tickNotes      // this tick's transitions and logs of watched agents
-	structures map[*host.StateInfo]int // structures published, by behaviour version
-	structSeq  int                     // last structure id
-	linger     map[int]time.Time       // agents no page picks any more, since when
-	listAt     time.Time               // when the list was last built
-	profileAt  time.Time               // when the profile was last published
-	ids        []int                   // the agents' ids at the last publish
+	watched    map[int]*host.Agent         // followed in full: picked, or every agent (AutoWatch)
+	picked     []int                       // the agents the open pages picked
+	errs       map[int]*agentErrs          // errors by agent id, counted for the list
+	notes      map[int]*tickNotes          // this tick's transitions and logs of watched agents
+	structures map[*hosttool.StateInfo]int // structures published, by behaviour version
+	structSeq  int                         // last structure id
+	linger     map[int]time.Time           // agents no page picks any more, since when
+	listAt     time.Time                   // when the list was last built
+	profileAt  time.Time                   // when the profile was last published
+	ids        []int                       // the agents' ids at the last publish
 }
 
 type agentErrs struct {
@@ -428,7 +429,7 @@ func (in *inspector) publish(list bool) {
 	}
 	if streams > 0 && now.Sub(in.profileAt) >= profileEvery {
 		in.profileAt = now
-		s.setProfile(profileTop(h.Profile()))
+		s.setProfile(profileTop(hosttool.ProfileOf(h)))
 	}
 	s.install(tick, ids, rows, frames, h.Paused() && in.opts.OnCommand == nil)
 }
@@ -438,7 +439,7 @@ const profileEvery = 500 * time.Millisecond
 
 // profileTop is the ten costliest callbacks of a profile, nil when the
 // host does not profile.
-func profileTop(p host.Profile) *profileJSON {
+func profileTop(p hosttool.Profile) *profileJSON {
 	if p.Ticks == 0 || len(p.Entries) == 0 {
 		return nil
 	}

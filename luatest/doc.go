@@ -1,5 +1,5 @@
 // Package luatest runs busted-style Lua test files (*_test.lua) in a host's
-// Lua state (host.Host.RunLua): the runner behind `luaai test` (README:
+// Lua state (hosttool.RunLua): the runner behind `luaai test` (README:
 // Agents from Lua, and tests).
 //
 // A file's body records its tests and describe blocks; a describe's body

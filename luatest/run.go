@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
@@ -59,7 +60,7 @@ func RunFile(h *host.Host, path string, w io.Writer, opts Options) (Result, erro
 		}
 	}
 	opts.host = h
-	err := h.RunLua(func(vm *defs.VM) error {
+	err := hosttool.RunLua(h, func(vm *defs.VM) error {
 		r, fileErr = runFile(vm, path, w, opts)
 		return nil
 	})

@@ -43,7 +43,7 @@ func restart(a *host.Agent, l *inputLine, over spawnOverrides, stderr io.Writer)
 func showAgent(a *host.Agent) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "agent %d (%s): %s", a.ID(), filepath.Base(a.Behaviour().Name()), a.Path())
-	if p := a.Paused(); len(p) > 0 {
+	if p := a.PausedStates(); len(p) > 0 {
 		fmt.Fprintf(&b, ", paused %s", strings.Join(p, ", "))
 	}
 	fmt.Fprintf(&b, ", tick %d", a.Ticks())

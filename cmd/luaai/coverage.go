@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/safefile"
 )
 
@@ -41,24 +41,24 @@ func (f *coverageFlag) Set(s string) error {
 // coverageSum adds up the coverage of several hosts (one per test file):
 // by behaviour file, by part.
 type coverageSum struct {
-	files map[string]map[string]*host.CoverageItem
+	files map[string]map[string]*hosttool.CoverageItem
 }
 
-func (c *coverageSum) add(bcs []host.BehaviourCoverage) {
+func (c *coverageSum) add(bcs []hosttool.BehaviourCoverage) {
 	if c == nil {
 		return
 	}
 	if c.files == nil {
-		c.files = map[string]map[string]*host.CoverageItem{}
+		c.files = map[string]map[string]*hosttool.CoverageItem{}
 	}
 	for _, bc := range bcs {
 		items := c.files[bc.File]
 		if items == nil {
-			items = map[string]*host.CoverageItem{}
+			items = map[string]*hosttool.CoverageItem{}
 			c.files[bc.File] = items
 		}
 		for _, it := range bc.Items {
-			k := it.Kind + "\x00" + it.Name
+			k := it.Kind.String() + "\x00" + it.Name
 			if got := items[k]; got != nil {
 				got.Hits += it.Hits
 			} else {
@@ -70,29 +70,32 @@ func (c *coverageSum) add(bcs []host.BehaviourCoverage) {
 }
 
 // sorted is every behaviour's parts, files in order, parts by line.
-func (c *coverageSum) sorted() []host.BehaviourCoverage {
-	var out []host.BehaviourCoverage
+func (c *coverageSum) sorted() []hosttool.BehaviourCoverage {
+	var out []hosttool.BehaviourCoverage
 	for file, items := range c.files {
-		bc := host.BehaviourCoverage{File: file}
+		bc := hosttool.BehaviourCoverage{File: file}
 		for _, it := range items {
 			bc.Items = append(bc.Items, *it)
 		}
-		slices.SortFunc(bc.Items, func(a, b host.CoverageItem) int {
+		slices.SortFunc(bc.Items, func(a, b hosttool.CoverageItem) int {
 			if a.Line != b.Line {
 				return a.Line - b.Line
 			}
-			return strings.Compare(a.Kind+a.Name, b.Kind+b.Name)
+			return strings.Compare(a.Kind.String()+a.Name, b.Kind.String()+b.Name)
 		})
 		out = append(out, bc)
 	}
-	slices.SortFunc(out, func(a, b host.BehaviourCoverage) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(out, func(a, b hosttool.BehaviourCoverage) int { return strings.Compare(a.File, b.File) })
 	return out
 }
 
 // coverKinds are the kinds of part, in the order the summary names them.
-var coverKinds = []struct{ kind, plural string }{
-	{host.CoverState, "states"}, {host.CoverTransition, "transitions"}, {host.CoverTreeNode, "tree nodes"},
-	{host.CoverStep, "steps"}, {host.CoverChoice, "utility choices"},
+var coverKinds = []struct {
+	kind   hosttool.CoverKind
+	plural string
+}{
+	{hosttool.CoverState, "states"}, {hosttool.CoverTransition, "transitions"}, {hosttool.CoverTreeNode, "tree nodes"},
+	{hosttool.CoverStep, "steps"}, {hosttool.CoverChoice, "utility choices"},
 }
 
 // print writes a line per behaviour ("guard.lua: states 9/11, transitions
@@ -127,7 +130,7 @@ func (c *coverageSum) write(file string) error {
 	for _, bc := range c.sorted() {
 		cj := coverageJSON{File: bc.File, Items: []coverageItemJSON{}}
 		for _, it := range bc.Items {
-			cj.Items = append(cj.Items, coverageItemJSON{it.Kind, it.Name, it.Line, it.Hits})
+			cj.Items = append(cj.Items, coverageItemJSON{it.Kind.String(), it.Name, it.Line, it.Hits})
 		}
 		out = append(out, cj)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/explore"
-	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 )
 
 const exploreUsage = `Usage: luaai explore SCRIPT... [--seconds N] [--runs N] [--agents K] [--seed S] [--workers N] [--out DIR] [--json] [--coverage FILE]
@@ -288,12 +288,12 @@ func printExplore(w io.Writer, rep *explore.Report, testFile string) {
 		}
 		fmt.Fprintf(w, "\nnever reached (after %s):\n", strings.Join(tried, ", "))
 		for _, it := range un {
-			fmt.Fprintf(w, "  %s:%d: %s %s\n", oneLine(it.File), it.Line, oneLine(it.Kind), oneLine(it.Name))
+			fmt.Fprintf(w, "  %s:%d: %s %s\n", oneLine(it.File), it.Line, oneLine(it.Kind.String()), oneLine(it.Name))
 		}
 	}
 }
 
-func coverSummary(bc host.BehaviourCoverage) string {
+func coverSummary(bc hosttool.BehaviourCoverage) string {
 	var parts []string
 	for _, k := range coverKinds {
 		hit, all := 0, 0
@@ -388,7 +388,7 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 		})
 	}
 	for _, it := range rep.Unreached() {
-		out.Never = append(out.Never, coverageItemJSON{it.Kind, it.Name, it.Line, it.Hits})
+		out.Never = append(out.Never, coverageItemJSON{it.Kind.String(), it.Name, it.Line, it.Hits})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -397,15 +397,15 @@ func writeExploreJSON(w io.Writer, rep *explore.Report, testFile string) error {
 
 // partsByFile is the report's parts, a behaviour coverage for each file,
 // in the order the files come.
-func partsByFile(rep *explore.Report) []host.BehaviourCoverage {
-	var out []host.BehaviourCoverage
+func partsByFile(rep *explore.Report) []hosttool.BehaviourCoverage {
+	var out []hosttool.BehaviourCoverage
 	at := map[string]int{}
 	for _, it := range rep.Parts {
 		i, ok := at[it.File]
 		if !ok {
 			i = len(out)
 			at[it.File] = i
-			out = append(out, host.BehaviourCoverage{File: it.File})
+			out = append(out, hosttool.BehaviourCoverage{File: it.File})
 		}
 		out[i].Items = append(out[i].Items, it)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/inspector"
 )
 
@@ -241,7 +242,7 @@ func decodeValue(raw string, def any) any {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(raw))
 	parsed := dec.Decode(&v) == nil && !dec.More() && v != nil
-	if parsed && host.KindOf(v) == host.KindOf(def) {
+	if parsed && hosttool.KindOf(v) == hosttool.KindOf(def) {
 		return v
 	}
 	switch def.(type) {

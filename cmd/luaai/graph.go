@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/inspect"
 )
 
@@ -63,7 +64,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	var drawErr error
 	err = withBehaviour(script, func(b *host.Behaviour) error {
-		drawErr = inspect.WriteGraphWith(w, b.Definition(), script, opts)
+		drawErr = inspect.WriteGraphWith(w, hosttool.Definition(b), script, opts)
 		return nil
 	})
 	if err != nil {

@@ -473,7 +473,7 @@ func (l *inputLine) applyTo(h *host.Host, stderr io.Writer, over spawnOverrides)
 		if l.resume {
 			switch {
 			case a.Suspended():
-				if err := a.Resume(); err != nil {
+				if err := a.Unsuspend(); err != nil {
 					report(fmt.Errorf("agent %d: %w", a.ID(), err))
 				} else {
 					fmt.Fprintf(stderr, "agent %d resumed\n", a.ID())

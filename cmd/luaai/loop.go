@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
@@ -354,7 +355,7 @@ func (l *runLoop) reloadOne(done int, b *host.Behaviour, script string) ([]strin
 			// version keeps running.
 			var warns host.ErrorList
 			err := withBehaviour(script, func(b *host.Behaviour) error {
-				warns = inspect.Lint(b.Definition())
+				warns = inspect.Lint(hosttool.Definition(b))
 				return nil
 			})
 			if err != nil {
@@ -371,7 +372,7 @@ func (l *runLoop) reloadOne(done int, b *host.Behaviour, script string) ([]strin
 		return b.Reload()
 	})
 	if err == nil {
-		for _, w := range inspect.Lint(b.Definition()) {
+		for _, w := range inspect.Lint(hosttool.Definition(b)) {
 			fmt.Fprintln(l.out.stderr, formatWarning(w))
 		}
 	}

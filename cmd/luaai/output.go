@@ -308,7 +308,7 @@ func errorText(e *host.ScriptError, t *tally) string {
 	if state == "" {
 		state = "<root>"
 	}
-	msg := strings.Replace(e.Message(), host.ResumeHint, "resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again", 1)
+	msg := messageWithRemedy(e)
 	if t.count > 1 {
 		return fmt.Sprintf("%s (agent %d, state %s, %s; failed %d times, %s)", msg, e.Agent, state, e.Callback, t.count, agentList(t.agents))
 	}
@@ -370,7 +370,7 @@ func (o *runOutput) endTick() {
 		if state == "" {
 			state = "<root>"
 		}
-		msg := strings.Replace(e.Message(), host.ResumeHint, "resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again", 1)
+		msg := messageWithRemedy(e)
 		fmt.Fprintf(o.stderr, "tick %d error: %s (state %s, %s; %s suspended)\n", e.Tick, oneLine(msg), state, e.Callback, agentList(ids))
 	}
 }
@@ -532,7 +532,7 @@ func (o *runOutput) traceAgent(tick int, a *host.Agent) {
 	}
 	state, _ := a.State()
 	var ctx any = plainjson.Safe(a.Context())
-	paused := a.Paused()
+	paused := a.PausedStates()
 	var suspended string
 	if a.Suspended() {
 		suspended = a.SuspendReason().String()
@@ -574,3 +574,15 @@ func plural(n int) string {
 
 // traced reports whether --trace prints agent id's lines.
 func (o *runOutput) traced(id int) bool { return o.traceOnly == nil || o.traceOnly[id] }
+
+// messageWithRemedy is e's message and, for the error that suspended its
+// agent, what lets the agent tick again in luaai run's words.
+func messageWithRemedy(e *host.ScriptError) string {
+	switch e.Suspension {
+	case host.SuspendedByFault, host.SuspendedByOverruns:
+		return e.Message() + " (resume A at the console or in the inspector, or a fix saved under --watch, lets it tick again)"
+	case host.SuspendedByMemory, host.SuspendedByHost:
+		return e.Message() + " (resume A at the console or in the inspector lets it tick again)"
+	}
+	return e.Message()
+}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 )
 
 // What --profile prints: the costliest callbacks and natives, and how the
@@ -32,7 +32,7 @@ type profileEntryJSON struct {
 
 // profile prints --profile's table on stderr (a JSON line on stdout with
 // --json): the ten costliest callbacks, and the ticks' time beside them.
-func (o *runOutput) profile(p host.Profile, workers int) {
+func (o *runOutput) profile(p hosttool.Profile, workers int) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	if o.json {
 		pj := profileJSON{Ticks: p.Ticks, TickMS: ms(p.InTicks), LuaMS: ms(p.InLua)}
@@ -68,7 +68,7 @@ func (o *runOutput) profile(p host.Profile, workers int) {
 // profileWhere names a profile entry: file:line for a Lua function
 // ("compiled file:line" for one that runs compiled to Go), the
 // description for a native ("native gt(hunger, 0.5)").
-func profileWhere(e host.ProfileEntry) string {
+func profileWhere(e hosttool.ProfileEntry) string {
 	if e.Native != "" {
 		return "native " + e.Native
 	}

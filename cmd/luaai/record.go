@@ -177,7 +177,7 @@ type agentRow struct {
 }
 
 func rowOf(a *host.Agent) agentRow {
-	r := agentRow{state: a.Path(), paused: a.Paused(), ctx: map[string]string{}}
+	r := agentRow{state: a.Path(), paused: a.PausedStates(), ctx: map[string]string{}}
 	for k, v := range a.Context() {
 		data, err := json.Marshal(plainjson.Safe(v))
 		if err != nil {

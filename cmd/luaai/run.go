@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/inspector"
 
 	"github.com/luaai/luaai/host"
@@ -369,7 +371,7 @@ func runScript(ctx context.Context, cfg *runConfig, stdout, stderr io.Writer) in
 	out.endTick()
 	out.summary()
 	if cfg.profile {
-		out.profile(h.Profile(), h.Workers())
+		out.profile(hosttool.ProfileOf(h), h.Workers())
 	}
 	if runErr != nil {
 		return fail("%v", runErr)
@@ -442,7 +444,7 @@ func loadForRun(ctx context.Context, h *host.Host, cfg *runConfig, script string
 	}
 	// The warnings luaai check gives, at every load: a typo in a field name
 	// is legal Lua and would pass silently.
-	if warns := inspect.Lint(b.Definition()); len(warns) > 0 {
+	if warns := inspect.Lint(hosttool.Definition(b)); len(warns) > 0 {
 		for _, w := range warns {
 			fmt.Fprintln(stderr, formatWarning(w))
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/luatest"
 )
 
@@ -180,7 +181,7 @@ func runTestFile(path string, w io.Writer, opts luatest.Options, cov *coverageSu
 		return r, err
 	}
 	// A file that did not run is written to w and counted in r already.
-	cov.add(h.Coverage())
+	cov.add(hosttool.Coverage(h))
 	return r, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luaai/luaai/host"
+	"github.com/luaai/luaai/host/hosttool"
 	"github.com/luaai/luaai/internal/scripterr"
 	"github.com/luaai/luaai/luabind"
 	"github.com/luaai/luaai/luabind/defs"
@@ -97,7 +98,7 @@ func load(ctx context.Context, path, loadPath string, opts CheckOptions) Result 
 	if err != nil {
 		return Result{Errors: asList(loadPath, err)}
 	}
-	def := b.Definition()
+	def := hosttool.Definition(b)
 	return Result{Warnings: Lint(def), Definition: def}
 }
 

@@ -50,7 +50,7 @@ type GraphOptions struct {
 	// Format is GraphDOT or GraphMermaid. The default ("") is DOT.
 	Format string
 	// Never marks the parts a coverage report says never ran — keys
-	// {kind, name} as host.CoverageItem names them ("state", "patrol.walk";
+	// {kind, name} as hosttool.CoverageItem names them ("state", "patrol.walk";
 	// "transition", "patrol.walk: to chase on noise"; "tree node",
 	// "attack[sequence.swing]") — drawn grey and dashed (DOT), or with a
 	// dashed class and "(never)" on edges (Mermaid). The default (nil)
