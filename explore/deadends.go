@@ -2,8 +2,8 @@ package explore
 
 import (
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/host/hosttool"
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )

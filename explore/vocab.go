@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/host"
-	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/host/hosttool"
+	"github.com/luaai/luaai/internal/luacode"
 	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
