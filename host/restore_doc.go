@@ -116,35 +116,58 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 		out, rebinds, synced = nil, nil, nil
 		ids = h.newIDPlacer(opts.ids)
 	}
-	take := func(s *agentSnapshot) error {
+	// add makes one agent (of behaviour name, saved as old), with restore.
+	add := func(name string, old int, keys []string, restore func(b *Behaviour, id int) (*Agent, []boundSlot, error)) error {
 		b := behaviours[0]
 		if len(behaviours) > 1 {
 			b = nil
 			for _, c := range behaviours {
-				if c.name == s.Behaviour {
+				if c.name == name {
 					b = c
 				}
 			}
 			if b == nil {
-				return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, s.ID, s.Behaviour)
+				return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, old, name)
 			}
 		}
-		id, err := ids.place(s.ID)
+		id, err := ids.place(old)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		a, slots, err := h.restoreAgent(b, s, id, opts.ids)
+		a, slots, err := restore(b, id)
 		if err != nil {
-			return fmt.Errorf("%s: agent %d: %w", what, s.ID, err)
+			return fmt.Errorf("%s: agent %d: %w", what, old, err)
 		}
 		out = append(out, a)
 		if opts.Rebind != nil {
 			rebinds = append(rebinds, slots)
 		}
 		if opts.Attach != nil {
-			synced = append(synced, s.Synced)
+			synced = append(synced, keys)
 		}
 		return nil
+	}
+	take := func(s *agentSnapshot) error {
+		return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
+			return h.restoreAgent(b, s, id, opts.ids)
+		})
+	}
+	if isBinarySnapshot(data) {
+		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte) error {
+			return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
+				return h.restoreBin(b, r, s, rng, id)
+			})
+		})
+		if err == nil {
+			if err = ids.finish(); err != nil {
+				err = fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		return h.finishRestored(what, out, rebinds, synced, opts, undo)
 	}
 	version, err := streamSnapshotFile(data, take)
 	if err == nil && version == SnapshotVersion {
@@ -167,6 +190,12 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
+	return h.finishRestored(what, out, rebinds, synced, opts, undo)
+}
+
+// finishRestored rebinds and attaches the agents a restore made, or
+// undoes the restore and returns the error.
+func (h *Host) finishRestored(what string, out []*Agent, rebinds [][]boundSlot, synced [][]string, opts restoreMode, undo func()) ([]*Agent, error) {
 	for i, slots := range rebinds {
 		if err := out[i].rebind(slots, opts.Rebind); err != nil {
 			id := out[i].id

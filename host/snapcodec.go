@@ -45,6 +45,9 @@ type encoder struct {
 	// key lists for reuse (one per nesting level in use).
 	buf  []byte
 	keys [][]lua.LValue
+	// strs numbers the short strings the binary form wrote (writeBin),
+	// across the agents of a save.
+	strs map[string]int
 }
 
 // pathSeg is one step of a path: .field, [index], [key] or [key] (key).

@@ -176,7 +176,10 @@ func (h *Host) Snapshot() ([]byte, error) {
 // saveCopy (the method) is the game loop's part of a save: every agent's records, with
 // its Lua values already encoded (plain bytes, shared with nothing Lua
 // changes), and about how large the document will be.
-func (h *Host) saveCopy() ([]saveCopy, int, error) {
+func (h *Host) saveCopy() ([]saveCopy, int, error) { return h.saveCopyAs(false) }
+
+// saveCopyAs is saveCopy for the binary format with bin.
+func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 	if h.running {
 		return nil, 0, ErrReentrant
 	}
@@ -184,7 +187,7 @@ func (h *Host) saveCopy() ([]saveCopy, int, error) {
 	enc := &encoder{}
 	arena := newSaveArena(h.agents)
 	for i, a := range h.agents {
-		if err := a.copyForSave(enc, &agents[i], arena); err != nil {
+		if err := a.copyForSave(enc, &agents[i], arena, bin); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -196,7 +199,7 @@ func (h *Host) saveCopy() ([]saveCopy, int, error) {
 // agents: its arena keeps growing, its tables are forgotten).
 func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
 	var c saveCopy
-	if err := a.copyForSave(enc, &c, &saveArena{}); err != nil {
+	if err := a.copyForSave(enc, &c, &saveArena{}, false); err != nil {
 		return agentSnapshot{}, err
 	}
 	return c.records(), nil

@@ -1,0 +1,307 @@
+package host
+
+// The binary snapshot format: the same records as the JSON document, as
+// compact bytes a save writes and a load reads about twice as fast.
+//
+//	magic "\x89LUAAI\r\n", version (uvarint), agent count (uvarint), then
+//	per agent a record: tag 1 and the binary record, or tag 2, a length
+//	(4 bytes) and the agent's JSON record (an agent with pending events,
+//	messages or requests: rare, kept in the readable form).
+//
+// Numbers are uvarints or zigzag varints, floats 8 bytes little-endian;
+// record strings (behaviours, state paths, state names) are written once
+// and then named by index, as are short strings in Lua values.
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// SnapshotFormat is how a save is written (SaveOptions.Format). Restore,
+// RestoreFrom and Import read either, telling them apart by their first
+// bytes.
+type SnapshotFormat int
+
+const (
+	// SnapshotJSON is the readable JSON document Snapshot returns (the
+	// zero value).
+	SnapshotJSON SnapshotFormat = iota
+	// SnapshotBinary is a compact binary form of the same records: about
+	// a third of the size, faster to write and to read. A binary save
+	// restored and saved again as JSON gives the JSON save of the same
+	// agents.
+	SnapshotBinary
+)
+
+// SaveOptions adjust Host.WriteSnapshotWith and Host.SnapshotAsyncWith.
+// The zero value saves as WriteSnapshot does (JSON).
+type SaveOptions struct {
+	// Format is the format of the save; the zero value is SnapshotJSON.
+	Format SnapshotFormat
+}
+
+// binMagic opens a binary snapshot; no JSON document starts with it.
+const binMagic = "\x89LUAAI\r\n"
+
+// The tags of a binary snapshot's agent records.
+const (
+	binRecAgent = 1 // a binary record
+	binRecJSON  = 2 // the agent's JSON record, length-prefixed
+)
+
+// isBinarySnapshot tells whether data is in the binary format.
+func isBinarySnapshot(data []byte) bool {
+	return len(data) >= len(binMagic) && string(data[:len(binMagic)]) == binMagic
+}
+
+// WriteSnapshotWith is WriteSnapshot in the format opts names: nothing is
+// written unless every agent could be saved.
+func (h *Host) WriteSnapshotWith(w io.Writer, opts SaveOptions) error {
+	agents, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(appendSave(make([]byte, 0, size), agents, opts.Format))
+	return err
+}
+
+// SnapshotAsyncWith is SnapshotAsync in the format opts names: its bytes
+// are those WriteSnapshotWith writes with the same options.
+func (h *Host) SnapshotAsyncWith(w io.Writer, opts SaveOptions) (*SaveJob, error) {
+	agents, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
+	if err != nil {
+		return nil, err
+	}
+	j := &SaveJob{done: make(chan struct{})}
+	go func() {
+		defer close(j.done)
+		j.n, j.err = w.Write(appendSave(make([]byte, 0, size), agents, opts.Format))
+	}()
+	return j, nil
+}
+
+// appendSave writes the document of a save from the loop's copies.
+func appendSave(b []byte, agents []saveCopy, f SnapshotFormat) []byte {
+	if f == SnapshotBinary {
+		return appendBinary(b, agents)
+	}
+	return appendCopies(b, agents)
+}
+
+// binWriter writes a binary document's records; strs numbers the record
+// strings written so far.
+type binWriter struct {
+	strs   map[string]int
+	byPath map[*layout][]*place
+}
+
+// str writes s: its index if written before, else 0, its length and bytes.
+func (w *binWriter) str(b []byte, s string) []byte {
+	if i, ok := w.strs[s]; ok {
+		return binary.AppendUvarint(b, uint64(i))
+	}
+	w.strs[s] = len(w.strs) + 1
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendFloat(b []byte, f float64) []byte {
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+}
+
+// appendBinary writes the binary document of a save.
+func appendBinary(b []byte, agents []saveCopy) []byte {
+	b = append(b, binMagic...)
+	b = binary.AppendUvarint(b, SnapshotVersion)
+	b = binary.AppendUvarint(b, uint64(len(agents)))
+	w := &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}}
+	for i := range agents {
+		c := &agents[i]
+		if c.bin {
+			b = append(b, binRecAgent)
+			b = w.agent(b, c)
+			continue
+		}
+		places, ok := w.byPath[c.t]
+		if !ok {
+			places = slices.Clone(c.t.places)
+			slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
+			w.byPath[c.t] = places
+		}
+		b = append(b, binRecJSON, 0, 0, 0, 0)
+		start := len(b)
+		b = c.appendJSON(b, places)
+		binary.LittleEndian.PutUint32(b[start-4:], uint32(len(b)-start))
+	}
+	return b
+}
+
+// State and node record flags: which fields follow.
+const (
+	binHasTime = 1 << iota
+	binHasEvery
+	binHasStep
+	binHasStepTime
+	binStepSeen
+	binHasTreeTime
+	binHasTree
+)
+
+// agent writes c's binary record (an agent with nothing pending: no
+// events, messages or requests).
+func (w *binWriter) agent(b []byte, c *saveCopy) []byte {
+	r := &c.rec
+	b = binary.AppendVarint(b, int64(r.ID))
+	b = w.str(b, r.Behaviour)
+	b = binary.AppendUvarint(b, uint64(r.Ticks))
+	b = appendFloat(b, r.Clock)
+	b = binary.AppendUvarint(b, uint64(len(c.rng)))
+	b = append(b, c.rng...)
+	b = w.str(b, r.Suspended)
+	b = binary.AppendUvarint(b, uint64(r.Overruns))
+	b = appendFloat(b, r.Owed)
+	b = binary.AppendUvarint(b, uint64(r.Interval))
+	b = w.str(b, r.Kind)
+	b = binary.AppendUvarint(b, uint64(len(r.Synced)))
+	for _, k := range r.Synced {
+		b = w.str(b, k)
+	}
+	b = append(b, r.Ctx...)
+	b = w.states(b, c)
+	return w.machines(b, c)
+}
+
+// treeHeld tells whether any of n's tree records holds something.
+func treeHeld(c *saveCopy, n *place) bool {
+	if n.bt == nil {
+		return false
+	}
+	for i := range n.bt.Nodes {
+		if c.bt[n.btBase+i] != (btRT{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// states writes the records of c's states that hold something, in layout
+// order.
+func (w *binWriter) states(b []byte, c *saveCopy) []byte {
+	count := 0
+	for _, n := range c.t.places {
+		if c.nodes[n.id] != (placeRT{}) || treeHeld(c, n) {
+			count++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, n := range c.t.places {
+		rt := c.nodes[n.id]
+		tree := treeHeld(c, n)
+		if rt == (placeRT{}) && !tree {
+			continue
+		}
+		b = w.str(b, n.path)
+		var flags byte
+		for bit, on := range []bool{rt.time != 0, rt.every != 0, rt.step != 0, rt.stepTime != 0, rt.stepSeen, rt.treeTime != 0, tree} {
+			if on {
+				flags |= 1 << bit
+			}
+		}
+		b = append(b, flags)
+		if rt.time != 0 {
+			b = appendFloat(b, rt.time)
+		}
+		if rt.every != 0 {
+			b = appendFloat(b, rt.every)
+		}
+		if rt.step != 0 {
+			b = binary.AppendVarint(b, int64(rt.step))
+		}
+		if rt.stepTime != 0 {
+			b = appendFloat(b, rt.stepTime)
+		}
+		if rt.treeTime != 0 {
+			b = appendFloat(b, rt.treeTime)
+		}
+		if tree {
+			b = w.tree(b, c, n)
+		}
+	}
+	return b
+}
+
+// tree writes the records of n's tree nodes that hold something.
+func (w *binWriter) tree(b []byte, c *saveCopy, n *place) []byte {
+	recs := treeRecords(c.bt, n)
+	count := 0
+	for _, tn := range n.bt.Nodes {
+		if _, ok := recs[tn.Path]; ok {
+			count++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, tn := range n.bt.Nodes {
+		s, ok := recs[tn.Path]
+		if !ok {
+			continue
+		}
+		b = w.str(b, tn.Path)
+		var flags byte
+		for bit, on := range []bool{s.Running, s.Child != 0, s.Start != 0, s.Done != "", s.Cool != nil} {
+			if on {
+				flags |= 1 << bit
+			}
+		}
+		b = append(b, flags)
+		if s.Child != 0 {
+			b = binary.AppendVarint(b, int64(s.Child))
+		}
+		if s.Start != 0 {
+			b = appendFloat(b, s.Start)
+		}
+		if s.Done != "" {
+			b = w.str(b, s.Done)
+		}
+		if s.Cool != nil {
+			b = appendFloat(b, *s.Cool)
+		}
+	}
+	return b
+}
+
+// machines writes the records of c's machines that hold something, in
+// layout order.
+func (w *binWriter) machines(b []byte, c *saveCopy) []byte {
+	held := func(m *machineCopy) bool {
+		return len(m.stack) > 0 || m.history >= 0 || m.decideAcc != 0
+	}
+	count := 0
+	for _, n := range c.t.places {
+		if n.isMachine() && held(&c.ms[n.mid]) {
+			count++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, n := range c.t.places {
+		if !n.isMachine() || !held(&c.ms[n.mid]) {
+			continue
+		}
+		m := &c.ms[n.mid]
+		b = w.str(b, n.path)
+		b = binary.AppendUvarint(b, uint64(len(m.stack)))
+		for _, i := range m.stack {
+			b = w.str(b, n.children[i].name)
+		}
+		history := ""
+		if m.history >= 0 {
+			history = n.children[m.history].name
+		}
+		b = w.str(b, history)
+		b = appendFloat(b, m.decideAcc)
+	}
+	return b
+}
