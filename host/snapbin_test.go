@@ -3,6 +3,7 @@ package host_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/luaai/luaai/host"
@@ -149,4 +150,84 @@ func TestBinarySnapshotDamaged(t *testing.T) {
 	require.ErrorContains(t, err, "items in the 0 bytes left")
 	_, err = h2.Restore([]byte("\x89LUAAI\r\n\x02\x00"), bs...)
 	require.ErrorContains(t, err, "binary snapshot of version 2")
+}
+
+// FuzzBinarySnapshot restores mutated binary saves: each is refused as a
+// bad snapshot, never a panic, or read, the reader allocating at most 256
+// times the input's size plus 1 MiB whatever its length fields say; what
+// is read saves (binary and JSON), and the binary save reads back to the
+// same saves.
+func FuzzBinarySnapshot(f *testing.F) {
+	h, err := host.New(host.Options{Workers: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := h.LoadString("plain.lua", plainSrc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := h.Spawn(b, nil); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := h.Tick(0.1); err != nil {
+		f.Fatal(err)
+	}
+	var seed bytes.Buffer
+	if err := h.WriteSnapshotWith(&seed, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
+		f.Fatal(err)
+	}
+	h.Close()
+	f.Add(seed.Bytes())
+	f.Add(seed.Bytes()[:seed.Len()/2])
+	f.Add([]byte("\x89LUAAI\r\n\x01\x01\x01\x02plain.lua"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		load := func(data []byte) (*host.Host, error) {
+			h, err := host.New(host.Options{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(h.Close)
+			b, err := h.LoadString("plain.lua", plainSrc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = h.Restore(data, b)
+			return h, err
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		h, err := load(data)
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(256*len(data)+1<<20) {
+			t.Fatalf("a %d-byte snapshot made its reader allocate %d bytes", len(data), alloc)
+		}
+		if err != nil {
+			if !errors.Is(err, host.ErrBadSnapshot) && !errors.Is(err, host.ErrIDInUse) {
+				t.Fatalf("refused, but not as a bad snapshot: %v", err)
+			}
+			return
+		}
+		var bin bytes.Buffer
+		if err := h.WriteSnapshotWith(&bin, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
+			t.Fatalf("read but cannot save: %v", err)
+		}
+		json, err := h.Snapshot()
+		if err != nil {
+			t.Fatalf("read but cannot save as JSON: %v", err)
+		}
+		h2, err := load(bin.Bytes())
+		if err != nil {
+			t.Fatalf("a binary save does not read back: %v", err)
+		}
+		var bin2 bytes.Buffer
+		if err := h2.WriteSnapshotWith(&bin2, host.SaveOptions{Format: host.SnapshotBinary}); err != nil || !bytes.Equal(bin.Bytes(), bin2.Bytes()) {
+			t.Fatalf("a binary save does not read back the same: %v", err)
+		}
+		json2, err := h2.Snapshot()
+		if err != nil || string(json) != string(json2) {
+			t.Fatalf("a binary save does not read back to the same JSON: %v\n%.2000s\n%.2000s", err, json, json2)
+		}
+	})
 }
