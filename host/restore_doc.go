@@ -51,6 +51,11 @@ func (p *idPlacer) place(old int) (int, error) {
 	return id, nil
 }
 
+// reserve makes room for n agents.
+func (p *idPlacer) reserve(n int) {
+	p.taken, p.saved = make(map[int]int, n), make(map[int]bool, n)
+}
+
 // finish reports an id map that names an agent the document did not hold.
 func (p *idPlacer) finish() error {
 	for old := range p.ids {
@@ -153,6 +158,9 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 		})
 	}
 	if isBinarySnapshot(data) {
+		n := binaryCount(data)
+		ids.reserve(n)
+		out = make([]*Agent, 0, n)
 		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte) error {
 			return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
 				return h.restoreBin(b, r, s, rng, id)

@@ -13,7 +13,10 @@ import (
 // and, in each format (JSON and binary), a blocking save of them
 // (WriteSnapshotWith), the game loop's part of an asynchronous save
 // (SnapshotAsyncWith until it returns) and a load (RestoreFrom into an
-// empty host), and reports each per agent and as a ratio to the tick.
+// empty host). It reports each as a ratio to the tick, in wall time and
+// (cpu-) in the process's CPU time, which other programs on a busy
+// machine do not inflate; each part starts after a collection, so that it
+// pays for its own garbage only.
 //
 //	go test ./host -run XXX -bench SaveVsTick -benchtime 3x -count 3
 func BenchmarkSaveVsTick(b *testing.B) {
@@ -32,71 +35,75 @@ func BenchmarkSaveVsTick(b *testing.B) {
 		name string
 		opts host.SaveOptions
 	}{{"json", host.SaveOptions{}}, {"bin", host.SaveOptions{Format: host.SnapshotBinary}}}
-	var tick time.Duration
-	save, async, load := make([]time.Duration, 2), make([]time.Duration, 2), make([]time.Duration, 2)
+	var tick cost
+	save, async, load := make([]cost, 2), make([]cost, 2), make([]cost, 2)
 	size := make([]int, 2)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		settle(b)
-		t0 := time.Now()
-		if err := h.Tick(0.016); err != nil {
-			b.Fatal(err)
-		}
-		tick += time.Since(t0)
+		tick.add(measure(b, func() {
+			if err := h.Tick(0.016); err != nil {
+				b.Fatal(err)
+			}
+		}))
 		for f, format := range formats {
-			s, a, l, n := saveAndLoad(b, h, format.opts)
-			save[f], async[f], load[f], size[f] = save[f]+s, async[f]+a, load[f]+l, n
+			var buf, abuf bytes.Buffer
+			save[f].add(measure(b, func() {
+				if err := h.WriteSnapshotWith(&buf, format.opts); err != nil {
+					b.Fatal(err)
+				}
+			}))
+			var job *host.SaveJob
+			async[f].add(measure(b, func() {
+				var err error
+				if job, err = h.SnapshotAsyncWith(&abuf, format.opts); err != nil {
+					b.Fatal(err)
+				}
+			}))
+			if err := job.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), abuf.Bytes()) {
+				b.Fatal("the async save differs from the blocking one")
+			}
+			size[f] = buf.Len()
+			load[f].add(loadInto(b, &buf))
 		}
 	}
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / agents }
-	b.ReportMetric(per(tick), "tick-ns/agent")
+	b.ReportMetric(float64(tick.wall.Nanoseconds())/float64(b.N)/agents, "tick-ns/agent")
 	for f, format := range formats {
-		b.ReportMetric(per(save[f]), format.name+"-save-ns/agent")
-		b.ReportMetric(float64(save[f])/float64(tick), format.name+"-save/tick")
-		b.ReportMetric(float64(async[f])/float64(tick), format.name+"-async/tick")
-		b.ReportMetric(float64(load[f])/float64(tick), format.name+"-load/tick")
+		save[f].report(b, format.name+"-save", tick)
+		async[f].report(b, format.name+"-async", tick)
+		load[f].report(b, format.name+"-load", tick)
 		b.ReportMetric(float64(size[f]), format.name+"-bytes")
 	}
 }
 
-// settle collects the garbage of what ran before (timer stopped), so that
-// each timed part pays only for its own.
-func settle(b *testing.B) {
-	b.StopTimer()
-	runtime.GC()
-	b.StartTimer()
+// cost is the wall and process CPU time of a part of a benchmark.
+type cost struct{ wall, cpu time.Duration }
+
+func (c *cost) add(d cost) { c.wall, c.cpu = c.wall+d.wall, c.cpu+d.cpu }
+
+// report reports c as ratios to tick: name/tick and cpu-name/tick.
+func (c cost) report(b *testing.B, name string, tick cost) {
+	b.ReportMetric(float64(c.wall)/float64(tick.wall), name+"/tick")
+	b.ReportMetric(float64(c.cpu)/float64(tick.cpu), "cpu-"+name+"/tick")
 }
 
-// saveAndLoad saves h with opts, blocking and asynchronously (checking
-// that both write the same bytes), and loads the save into an empty host;
-// it returns the blocking save's time, the async save's time on the
-// calling goroutine, the load's time and the save's size.
-func saveAndLoad(b *testing.B, h *host.Host, opts host.SaveOptions) (save, async, load time.Duration, size int) {
-	settle(b)
-	t1 := time.Now()
-	var buf bytes.Buffer
-	if err := h.WriteSnapshotWith(&buf, opts); err != nil {
-		b.Fatal(err)
-	}
-	t2 := time.Now()
+// measure runs fn after collecting the garbage of what ran before (timer
+// stopped), and returns its wall and process CPU time.
+func measure(b *testing.B, fn func()) cost {
 	b.StopTimer()
 	runtime.GC()
 	b.StartTimer()
-	t2b := time.Now()
-	var abuf bytes.Buffer
-	job, err := h.SnapshotAsyncWith(&abuf, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t3 := time.Now()
-	if err := job.Wait(); err != nil {
-		b.Fatal(err)
-	}
+	w0, c0 := time.Now(), processCPU(b)
+	fn()
+	return cost{time.Since(w0), processCPU(b) - c0}
+}
+
+// loadInto restores the save in buf into an empty host of guards and
+// returns what the restore cost.
+func loadInto(b *testing.B, buf *bytes.Buffer) cost {
 	b.StopTimer()
-	if !bytes.Equal(buf.Bytes(), abuf.Bytes()) {
-		b.Fatal("the async save differs from the blocking one")
-	}
-	size = buf.Len()
 	h2, err := host.New(host.Options{Workers: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -106,14 +113,12 @@ func saveAndLoad(b *testing.B, h *host.Host, opts host.SaveOptions) (save, async
 	if err != nil {
 		b.Fatal(err)
 	}
-	runtime.GC()
 	b.StartTimer()
-	t4 := time.Now()
-	if _, err := h2.RestoreFrom(&buf, host.RestoreOptions{}, beh); err != nil {
-		b.Fatal(err)
-	}
-	load = time.Since(t4)
-	return t2.Sub(t1), t3.Sub(t2b), load, size
+	return measure(b, func() {
+		if _, err := h2.RestoreFrom(buf, host.RestoreOptions{}, beh); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkLoadReaders loads one snapshot of 50,000 guards in turn with

@@ -71,33 +71,12 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin boo
 		c.rec.RNG = base64.StdEncoding.EncodeToString(c.rng)
 	}
 	enc.reset()
-	if err := enc.count(a.ctx, "ctx", 0); err != nil {
-		return fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	for _, list := range []struct {
-		what   string
-		events []event
-	}{{"event", a.incoming}, {"message", a.inbox}} {
-		for i, ev := range list.events {
-			if err := enc.count(ev.payload, fmt.Sprintf("%s %d (%s) payload", list.what, i+1, ev.name), 0); err != nil {
-				return fmt.Errorf("agent %d: %w", a.id, err)
-			}
-		}
-	}
-	for _, n := range a.t.places {
-		if n.isMachine() && a.ms[n.mid].req.pending {
-			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
-				return fmt.Errorf("agent %d: %w", a.id, err)
-			}
-		}
-	}
 	if c.bin {
-		c.rec.Ctx, err = enc.encodeBin(a.ctx, "ctx")
-	} else {
-		c.rec.Ctx, err = enc.encode(a.ctx, "ctx")
-	}
-	if err != nil {
-		return fmt.Errorf("agent %d: %w", a.id, err)
+		if c.rec.Ctx, err = enc.encodeBinOnce(a.ctx, "ctx"); err != nil {
+			return fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	} else if err := a.encodeJSON(enc, c); err != nil {
+		return err
 	}
 	c.rec.Bound = enc.bound
 	c.t = a.t
@@ -121,6 +100,36 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin boo
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox, a.h.tickNo); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	return nil
+}
+
+// encodeJSON encodes a's context for c's JSON record, the tables shared
+// with its payloads counted.
+func (a *Agent) encodeJSON(enc *encoder, c *saveCopy) error {
+	if err := enc.count(a.ctx, "ctx", 0); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	for _, list := range []struct {
+		what   string
+		events []event
+	}{{"event", a.incoming}, {"message", a.inbox}} {
+		for i, ev := range list.events {
+			if err := enc.count(ev.payload, fmt.Sprintf("%s %d (%s) payload", list.what, i+1, ev.name), 0); err != nil {
+				return fmt.Errorf("agent %d: %w", a.id, err)
+			}
+		}
+	}
+	for _, n := range a.t.places {
+		if n.isMachine() && a.ms[n.mid].req.pending {
+			if err := enc.count(a.ms[n.mid].req.payload, requestWhere(n), 0); err != nil {
+				return fmt.Errorf("agent %d: %w", a.id, err)
+			}
+		}
+	}
+	var err error
+	if c.rec.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	return nil
@@ -243,6 +252,12 @@ func (a *Agent) requestPending() bool {
 		}
 	}
 	return false
+}
+
+// reset empties the arena for the next agent, keeping its memory (a
+// blocking save writes each copy before the next is made).
+func (a *saveArena) reset() {
+	a.nodes, a.ms, a.ints, a.bt, a.raw = a.nodes[:0], a.ms[:0], a.ints[:0], a.bt[:0], a.raw[:0]
 }
 
 // newSaveArena sizes an arena for the copies of agents, so that it grows

@@ -60,12 +60,41 @@ func isBinarySnapshot(data []byte) bool {
 // WriteSnapshotWith is WriteSnapshot in the format opts names: nothing is
 // written unless every agent could be saved.
 func (h *Host) WriteSnapshotWith(w io.Writer, opts SaveOptions) error {
-	agents, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
+	var data []byte
+	var err error
+	if opts.Format == SnapshotBinary {
+		data, err = h.binarySave()
+	} else {
+		data, err = h.Snapshot()
+	}
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(appendSave(make([]byte, 0, size), agents, opts.Format))
+	_, err = w.Write(data)
 	return err
+}
+
+// binarySave is a blocking binary save: each agent copied into scratch
+// records and written at once, so that no copy of every agent is made;
+// the bytes are appendBinary's for the copies of the same agents.
+func (h *Host) binarySave() ([]byte, error) {
+	if h.running {
+		return nil, ErrReentrant
+	}
+	enc := &encoder{}
+	arena := &saveArena{}
+	w := newBinWriter()
+	b := appendBinaryHead(make([]byte, 0, 256*len(h.agents)+64), len(h.agents))
+	var c saveCopy
+	for _, a := range h.agents {
+		arena.reset()
+		enc.buf = enc.buf[:0]
+		if err := a.copyForSave(enc, &c, arena, true); err != nil {
+			return nil, err
+		}
+		b = w.record(b, &c)
+	}
+	return b, nil
 }
 
 // SnapshotAsyncWith is SnapshotAsync in the format opts names: its bytes
@@ -113,30 +142,43 @@ func appendFloat(b []byte, f float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
 }
 
-// appendBinary writes the binary document of a save.
-func appendBinary(b []byte, agents []saveCopy) []byte {
+func newBinWriter() *binWriter {
+	return &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}}
+}
+
+// appendBinaryHead opens a binary document of n agents.
+func appendBinaryHead(b []byte, n int) []byte {
 	b = append(b, binMagic...)
 	b = binary.AppendUvarint(b, SnapshotVersion)
-	b = binary.AppendUvarint(b, uint64(len(agents)))
-	w := &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}}
+	return binary.AppendUvarint(b, uint64(n))
+}
+
+// appendBinary writes the binary document of a save.
+func appendBinary(b []byte, agents []saveCopy) []byte {
+	b = appendBinaryHead(b, len(agents))
+	w := newBinWriter()
 	for i := range agents {
-		c := &agents[i]
-		if c.bin {
-			b = append(b, binRecAgent)
-			b = w.agent(b, c)
-			continue
-		}
-		places, ok := w.byPath[c.t]
-		if !ok {
-			places = slices.Clone(c.t.places)
-			slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
-			w.byPath[c.t] = places
-		}
-		b = append(b, binRecJSON, 0, 0, 0, 0)
-		start := len(b)
-		b = c.appendJSON(b, places)
-		binary.LittleEndian.PutUint32(b[start-4:], uint32(len(b)-start))
+		b = w.record(b, &agents[i])
 	}
+	return b
+}
+
+// record writes c's record: binary, or its JSON record.
+func (w *binWriter) record(b []byte, c *saveCopy) []byte {
+	if c.bin {
+		b = append(b, binRecAgent)
+		return w.agent(b, c)
+	}
+	places, ok := w.byPath[c.t]
+	if !ok {
+		places = slices.Clone(c.t.places)
+		slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
+		w.byPath[c.t] = places
+	}
+	b = append(b, binRecJSON, 0, 0, 0, 0)
+	start := len(b)
+	b = c.appendJSON(b, places)
+	binary.LittleEndian.PutUint32(b[start-4:], uint32(len(b)-start))
 	return b
 }
 

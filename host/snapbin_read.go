@@ -215,6 +215,14 @@ func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, bi
 	return nil
 }
 
+// binaryCount is how many agents a binary snapshot says it holds, at
+// most one per byte of it (0 if it cannot say).
+func binaryCount(data []byte) int {
+	r := &binReader{b: data, i: len(binMagic)}
+	r.uvarint()
+	return r.count(1)
+}
+
 // jsonRecord reads one agent's JSON record with the fast reader, or with
 // encoding/json and its errors where the fast one gives up.
 func jsonRecord(what string, rec []byte, take func(*agentSnapshot) error) error {

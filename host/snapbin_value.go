@@ -9,8 +9,10 @@ package host
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -34,6 +36,30 @@ const (
 // binInternMax is the longest string the value table interns: field names
 // and short values (states, tags), which repeat across agents.
 const binInternMax = 40
+
+// errShared: encodeBinOnce met a table a second time (or too many
+// tables to look for one).
+var errShared = errors.New("a table reached twice")
+
+// encodeBinOnce is count and encodeBin for a value alone (an agent's
+// context when nothing else of it is saved) in one walk where no table is
+// reached twice, the common case; where one is, it walks again as they do.
+func (e *encoder) encodeBinOnce(v lua.LValue, root string) ([]byte, error) {
+	e.once, e.seen, e.added = true, e.seen[:0], e.added[:0]
+	out, err := e.encodeBin(v, root)
+	e.once = false
+	if err != errShared {
+		return out, err
+	}
+	for _, s := range e.added {
+		delete(e.strs, s) // their bytes were cut with the rest
+	}
+	e.bound = nil
+	if err := e.count(v, root, 0); err != nil {
+		return nil, err
+	}
+	return e.encodeBin(v, root)
+}
 
 // encodeBin writes v in the binary form, length-prefixed, to the encoder's
 // arena and returns those bytes; root names v in errors and bound paths.
@@ -66,6 +92,9 @@ func (e *encoder) binString(s string) {
 		e.strs = map[string]int{}
 	}
 	e.strs[s] = len(e.strs)
+	if e.once {
+		e.added = append(e.added, s)
+	}
 	e.buf = append(e.buf, binStr)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
 	e.buf = append(e.buf, s...)
@@ -99,6 +128,14 @@ func (e *encoder) writeBin(v lua.LValue) error {
 		e.buf = binary.AppendUvarint(e.buf, uint64(len(path)))
 		e.buf = append(e.buf, path...)
 	case *lua.LTable:
+		if e.once {
+			if len(e.seen) >= 32 || slices.Contains(e.seen, v) {
+				return errShared
+			}
+			e.seen = append(e.seen, v)
+			e.buf = append(e.buf, binTable)
+			return e.tableBin(v)
+		}
 		if e.counts[v] > 1 {
 			if id, ok := e.ids[v]; ok {
 				e.buf = append(e.buf, binRef)

@@ -48,6 +48,11 @@ type encoder struct {
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
 	strs map[string]int
+	// once: encodeBinOnce's walk, which keeps the tables it met in seen
+	// and the strings it numbered in added.
+	once  bool
+	seen  []*lua.LTable
+	added []string
 }
 
 // pathSeg is one step of a path: .field, [index], [key] or [key] (key).
