@@ -105,7 +105,8 @@ func readSnapshotDoc(what string, data []byte) (f snapshotFile, err error) {
 
 // makeRestored makes the agents of a snapshot document under their new
 // ids, rebinds and attaches them: all of them, or none (the ones made are
-// released) and the error. The documents Save writes are read fast, each
+// released) and the error. A binary snapshot is read by its own reader;
+// the JSON documents Save writes are read fast, each
 // agent made as it is read; anything else (or a record that fails) is read
 // again from the start with encoding/json, its rules and its errors, so a
 // crafted document gets the errors it always got.
@@ -123,17 +124,9 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 	}
 	// add makes one agent (of behaviour name, saved as old), with restore.
 	add := func(name string, old int, keys []string, restore func(b *Behaviour, id int) (*Agent, []boundSlot, error)) error {
-		b := behaviours[0]
-		if len(behaviours) > 1 {
-			b = nil
-			for _, c := range behaviours {
-				if c.name == name {
-					b = c
-				}
-			}
-			if b == nil {
-				return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, old, name)
-			}
+		b := behaviourNamed(behaviours, name)
+		if b == nil {
+			return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, old, name)
 		}
 		id, err := ids.place(old)
 		if err != nil {
@@ -158,18 +151,15 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 		})
 	}
 	if isBinarySnapshot(data) {
-		n := binaryCount(data)
-		ids.reserve(n)
-		out = make([]*Agent, 0, n)
+		out = make([]*Agent, 0, binaryCount(data))
+		ids.reserve(cap(out))
 		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte) error {
 			return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
 				return h.restoreBin(b, r, s, rng, id)
 			})
 		})
 		if err == nil {
-			if err = ids.finish(); err != nil {
-				err = fmt.Errorf("%s: %w", what, err)
-			}
+			err = wrapIf(what, ids.finish())
 		}
 		if err != nil {
 			undo()
@@ -199,6 +189,28 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 		}
 	}
 	return h.finishRestored(what, out, rebinds, synced, opts, undo)
+}
+
+// wrapIf is err with what before it, or nil.
+func wrapIf(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// behaviourNamed is the behaviour an agent saved running name runs: the
+// only one given, or the one of that name (nil: none).
+func behaviourNamed(behaviours []*Behaviour, name string) *Behaviour {
+	if len(behaviours) == 1 {
+		return behaviours[0]
+	}
+	for _, c := range behaviours {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // finishRestored rebinds and attaches the agents a restore made, or

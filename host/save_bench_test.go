@@ -13,7 +13,8 @@ import (
 // and, in each format (JSON and binary), a blocking save of them
 // (WriteSnapshotWith), the game loop's part of an asynchronous save
 // (SnapshotAsyncWith until it returns) and a load (RestoreFrom into an
-// empty host). It reports each as a ratio to the tick, in wall time and
+// empty host), beside spawning as many guards into an empty host (what a
+// load cannot be cheaper than). It reports each as a ratio to the tick, in wall time and
 // (cpu-) in the process's CPU time, which other programs on a busy
 // machine do not inflate; each part starts after a collection, so that it
 // pays for its own garbage only.
@@ -35,7 +36,7 @@ func BenchmarkSaveVsTick(b *testing.B) {
 		name string
 		opts host.SaveOptions
 	}{{"json", host.SaveOptions{}}, {"bin", host.SaveOptions{Format: host.SnapshotBinary}}}
-	var tick cost
+	var tick, spawn cost
 	save, async, load := make([]cost, 2), make([]cost, 2), make([]cost, 2)
 	size := make([]int, 2)
 	b.ResetTimer()
@@ -45,6 +46,7 @@ func BenchmarkSaveVsTick(b *testing.B) {
 				b.Fatal(err)
 			}
 		}))
+		spawn.add(spawnInto(b, agents))
 		for f, format := range formats {
 			var buf, abuf bytes.Buffer
 			save[f].add(measure(b, func() {
@@ -70,6 +72,7 @@ func BenchmarkSaveVsTick(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(tick.wall.Nanoseconds())/float64(b.N)/agents, "tick-ns/agent")
+	spawn.report(b, "spawn", tick)
 	for f, format := range formats {
 		save[f].report(b, format.name+"-save", tick)
 		async[f].report(b, format.name+"-async", tick)
@@ -98,6 +101,29 @@ func measure(b *testing.B, fn func()) cost {
 	w0, c0 := time.Now(), processCPU(b)
 	fn()
 	return cost{time.Since(w0), processCPU(b) - c0}
+}
+
+// spawnInto spawns n guards into an empty host (the floor of a load,
+// which makes the same agents) and returns what the spawns cost.
+func spawnInto(b *testing.B, n int) cost {
+	b.StopTimer()
+	h2, err := host.New(host.Options{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h2.Close()
+	beh, err := h2.LoadString("guard.lua", guardSource(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+	return measure(b, func() {
+		for range n {
+			if _, err := h2.Spawn(beh, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // loadInto restores the save in buf into an empty host of guards and
