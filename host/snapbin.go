@@ -125,6 +125,46 @@ func appendSave(b []byte, agents []saveCopy, f SnapshotFormat) []byte {
 type binWriter struct {
 	strs   map[string]int
 	byPath map[*layout][]*place
+	// names holds, per layout, the numbers of its places' paths and of
+	// their children's names once written (0: not yet), so that an agent's
+	// strings cost no lookup by text; last is the layout met last.
+	names map[*layout]*layoutNames
+	lastT *layout
+	last  *layoutNames
+}
+
+// layoutNames is a layout's string numbers: path by place id, child by
+// place id and child index.
+type layoutNames struct {
+	path  []int
+	child [][]int
+}
+
+// namesOf is t's string numbers.
+func (w *binWriter) namesOf(t *layout) *layoutNames {
+	if t == w.lastT {
+		return w.last
+	}
+	ln, ok := w.names[t]
+	if !ok {
+		ln = &layoutNames{path: make([]int, len(t.places)), child: make([][]int, len(t.places))}
+		for _, n := range t.places {
+			ln.child[n.id] = make([]int, len(n.children))
+		}
+		w.names[t] = ln
+	}
+	w.lastT, w.last = t, ln
+	return ln
+}
+
+// known writes s, whose number is *num once written.
+func (w *binWriter) known(b []byte, num *int, s string) []byte {
+	if *num > 0 {
+		return binary.AppendUvarint(b, uint64(*num))
+	}
+	b = w.str(b, s)
+	*num = w.strs[s]
+	return b
 }
 
 // str writes s: its index if written before, else 0, its length and bytes.
@@ -143,7 +183,7 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 func newBinWriter() *binWriter {
-	return &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}}
+	return &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
 }
 
 // appendBinaryHead opens a binary document of n agents.
@@ -240,13 +280,14 @@ func (w *binWriter) states(b []byte, c *saveCopy) []byte {
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(count))
+	ln := w.namesOf(c.t)
 	for _, n := range c.t.places {
 		rt := c.nodes[n.id]
 		tree := treeHeld(c, n)
 		if rt == (placeRT{}) && !tree {
 			continue
 		}
-		b = w.str(b, n.path)
+		b = w.known(b, &ln.path[n.id], n.path)
 		var flags byte
 		for bit, on := range []bool{rt.time != 0, rt.every != 0, rt.step != 0, rt.stepTime != 0, rt.stepSeen, rt.treeTime != 0, tree} {
 			if on {
@@ -328,21 +369,22 @@ func (w *binWriter) machines(b []byte, c *saveCopy) []byte {
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(count))
+	ln := w.namesOf(c.t)
 	for _, n := range c.t.places {
 		if !n.isMachine() || !held(&c.ms[n.mid]) {
 			continue
 		}
 		m := &c.ms[n.mid]
-		b = w.str(b, n.path)
+		b = w.known(b, &ln.path[n.id], n.path)
 		b = binary.AppendUvarint(b, uint64(len(m.stack)))
 		for _, i := range m.stack {
-			b = w.str(b, n.children[i].name)
+			b = w.known(b, &ln.child[n.id][i], n.children[i].name)
 		}
-		history := ""
 		if m.history >= 0 {
-			history = n.children[m.history].name
+			b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
+		} else {
+			b = w.str(b, "")
 		}
-		b = w.str(b, history)
 		b = appendFloat(b, m.decideAcc)
 	}
 	return b
