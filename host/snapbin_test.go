@@ -116,6 +116,23 @@ func TestBinarySnapshotRoundTrip(t *testing.T) {
 	b, err := h3.Snapshot()
 	require.NoError(t, err)
 	require.True(t, string(a) == string(b), "the agents of the binary load went on otherwise than the JSON load's")
+
+	// Import reads either format too, under new ids.
+	ids := map[int]int{}
+	for _, ag := range h.Agents() {
+		ids[ag.ID()] = ag.ID() + 1000
+	}
+	imported := make([]string, 2)
+	for i, data := range [][]byte{bin2.Bytes(), want} {
+		h4, bs4 := emptyLike(t, names)
+		got, err := h4.Import(data, host.ImportOptions{IDs: ids, Rebind: rebindAll}, bs4...)
+		require.NoError(t, err)
+		require.Equal(t, 1001, got[0].ID())
+		out, err := h4.Snapshot()
+		require.NoError(t, err)
+		imported[i] = string(out)
+	}
+	require.True(t, imported[0] == imported[1], "a binary import differs from the JSON one")
 }
 
 // A damaged binary save is an error wrapping ErrBadSnapshot that adds no
