@@ -292,6 +292,9 @@ func (a *Agent) binStates(r *binReader) error {
 	for range r.count(2) {
 		path := r.str()
 		flags := r.byte()
+		if flags >= binHasTree<<1 {
+			return r.fail("state %q: unknown flags %#x", path, flags)
+		}
 		var st stateSnapshot
 		if flags&binHasTime != 0 {
 			st.Time = r.float()
@@ -329,6 +332,9 @@ func binTree(r *binReader) map[string]nodeSnapshot {
 	for range n {
 		path := r.str()
 		flags := r.byte()
+		if flags >= 32 {
+			r.fail("tree node %q: unknown flags %#x", path, flags)
+		}
 		s := nodeSnapshot{Running: flags&1 != 0}
 		if flags&2 != 0 {
 			s.Child = int(max(min(r.varint(), math.MaxInt32), math.MinInt32))
