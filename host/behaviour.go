@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/luaai/luaai/luabind"
@@ -240,6 +241,7 @@ type ctxPlan struct {
 	keys, vals  []lua.LValue
 	narr, nhash int
 	deep        bool // some key is a table: copy the whole table with deepCopy
+	strings     bool // every key is a string: fill with fillStrings
 }
 
 // planContext lays out defaults for newContext.
@@ -248,7 +250,11 @@ func planContext(defaults *lua.LTable) ctxPlan {
 	p.narr, p.nhash = tableSizes(defaults)
 	p.keys = sortedKeys(defaults)
 	p.vals = make([]lua.LValue, len(p.keys))
+	p.strings = tableMirrored && p.narr == 0
 	for i, k := range p.keys {
+		if _, ok := k.(lua.LString); !ok {
+			p.strings = false
+		}
 		p.vals[i] = defaults.RawGet(k)
 		if _, ok := k.(*lua.LTable); ok {
 			p.deep = true
@@ -264,6 +270,28 @@ func (t *layout) newContext(L *lua.LState) *lua.LTable {
 	if p.deep {
 		return deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
 	}
+	if !p.strings {
+		return t.copyPlan(L)
+	}
+	vals := p.vals
+	for i, v := range p.vals {
+		if _, ok := v.(*lua.LTable); ok {
+			// Nested tables are copied as they are now, into a list of
+			// this context's own values.
+			vals = slices.Clone(p.vals)
+			seen := map[*lua.LTable]*lua.LTable{}
+			for j := i; j < len(vals); j++ {
+				vals[j] = deepCopy(L, vals[j], seen)
+			}
+			break
+		}
+	}
+	return fillStrings(p.keys, vals)
+}
+
+// copyPlan is newContext through RawSet.
+func (t *layout) copyPlan(L *lua.LState) *lua.LTable {
+	p := &t.plan
 	c := L.CreateTable(p.narr, p.nhash)
 	var seen map[*lua.LTable]*lua.LTable
 	for i, k := range p.keys {

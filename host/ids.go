@@ -78,12 +78,15 @@ func callNewID(fn func() int) (id int, err error) {
 // from Options.Seed and the agent's id, so an agent's stream is the same on
 // every host (with the same Options.Seed) and follows it when it moves.
 func (a *Agent) seedRandom(seed uint64) {
+	// Both live in the agent (no allocation of their own).
 	if seed != 0 {
-		a.pcg = rand.NewPCG(seed, 0)
+		a.ownPCG.Seed(seed, 0)
 	} else {
-		a.pcg = rand.NewPCG(a.h.opts.Seed, uint64(a.id))
+		a.ownPCG.Seed(a.h.opts.Seed, uint64(a.id))
 	}
-	a.rng = rand.New(a.pcg)
+	a.pcg = &a.ownPCG
+	a.ownRand = *rand.New(a.pcg)
+	a.rng = &a.ownRand
 }
 
 // insertByID adds a to list (sorted by id) at its place: an append for an
