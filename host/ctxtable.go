@@ -12,7 +12,9 @@ package host
 // otherwise contexts are filled with RawSetString.
 
 import (
+	"math"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -51,16 +53,93 @@ func sameLayout(a, b reflect.Type) bool {
 // in turn on a table made by CreateTable(0, len(keys)) makes. It needs
 // tableMirrored.
 func fillStrings(keys, vals []lua.LValue) *lua.LTable {
-	t := &lua.LTable{Metatable: lua.LNil}
-	f := (*tableFields)(unsafe.Pointer(t))
-	n := len(keys)
-	f.strdict = make(map[string]lua.LValue, n)
-	f.k2i = make(map[lua.LValue]int, n)
-	f.keys = make([]lua.LValue, n)
-	copy(f.keys, keys)
+	t, f := filledTable(slices.Clone(keys))
 	for i, k := range keys {
 		f.strdict[string(k.(lua.LString))] = vals[i]
 		f.k2i[k] = i
 	}
 	return t
+}
+
+// filledTable is a table whose key list is keys (kept) and whose maps are
+// made for as many keys, left for the caller to fill.
+func filledTable(keys []lua.LValue) (*lua.LTable, *tableFields) {
+	t := &lua.LTable{Metatable: lua.LNil}
+	f := (*tableFields)(unsafe.Pointer(t))
+	f.strdict = make(map[string]lua.LValue, len(keys))
+	f.k2i = make(map[lua.LValue]int, len(keys))
+	f.keys = keys
+	return t, f
+}
+
+// maxFilled is the most pairs binPairs reads before making the table (its
+// check that the keys are distinct is quadratic).
+const maxFilled = 16
+
+// binPairs reads a table of n pairs and no list that no other value refers
+// to (binTable's case of a context): the pairs first, then the table, with
+// fillStrings where every key is a string, distinct, and every value an
+// ordinary one, and otherwise as binTable makes it (the same table).
+func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
+	base := len(d.pairs)
+	defer func() { d.pairs = d.pairs[:base] }()
+	plain := true
+	for range n {
+		k, err := d.binValue(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k == lua.LNil {
+			return nil, r.fail("nil table key")
+		}
+		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+			return nil, r.fail("NaN table key")
+		}
+		v, err := d.binValue(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		plain = plain && plainPair(k, v, d.pairs[base:])
+		d.pairs = append(d.pairs, k, v)
+	}
+	kv := d.pairs[base:]
+	if plain {
+		keys := make([]lua.LValue, n)
+		for i := range keys {
+			keys[i] = kv[2*i]
+		}
+		t, f := filledTable(keys)
+		for i, k := range keys {
+			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
+			f.k2i[k] = i
+		}
+		return t, nil
+	}
+	t := d.L.CreateTable(0, n)
+	for i := 0; i < len(kv); i += 2 {
+		if err := d.set(t, kv[i], kv[i+1]); err != nil {
+			return nil, r.fail("%v", err)
+		}
+	}
+	return t, nil
+}
+
+// plainPair: k is a string key not among the keys of before (pairs of key
+// and value) and v is a value RawSet stores as it is (not nil, not a bound
+// value's mark).
+func plainPair(k, v lua.LValue, before []lua.LValue) bool {
+	if _, ok := k.(lua.LString); !ok || v == lua.LNil {
+		return false
+	}
+	if ud, ok := v.(*lua.LUserData); ok {
+		if _, ok := ud.Value.(boundMark); ok {
+			return false
+		}
+	}
+	for i := 0; i < len(before); i += 2 {
+		if before[i] == k {
+			return false
+		}
+	}
+	return true
 }

@@ -78,12 +78,17 @@ func callNewID(fn func() int) (id int, err error) {
 // from Options.Seed and the agent's id, so an agent's stream is the same on
 // every host (with the same Options.Seed) and follows it when it moves.
 func (a *Agent) seedRandom(seed uint64) {
-	// Both live in the agent (no allocation of their own).
 	if seed != 0 {
-		a.ownPCG.Seed(seed, 0)
+		a.setPCG(*rand.NewPCG(seed, 0))
 	} else {
-		a.ownPCG.Seed(a.h.opts.Seed, uint64(a.id))
+		a.setPCG(*rand.NewPCG(a.h.opts.Seed, uint64(a.id)))
 	}
+}
+
+// setPCG makes p the agent's random source; the source and its Rand live
+// in the agent (no allocation of their own).
+func (a *Agent) setPCG(p rand.PCG) {
+	a.ownPCG = p
 	a.pcg = &a.ownPCG
 	a.ownRand = *rand.New(a.pcg)
 	a.rng = &a.ownRand

@@ -292,6 +292,9 @@ func (d *decoder) binTable(r *binReader, depth, id int) (lua.LValue, error) {
 	}
 	// Presized: each element takes a byte at least, each pair two, so the
 	// room is bounded by the input.
+	if list == 0 && id == 0 && pairs > 0 && pairs <= maxFilled && tableMirrored {
+		return d.binPairs(r, depth, pairs)
+	}
 	t := d.L.CreateTable(list, pairs)
 	if id != 0 {
 		if d.ids == nil {

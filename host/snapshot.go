@@ -383,7 +383,7 @@ func (h *Host) restoreHead(b *Behaviour, s *agentSnapshot, rng []byte, id int) (
 			return nil, bad("suspended %q: not a reason (fault, overruns, memory, host)", s.Suspended)
 		}
 	}
-	pcg := rand.NewPCG(0, 0)
+	var pcg rand.PCG
 	if err := pcg.UnmarshalBinary(rng); err != nil {
 		return nil, bad("rng: %v", err)
 	}
@@ -394,8 +394,7 @@ func (h *Host) restoreHead(b *Behaviour, s *agentSnapshot, rng []byte, id int) (
 	if why != NotSuspended {
 		a.suspend(why)
 	}
-	a.pcg = pcg
-	a.rng = rand.New(a.pcg)
+	a.setPCG(pcg)
 	return a, nil
 }
 
