@@ -81,8 +81,8 @@ const maxFilled = 16
 // fillStrings where every key is a string, distinct, and every value an
 // ordinary one, and otherwise as binTable makes it (the same table).
 func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
-	base := len(d.pairs)
-	defer func() { d.pairs = d.pairs[:base] }()
+	base := len(r.pairs)
+	defer func() { r.pairs = r.pairs[:base] }()
 	plain := true
 	for range n {
 		k, err := d.binValue(r, depth+1)
@@ -99,10 +99,10 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		plain = plain && plainPair(k, v, d.pairs[base:])
-		d.pairs = append(d.pairs, k, v)
+		plain = plain && plainPair(k, v, r.pairs[base:])
+		r.pairs = append(r.pairs, k, v)
 	}
-	kv := d.pairs[base:]
+	kv := r.pairs[base:]
 	if plain {
 		keys := make([]lua.LValue, n)
 		for i := range keys {

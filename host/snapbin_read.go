@@ -25,6 +25,9 @@ type binReader struct {
 	vals []lua.LValue // the short strings of Lua values, by index
 	// stack is a machine's stack names, reused across machines.
 	stack []string
+	// pairs holds the keys and values binPairs reads, a table's after
+	// those of the tables it is inside; reused across agents.
+	pairs []lua.LValue
 }
 
 // fail records the first error, at the current offset, and returns it.
@@ -123,15 +126,20 @@ func (r *binReader) count(size int) int {
 // bytes reads a length and that many bytes, as a string; max, when ≥ 0,
 // is the longest allowed.
 func (r *binReader) bytes(max int) string {
+	return string(r.raw(max))
+}
+
+// raw is bytes without a copy: the reader's own bytes, to be read at once.
+func (r *binReader) raw(max int) []byte {
 	n := r.uvarint()
 	if r.err != nil {
-		return ""
+		return nil
 	}
 	if n > uint64(len(r.b)-r.i) || (max >= 0 && n > uint64(max)) {
 		r.fail("a string of %d bytes in the %d left", n, len(r.b)-r.i)
-		return ""
+		return nil
 	}
-	s := string(r.b[r.i : r.i+int(n)])
+	s := r.b[r.i : r.i+int(n) : r.i+int(n)]
 	r.i += int(n)
 	return s
 }
@@ -186,7 +194,7 @@ func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, bi
 			}
 		case binRecAgent:
 			s = agentSnapshot{ID: int(r.varint()), Behaviour: r.str(), Ticks: r.number(), Clock: r.float()}
-			rng := r.bytes(64)
+			rng := r.raw(64)
 			s.Suspended, s.Overruns, s.Owed, s.Interval, s.Kind = r.str(), r.number(), r.float(), r.number(), r.str()
 			if n := r.count(1); n > 0 {
 				s.Synced = make([]string, n)
@@ -197,7 +205,7 @@ func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, bi
 			if r.err != nil {
 				break
 			}
-			if err := binRec(r, &s, []byte(rng)); err != nil {
+			if err := binRec(r, &s, rng); err != nil {
 				return err
 			}
 		default:

@@ -31,9 +31,6 @@ type decoder struct {
 	// snapshot pays for them, five bytes or so a slot.
 	gapLeft int64
 	size    int // the bytes of the value being decoded
-	// pairs holds the keys and values binPairs reads, a table's after
-	// those of the tables it is inside.
-	pairs []lua.LValue
 }
 
 // snapshotGapRatio: a snapshot value may make its reader fill empty array
