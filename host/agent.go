@@ -61,14 +61,17 @@ type Agent struct {
 	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
 	syncs       []*synced     // Agent.Sync
 
-	id     int
-	kind   string // SpawnOptions.Kind; "" for the script's name (Kind)
-	b      *Behaviour
-	pcg    *rand.PCG
-	rng    *rand.Rand
-	scores []float64 // scratch: utility scores
-	order  []int     // scratch: random_top candidates
-	parts  [][]Part  // scratch: native scorers' parts, when decisions are traced
+	id   int
+	kind string // SpawnOptions.Kind; "" for the script's name (Kind)
+	b    *Behaviour
+	pcg  *rand.PCG
+	rng  *rand.Rand
+	// ownPCG and ownRand: where pcg and rng point after seedRandom.
+	ownPCG  rand.PCG
+	ownRand rand.Rand
+	scores  []float64 // scratch: utility scores
+	order   []int     // scratch: random_top candidates
+	parts   [][]Part  // scratch: native scorers' parts, when decisions are traced
 
 	errs    []*ScriptError
 	dropped int // errors MaxErrors discarded

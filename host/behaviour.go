@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/luaai/luaai/internal/luaval"
@@ -40,6 +41,7 @@ type layout struct {
 	places   []*place // by id, pre-order
 	machines []*place // by machine index
 	defaults *lua.LTable
+	plan     ctxPlan // how newContext copies defaults, worked out once
 	byName   map[string][]*place
 	byPath   map[string]*place
 	maxKids  int
@@ -141,6 +143,7 @@ func newLayout(L *lua.LState, name string, def *defs.State) *layout {
 		}
 	}
 	b.defaults = mergeDefaults(L, b.root)
+	b.plan = planContext(b.defaults)
 	return b
 }
 
@@ -228,9 +231,90 @@ func sortedKeys(t *lua.LTable) []lua.LValue {
 	return keys
 }
 
-// newContext is a fresh context for an agent of t: its defaults, deep-copied.
+// ctxPlan is a layout's defaults laid out for copying: their keys in
+// sortedKeys' order with their values, and the table's sizes. The merged
+// defaults table is the layout's own (no script holds it), so its keys and
+// values never change; nested tables are still copied as they are at the
+// spawn, since a script may hold and change them.
+type ctxPlan struct {
+	keys, vals  []lua.LValue
+	narr, nhash int
+	deep        bool // some key is a table: copy the whole table with deepCopy
+	strings     bool // every key is a string: fill with fillStrings
+}
+
+// planContext lays out defaults for newContext.
+func planContext(defaults *lua.LTable) ctxPlan {
+	var p ctxPlan
+	p.narr, p.nhash = tableSizes(defaults)
+	p.keys = sortedKeys(defaults)
+	p.vals = make([]lua.LValue, len(p.keys))
+	p.strings = tableMirrored && p.narr == 0
+	for i, k := range p.keys {
+		if _, ok := k.(lua.LString); !ok {
+			p.strings = false
+		}
+		p.vals[i] = defaults.RawGet(k)
+		if _, ok := k.(*lua.LTable); ok {
+			p.deep = true
+		}
+	}
+	return p
+}
+
+// newContext is a fresh context for an agent of t: its defaults, deep-copied
+// (the same table, in the same key order, as deepCopy of the defaults).
 func (t *layout) newContext(L *lua.LState) *lua.LTable {
-	return deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	p := &t.plan
+	if p.deep {
+		return deepCopy(L, t.defaults, map[*lua.LTable]*lua.LTable{}).(*lua.LTable)
+	}
+	if !p.strings {
+		return t.copyPlan(L)
+	}
+	vals := p.vals
+	for i, v := range p.vals {
+		if _, ok := v.(*lua.LTable); ok {
+			// Nested tables are copied as they are now, into a list of
+			// this context's own values.
+			vals = slices.Clone(p.vals)
+			seen := map[*lua.LTable]*lua.LTable{}
+			for j := i; j < len(vals); j++ {
+				vals[j] = deepCopy(L, vals[j], seen)
+			}
+			break
+		}
+	}
+	return fillStrings(p.keys, vals)
+}
+
+// copyPlan is newContext through RawSet.
+func (t *layout) copyPlan(L *lua.LState) *lua.LTable {
+	p := &t.plan
+	c := L.CreateTable(p.narr, p.nhash)
+	var seen map[*lua.LTable]*lua.LTable
+	for i, k := range p.keys {
+		v := p.vals[i]
+		if tv, ok := v.(*lua.LTable); ok {
+			if seen == nil {
+				seen = map[*lua.LTable]*lua.LTable{t.defaults: c}
+			}
+			v = deepCopy(L, tv, seen)
+		}
+		c.RawSet(k, v)
+	}
+	return c
+}
+
+// tableSizes is the array and hash part sizes a copy of t needs.
+func tableSizes(t *lua.LTable) (narr, nhash int) {
+	narr = t.Len()
+	t.ForEach(func(k, _ lua.LValue) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) < 1 || float64(i) > float64(narr) || float64(i) != float64(int(i)) {
+			nhash++
+		}
+	})
+	return narr, nhash
 }
 
 // deepCopy copies tables recursively (sharing nothing but non-table values);
@@ -245,14 +329,7 @@ func deepCopy(L *lua.LState, v lua.LValue, seen map[*lua.LTable]*lua.LTable) lua
 	}
 	// Right-sized: gopher-lua gives a table whose first string key is set
 	// without a size a 32-slot hash, several cache lines per context.
-	n := t.Len()
-	nhash := 0
-	t.ForEach(func(k, _ lua.LValue) {
-		if i, ok := k.(lua.LNumber); !ok || float64(i) < 1 || float64(i) > float64(n) || float64(i) != float64(int(i)) {
-			nhash++
-		}
-	})
-	c := L.CreateTable(n, nhash)
+	c := L.CreateTable(tableSizes(t))
 	seen[t] = c
 	// In a stable order: gopher-lua's ForEach walks a Go map, and the
 	// order keys are set in is the order pairs() gives, so a context built

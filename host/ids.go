@@ -79,11 +79,19 @@ func callNewID(fn func() int) (id int, err error) {
 // every host (with the same Options.Seed) and follows it when it moves.
 func (a *Agent) seedRandom(seed uint64) {
 	if seed != 0 {
-		a.pcg = rand.NewPCG(seed, 0)
+		a.setPCG(*rand.NewPCG(seed, 0))
 	} else {
-		a.pcg = rand.NewPCG(a.h.opts.Seed, uint64(a.id))
+		a.setPCG(*rand.NewPCG(a.h.opts.Seed, uint64(a.id)))
 	}
-	a.rng = rand.New(a.pcg)
+}
+
+// setPCG makes p the agent's random source; the source and its Rand live
+// in the agent (no allocation of their own).
+func (a *Agent) setPCG(p rand.PCG) {
+	a.ownPCG = p
+	a.pcg = &a.ownPCG
+	a.ownRand = *rand.New(a.pcg)
+	a.rng = &a.ownRand
 }
 
 // insertByID adds a to list (sorted by id) at its place: an append for an

@@ -51,6 +51,11 @@ func (p *idPlacer) place(old int) (int, error) {
 	return id, nil
 }
 
+// reserve makes room for n agents.
+func (p *idPlacer) reserve(n int) {
+	p.taken, p.saved = make(map[int]int, n), make(map[int]bool, n)
+}
+
 // finish reports an id map that names an agent the document did not hold.
 func (p *idPlacer) finish() error {
 	for old := range p.ids {
@@ -100,7 +105,8 @@ func readSnapshotDoc(what string, data []byte) (f snapshotFile, err error) {
 
 // makeRestored makes the agents of a snapshot document under their new
 // ids, rebinds and attaches them: all of them, or none (the ones made are
-// released) and the error. The documents Save writes are read fast, each
+// released) and the error. A binary snapshot is read by its own reader;
+// the JSON documents Save writes are read fast, each
 // agent made as it is read; anything else (or a record that fails) is read
 // again from the start with encoding/json, its rules and its errors, so a
 // crafted document gets the errors it always got.
@@ -116,35 +122,50 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 		out, rebinds, synced = nil, nil, nil
 		ids = h.newIDPlacer(opts.ids)
 	}
-	take := func(s *agentSnapshot) error {
-		b := behaviours[0]
-		if len(behaviours) > 1 {
-			b = nil
-			for _, c := range behaviours {
-				if c.name == s.Behaviour {
-					b = c
-				}
-			}
-			if b == nil {
-				return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, s.ID, s.Behaviour)
-			}
+	// add makes one agent (of behaviour name, saved as old), with restore.
+	add := func(name string, old int, keys []string, restore func(b *Behaviour, id int) (*Agent, []boundSlot, error)) error {
+		b := behaviourNamed(behaviours, name)
+		if b == nil {
+			return fmt.Errorf("%s: %w: agent %d runs %q, which was not given", what, ErrBadSnapshot, old, name)
 		}
-		id, err := ids.place(s.ID)
+		id, err := ids.place(old)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		a, slots, err := h.restoreAgent(b, s, id, opts.ids)
+		a, slots, err := restore(b, id)
 		if err != nil {
-			return fmt.Errorf("%s: agent %d: %w", what, s.ID, err)
+			return fmt.Errorf("%s: agent %d: %w", what, old, err)
 		}
 		out = append(out, a)
 		if opts.Rebind != nil {
 			rebinds = append(rebinds, slots)
 		}
 		if opts.Attach != nil {
-			synced = append(synced, s.Synced)
+			synced = append(synced, keys)
 		}
 		return nil
+	}
+	take := func(s *agentSnapshot) error {
+		return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
+			return h.restoreAgent(b, s, id, opts.ids)
+		})
+	}
+	if isBinarySnapshot(data) {
+		out = make([]*Agent, 0, binaryCount(data))
+		ids.reserve(cap(out))
+		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte) error {
+			return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
+				return h.restoreBin(b, r, s, rng, id)
+			})
+		})
+		if err == nil {
+			err = wrapIf(what, ids.finish())
+		}
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		return h.finishRestored(what, out, rebinds, synced, opts, undo)
 	}
 	version, err := streamSnapshotFile(data, take)
 	if err == nil && version == SnapshotVersion {
@@ -167,6 +188,34 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
+	return h.finishRestored(what, out, rebinds, synced, opts, undo)
+}
+
+// wrapIf is err with what before it, or nil.
+func wrapIf(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// behaviourNamed is the behaviour an agent saved running name runs: the
+// only one given, or the one of that name (nil: none).
+func behaviourNamed(behaviours []*Behaviour, name string) *Behaviour {
+	if len(behaviours) == 1 {
+		return behaviours[0]
+	}
+	for _, c := range behaviours {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// finishRestored rebinds and attaches the agents a restore made, or
+// undoes the restore and returns the error.
+func (h *Host) finishRestored(what string, out []*Agent, rebinds [][]boundSlot, synced [][]string, opts restoreMode, undo func()) ([]*Agent, error) {
 	for i, slots := range rebinds {
 		if err := out[i].rebind(slots, opts.Rebind); err != nil {
 			id := out[i].id

@@ -13,7 +13,11 @@ import (
 // records builds the rest off the loop. Nothing in it is shared with what
 // the agent changes later; its layout is read only.
 type saveCopy struct {
-	rec   agentSnapshot
+	rec agentSnapshot
+	// bin: the record is for the binary format (rec.Ctx is binary, rng
+	// the random state); else it is JSON's.
+	bin   bool
+	rng   []byte
 	t     *layout
 	nodes []placeRT
 	ms    []machineCopy
@@ -36,6 +40,7 @@ type saveArena struct {
 	ms    []machineCopy
 	ints  []int
 	bt    []btRT
+	raw   []byte
 }
 
 // cut appends src to *arena and returns the appended part, capped.
@@ -47,19 +52,62 @@ func cut[T any](arena *[]T, src []T) []T {
 
 // copyForSave fills c with a's state, encoding its Lua values with enc in
 // the order the format numbers shared tables: the context, the pending
-// requests (machines in layout order), the events, the messages.
-func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
-	rng, err := a.pcg.MarshalBinary()
-	if err != nil {
-		return err
-	}
+// requests (machines in layout order), the events, the messages. With bin,
+// an agent with nothing pending is copied for the binary format.
+func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin bool) error {
+	c.bin = bin && len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending()
 	c.rec = agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
-		RNG:       base64.StdEncoding.EncodeToString(rng),
 		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
 		Synced: a.syncedKeys(), Interval: a.savedInterval(), Kind: a.kind,
 	}
+	start := len(arena.raw)
+	var err error
+	if arena.raw, err = a.pcg.AppendBinary(arena.raw); err != nil {
+		return err
+	}
+	c.rng = arena.raw[start:len(arena.raw):len(arena.raw)]
+	if !c.bin {
+		c.rec.RNG = base64.StdEncoding.EncodeToString(c.rng)
+	}
 	enc.reset()
+	if c.bin {
+		if c.rec.Ctx, err = enc.encodeBinOnce(a.ctx, "ctx"); err != nil {
+			return fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	} else if err := a.encodeJSON(enc, c); err != nil {
+		return err
+	}
+	c.rec.Bound = enc.bound
+	c.t = a.t
+	c.nodes = cut(&arena.nodes, a.nodes)
+	c.bt = cut(&arena.bt, a.bt)
+	start = len(arena.ms)
+	for i := range a.ms {
+		m := &a.ms[i]
+		arena.ms = append(arena.ms, machineCopy{stack: cut(&arena.ints, m.stack), history: m.history, decideAcc: m.decideAcc})
+	}
+	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
+	for _, n := range a.t.places {
+		if !n.isMachine() {
+			continue
+		}
+		if c.ms[n.mid].req, err = a.saveRequest(n, enc); err != nil {
+			return fmt.Errorf("agent %d: %w", a.id, err)
+		}
+	}
+	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming, a.h.tickNo); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox, a.h.tickNo); err != nil {
+		return fmt.Errorf("agent %d: %w", a.id, err)
+	}
+	return nil
+}
+
+// encodeJSON encodes a's context for c's JSON record, the tables shared
+// with its payloads counted.
+func (a *Agent) encodeJSON(enc *encoder, c *saveCopy) error {
 	if err := enc.count(a.ctx, "ctx", 0); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
@@ -80,31 +128,8 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena) error {
 			}
 		}
 	}
+	var err error
 	if c.rec.Ctx, err = enc.encode(a.ctx, "ctx"); err != nil {
-		return fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	c.rec.Bound = enc.bound
-	c.t = a.t
-	c.nodes = cut(&arena.nodes, a.nodes)
-	c.bt = cut(&arena.bt, a.bt)
-	start := len(arena.ms)
-	for i := range a.ms {
-		m := &a.ms[i]
-		arena.ms = append(arena.ms, machineCopy{stack: cut(&arena.ints, m.stack), history: m.history, decideAcc: m.decideAcc})
-	}
-	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
-	for _, n := range a.t.places {
-		if !n.isMachine() {
-			continue
-		}
-		if c.ms[n.mid].req, err = a.saveRequest(n, enc); err != nil {
-			return fmt.Errorf("agent %d: %w", a.id, err)
-		}
-	}
-	if c.rec.Events, err = encodeEvents(enc, "event", a.incoming, a.h.tickNo); err != nil {
-		return fmt.Errorf("agent %d: %w", a.id, err)
-	}
-	if c.rec.Messages, err = encodeEvents(enc, "message", a.inbox, a.h.tickNo); err != nil {
 		return fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	return nil
@@ -219,6 +244,22 @@ func (c *saveCopy) appendJSON(b []byte, places []*place) []byte {
 	return c.rec.appendTail(b)
 }
 
+// requestPending tells whether any of a's machines has a request pending.
+func (a *Agent) requestPending() bool {
+	for i := range a.ms {
+		if a.ms[i].req.pending {
+			return true
+		}
+	}
+	return false
+}
+
+// reset empties the arena for the next agent, keeping its memory (a
+// blocking save writes each copy before the next is made).
+func (a *saveArena) reset() {
+	a.nodes, a.ms, a.ints, a.bt, a.raw = a.nodes[:0], a.ms[:0], a.ints[:0], a.bt[:0], a.raw[:0]
+}
+
 // newSaveArena sizes an arena for the copies of agents, so that it grows
 // only for the encoded values.
 func newSaveArena(agents []*Agent) *saveArena {
@@ -232,5 +273,6 @@ func newSaveArena(agents []*Agent) *saveArena {
 	return &saveArena{
 		nodes: make([]placeRT, 0, nodes), ms: make([]machineCopy, 0, ms),
 		ints: make([]int, 0, ints), bt: make([]btRT, 0, bt),
+		raw: make([]byte, 0, 20*len(agents)),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -350,8 +351,31 @@ func (e *encoder) sortedKeys(t *lua.LTable) []lua.LValue {
 	if n := len(e.keys); n > 0 {
 		keys, e.keys = e.keys[n-1][:0], e.keys[:n-1]
 	}
-	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	keys = tableKeys(t, keys)
 	slices.SortFunc(keys, compareKeys)
+	return keys
+}
+
+// tableKeys appends t's keys (those holding a value) to keys: the array
+// part's indexes and the hash part's keys from gopher-lua's own key list,
+// which holds them boxed already (ForEach boxes each string key anew).
+func tableKeys(t *lua.LTable, keys []lua.LValue) []lua.LValue {
+	hash, ok := luaval.HashKeys(t)
+	if !ok {
+		t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		return keys
+	}
+	n, _ := luaval.ArrayLen(t)
+	for i := 1; i <= n; i++ {
+		if t.RawGetInt(i) != lua.LNil {
+			keys = append(keys, lua.LNumber(i))
+		}
+	}
+	for _, k := range hash {
+		if k != nil && k != lua.LNil && t.RawGet(k) != lua.LNil {
+			keys = append(keys, k)
+		}
+	}
 	return keys
 }
 

@@ -45,6 +45,14 @@ type encoder struct {
 	// key lists for reuse (one per nesting level in use).
 	buf  []byte
 	keys [][]lua.LValue
+	// strs numbers the short strings the binary form wrote (writeBin),
+	// across the agents of a save.
+	strs map[string]int
+	// once: encodeBinOnce's walk, which keeps the tables it met in seen
+	// and the strings it numbered in added.
+	once  bool
+	seen  []*lua.LTable
+	added []string
 }
 
 // pathSeg is one step of a path: .field, [index], [key] or [key] (key).
@@ -119,20 +127,27 @@ func (e *encoder) countAt(v lua.LValue, depth int) error {
 	if depth >= maxSnapshotDepth {
 		return fmt.Errorf("%s: tables nested more than %d deep: %w", e.path(true), maxSnapshotDepth, ErrUnsaveable)
 	}
-	var err error
-	t.ForEach(func(k, val lua.LValue) {
-		if err == nil {
+	keys := e.sortedKeys(t) // gopher-lua's order is a Go map's: an error names the same key each time
+	defer e.putKeys(keys)
+	for _, k := range keys {
+		if _, ok := k.(*lua.LTable); ok {
 			e.push(segKeyOf, 0, k)
-			err = e.countAt(k, depth+1)
+			err := e.countAt(k, depth+1)
 			e.pop()
+			if err != nil {
+				return err
+			}
 		}
-		if err == nil {
+		if val, ok := t.RawGet(k).(*lua.LTable); ok {
 			e.push(segField, 0, k)
-			err = e.countAt(val, depth+1)
+			err := e.countAt(val, depth+1)
 			e.pop()
+			if err != nil {
+				return err
+			}
 		}
-	})
-	return err
+	}
+	return nil
 }
 
 // encode writes v as JSON; root names it in errors and bound paths. The

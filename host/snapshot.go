@@ -176,7 +176,10 @@ func (h *Host) Snapshot() ([]byte, error) {
 // saveCopy (the method) is the game loop's part of a save: every agent's records, with
 // its Lua values already encoded (plain bytes, shared with nothing Lua
 // changes), and about how large the document will be.
-func (h *Host) saveCopy() ([]saveCopy, int, error) {
+func (h *Host) saveCopy() ([]saveCopy, int, error) { return h.saveCopyAs(false) }
+
+// saveCopyAs is saveCopy for the binary format with bin.
+func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 	if h.running {
 		return nil, 0, ErrReentrant
 	}
@@ -184,7 +187,7 @@ func (h *Host) saveCopy() ([]saveCopy, int, error) {
 	enc := &encoder{}
 	arena := newSaveArena(h.agents)
 	for i, a := range h.agents {
-		if err := a.copyForSave(enc, &agents[i], arena); err != nil {
+		if err := a.copyForSave(enc, &agents[i], arena, bin); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -196,7 +199,7 @@ func (h *Host) saveCopy() ([]saveCopy, int, error) {
 // agents: its arena keeps growing, its tables are forgotten).
 func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
 	var c saveCopy
-	if err := a.copyForSave(enc, &c, &saveArena{}); err != nil {
+	if err := a.copyForSave(enc, &c, &saveArena{}, false); err != nil {
 		return agentSnapshot{}, err
 	}
 	return c.records(), nil
@@ -306,48 +309,16 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot, id int, ids map[int]
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
 	}
-	switch {
-	case s.Ticks < 0 || s.Ticks > maxSnapshotCount:
-		return nil, nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
-	case !finite(s.Clock) || s.Clock < 0:
-		return nil, nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
-	case !finite(s.Owed) || s.Owed < 0:
-		return nil, nil, bad("owed %v: must be a finite number ≥ 0", s.Owed)
-	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
-		return nil, nil, bad("overruns %d out of range", s.Overruns)
-	case s.Interval < 0 || s.Interval > maxSnapshotCount:
-		return nil, nil, bad("interval %d out of range (1 to %d)", s.Interval, maxSnapshotCount)
-	}
-	why := NotSuspended
-	if s.Suspended != "" {
-		why = 0
-		for r := SuspendedByFault; r <= SuspendedByHost; r++ {
-			if r.String() == s.Suspended {
-				why = r
-			}
-		}
-		if why == 0 {
-			return nil, nil, bad("suspended %q: not a reason (fault, overruns, memory, host)", s.Suspended)
-		}
-	}
-	w := h.workerFor(id)
-	t := b.layouts[w.index]
-	L := w.vm.L
-	a := w.newAgent(id, b, t)
-	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
-	a.interval, a.kind = s.Interval, s.Kind
-	if why != NotSuspended {
-		a.suspend(why)
-	}
 	raw, err := base64.StdEncoding.DecodeString(s.RNG)
 	if err != nil {
 		return nil, nil, bad("rng: %v", err)
 	}
-	a.pcg = rand.NewPCG(0, 0)
-	if err := a.pcg.UnmarshalBinary(raw); err != nil {
-		return nil, nil, bad("rng: %v", err)
+	a, err := h.restoreHead(b, s, raw, id)
+	if err != nil {
+		return nil, nil, err
 	}
-	a.rng = rand.New(a.pcg)
+	L := a.w.vm.L
+	t := a.t
 	d := &decoder{L: L}
 	ctx, err := d.decode(s.Ctx)
 	if err != nil {
@@ -381,28 +352,82 @@ func (h *Host) restoreAgent(b *Behaviour, s *agentSnapshot, id int, ids map[int]
 	return a, ctxSlots, nil
 }
 
+// restoreHead checks the plain fields of s (the counters, the clock, the
+// suspension) and makes the agent with them and the random state rng
+// (binary), for the rest of its record to fill.
+func (h *Host) restoreHead(b *Behaviour, s *agentSnapshot, rng []byte, id int) (*Agent, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadSnapshot, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case s.Ticks < 0 || s.Ticks > maxSnapshotCount:
+		return nil, bad("ticks %d out of range (0 to %d)", s.Ticks, maxSnapshotCount)
+	case !finite(s.Clock) || s.Clock < 0:
+		return nil, bad("clock %v: must be a finite number ≥ 0", s.Clock)
+	case !finite(s.Owed) || s.Owed < 0:
+		return nil, bad("owed %v: must be a finite number ≥ 0", s.Owed)
+	case s.Overruns < 0 || s.Overruns > maxSnapshotCount:
+		return nil, bad("overruns %d out of range", s.Overruns)
+	case s.Interval < 0 || s.Interval > maxSnapshotCount:
+		return nil, bad("interval %d out of range (1 to %d)", s.Interval, maxSnapshotCount)
+	}
+	why := NotSuspended
+	if s.Suspended != "" {
+		why = 0
+		for r := SuspendedByFault; r <= SuspendedByHost; r++ {
+			if r.String() == s.Suspended {
+				why = r
+			}
+		}
+		if why == 0 {
+			return nil, bad("suspended %q: not a reason (fault, overruns, memory, host)", s.Suspended)
+		}
+	}
+	var pcg rand.PCG
+	if err := pcg.UnmarshalBinary(rng); err != nil {
+		return nil, bad("rng: %v", err)
+	}
+	w := h.workerFor(id)
+	a := w.newAgent(id, b, b.layouts[w.index])
+	a.ticks, a.clock, a.overruns, a.owed = s.Ticks, s.Clock, s.Overruns, s.Owed
+	a.interval, a.kind = s.Interval, s.Kind
+	if why != NotSuspended {
+		a.suspend(why)
+	}
+	a.setPCG(pcg)
+	return a, nil
+}
+
 // restoreStates reads the saved records of a's states (timers, steps,
 // trees), keyed by path.
 func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 	for path, st := range saved {
-		n, ok := t.byPath[path]
-		if !ok {
-			return fmt.Errorf("state %q is not in behaviour %s", path, t.name)
+		if err := a.restoreState(t, path, &st); err != nil {
+			return err
 		}
-		if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
-			return fmt.Errorf("state %q: timers must be finite numbers ≥ 0", path)
+	}
+	return nil
+}
+
+// restoreState reads the saved record of the state at path.
+func (a *Agent) restoreState(t *layout, path string, st *stateSnapshot) error {
+	n, ok := t.byPath[path]
+	if !ok {
+		return fmt.Errorf("state %q is not in behaviour %s", path, t.name)
+	}
+	if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
+		return fmt.Errorf("state %q: timers must be finite numbers ≥ 0", path)
+	}
+	if err := checkSteps(n, *st); err != nil {
+		return fmt.Errorf("state %q: %w", path, err)
+	}
+	a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
+	if len(st.Tree) > 0 {
+		if n.bt == nil {
+			return fmt.Errorf("state %q is not an ai.tree", path)
 		}
-		if err := checkSteps(n, st); err != nil {
+		if err := a.restoreTree(n, st.Tree); err != nil {
 			return fmt.Errorf("state %q: %w", path, err)
-		}
-		a.nodes[n.id] = placeRT{time: st.Time, every: st.Every, step: st.Step, stepTime: st.StepTime, stepSeen: st.StepSeen, treeTime: st.TreeTime}
-		if len(st.Tree) > 0 {
-			if n.bt == nil {
-				return fmt.Errorf("state %q is not an ai.tree", path)
-			}
-			if err := a.restoreTree(n, st.Tree); err != nil {
-				return fmt.Errorf("state %q: %w", path, err)
-			}
 		}
 	}
 	return nil
@@ -411,46 +436,54 @@ func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 // restoreMachines reads the saved stacks, histories, decide timers and
 // requests of a's machines, keyed by path.
 func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineSnapshot, maxDepth int) error {
-	var err error
 	for path, ms := range saved {
-		n, ok := t.byPath[path]
-		if !ok || !n.isMachine() {
-			return fmt.Errorf("machine %q is not in behaviour %s", path, t.name)
+		if err := a.restoreMachine(t, d, path, &ms, maxDepth); err != nil {
+			return err
 		}
-		m := &a.ms[n.mid]
-		child := func(name string) (int, error) {
-			i := n.def.Child(name)
-			if i < 0 {
-				return -1, fmt.Errorf("machine %q has no state %q", path, name)
-			}
-			return i, nil
+	}
+	return nil
+}
+
+// restoreMachine reads the saved record of the machine at path.
+func (a *Agent) restoreMachine(t *layout, d *decoder, path string, ms *machineSnapshot, maxDepth int) error {
+	var err error
+	n, ok := t.byPath[path]
+	if !ok || !n.isMachine() {
+		return fmt.Errorf("machine %q is not in behaviour %s", path, t.name)
+	}
+	m := &a.ms[n.mid]
+	child := func(name string) (int, error) {
+		i := n.def.Child(name)
+		if i < 0 {
+			return -1, fmt.Errorf("machine %q has no state %q", path, name)
 		}
-		for _, name := range ms.Stack {
-			i, err := child(name)
-			if err != nil {
-				return err
-			}
-			if a.onStack(n, i) || (n.def.Kind == defs.KindUtility && len(m.stack) > 0) || len(m.stack) >= maxDepth {
-				return fmt.Errorf("machine %q: invalid stack %v", path, ms.Stack)
-			}
-			m.stack = append(m.stack, i)
+		return i, nil
+	}
+	for _, name := range ms.Stack {
+		i, err := child(name)
+		if err != nil {
+			return err
 		}
-		if err := checkRegions(n, m.stack); err != nil {
-			return fmt.Errorf("regions %q: %w, got %v", path, err, ms.Stack)
+		if a.onStack(n, i) || (n.def.Kind == defs.KindUtility && len(m.stack) > 0) || len(m.stack) >= maxDepth {
+			return fmt.Errorf("machine %q: invalid stack %v", path, ms.Stack)
 		}
-		if ms.History != "" {
-			if m.history, err = child(ms.History); err != nil {
-				return err
-			}
+		m.stack = append(m.stack, i)
+	}
+	if err := checkRegions(n, m.stack); err != nil {
+		return fmt.Errorf("regions %q: %w, got %v", path, err, ms.Stack)
+	}
+	if ms.History != "" {
+		if m.history, err = child(ms.History); err != nil {
+			return err
 		}
-		if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
-			return fmt.Errorf("machine %q: decide_acc must be a finite number ≥ 0", path)
-		}
-		m.decideAcc = ms.DecideAcc
-		if r := ms.Request; r != nil {
-			if m.req, err = restoreRequest(n, d, r); err != nil {
-				return fmt.Errorf("machine %q: %w", path, err)
-			}
+	}
+	if !finite(ms.DecideAcc) || ms.DecideAcc < 0 {
+		return fmt.Errorf("machine %q: decide_acc must be a finite number ≥ 0", path)
+	}
+	m.decideAcc = ms.DecideAcc
+	if r := ms.Request; r != nil {
+		if m.req, err = restoreRequest(n, d, r); err != nil {
+			return fmt.Errorf("machine %q: %w", path, err)
 		}
 	}
 	return nil

@@ -1,0 +1,145 @@
+package host
+
+// Filling a fresh context table in one go. gopher-lua's RawSetString boxes
+// each key twice (for its key list and its key index), grows the key list
+// and the index one key at a time, and checks for the key first; a context
+// made from a layout's defaults has keys known in advance, all distinct, in
+// a known order. fillStrings sets the table's own fields to exactly what
+// those RawSetString calls leave (the same maps, the same key list in the
+// same order, so next() and pairs() walk it as before), sharing the
+// layout's boxed keys. It is used only when gopher-lua's LTable has the
+// fields, types and offsets of tableFields (checked once, below);
+// otherwise contexts are filled with RawSetString.
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// tableFields mirrors gopher-lua's LTable (v1.1.2).
+type tableFields struct {
+	Metatable lua.LValue
+	array     []lua.LValue
+	dict      map[lua.LValue]lua.LValue
+	strdict   map[string]lua.LValue
+	keys      []lua.LValue
+	k2i       map[lua.LValue]int
+}
+
+// tableMirrored: LTable is laid out as tableFields is.
+var tableMirrored = sameLayout(reflect.TypeOf(lua.LTable{}), reflect.TypeOf(tableFields{}))
+
+// sameLayout reports whether a and b are structs of the same size whose
+// fields have the same names, types and offsets.
+func sameLayout(a, b reflect.Type) bool {
+	if a.Kind() != reflect.Struct || b.Kind() != reflect.Struct || a.Size() != b.Size() || a.NumField() != b.NumField() {
+		return false
+	}
+	for i := range a.NumField() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || fa.Type != fb.Type || fa.Offset != fb.Offset {
+			return false
+		}
+	}
+	return true
+}
+
+// fillStrings makes a table holding vals[i] at keys[i], each key a
+// distinct lua.LString and each value not nil: what RawSetString of each
+// in turn on a table made by CreateTable(0, len(keys)) makes. It needs
+// tableMirrored.
+func fillStrings(keys, vals []lua.LValue) *lua.LTable {
+	t, f := filledTable(slices.Clone(keys))
+	for i, k := range keys {
+		f.strdict[string(k.(lua.LString))] = vals[i]
+		f.k2i[k] = i
+	}
+	return t
+}
+
+// filledTable is a table whose key list is keys (kept) and whose maps are
+// made for as many keys, left for the caller to fill.
+func filledTable(keys []lua.LValue) (*lua.LTable, *tableFields) {
+	t := &lua.LTable{Metatable: lua.LNil}
+	f := (*tableFields)(unsafe.Pointer(t))
+	f.strdict = make(map[string]lua.LValue, len(keys))
+	f.k2i = make(map[lua.LValue]int, len(keys))
+	f.keys = keys
+	return t, f
+}
+
+// maxFilled is the most pairs binPairs reads before making the table (its
+// check that the keys are distinct is quadratic).
+const maxFilled = 16
+
+// binPairs reads a table of n pairs and no list that no other value refers
+// to (binTable's case of a context): the pairs first, then the table, with
+// fillStrings where every key is a string, distinct, and every value an
+// ordinary one, and otherwise as binTable makes it (the same table).
+func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
+	base := len(r.pairs)
+	defer func() { r.pairs = r.pairs[:base] }()
+	plain := true
+	for range n {
+		k, err := d.binValue(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k == lua.LNil {
+			return nil, r.fail("nil table key")
+		}
+		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+			return nil, r.fail("NaN table key")
+		}
+		v, err := d.binValue(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		plain = plain && plainPair(k, v, r.pairs[base:])
+		r.pairs = append(r.pairs, k, v)
+	}
+	kv := r.pairs[base:]
+	if plain {
+		keys := make([]lua.LValue, n)
+		for i := range keys {
+			keys[i] = kv[2*i]
+		}
+		t, f := filledTable(keys)
+		for i, k := range keys {
+			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
+			f.k2i[k] = i
+		}
+		return t, nil
+	}
+	t := d.L.CreateTable(0, n)
+	for i := 0; i < len(kv); i += 2 {
+		if err := d.set(t, kv[i], kv[i+1]); err != nil {
+			return nil, r.fail("%v", err)
+		}
+	}
+	return t, nil
+}
+
+// plainPair: k is a string key not among the keys of before (pairs of key
+// and value) and v is a value RawSet stores as it is (not nil, not a bound
+// value's mark).
+func plainPair(k, v lua.LValue, before []lua.LValue) bool {
+	if _, ok := k.(lua.LString); !ok || v == lua.LNil {
+		return false
+	}
+	if ud, ok := v.(*lua.LUserData); ok {
+		if _, ok := ud.Value.(boundMark); ok {
+			return false
+		}
+	}
+	for i := 0; i < len(before); i += 2 {
+		if before[i] == k {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+package host_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/luaai/luaai/host"
+)
+
+// BenchmarkSpawnGuards spawns 50,000 guards into an empty host per
+// iteration (the cost of making agents, which a load pays too); for
+// profiling that cost on its own.
+//
+//	go test ./host -run XXX -bench SpawnGuards -benchtime 3x -cpuprofile cpu.out
+func BenchmarkSpawnGuards(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		spawnInto(b, 50_000)
+	}
+}
+
+// BenchmarkBinaryLoad restores a binary save of 50,000 guards into an empty
+// host per iteration; for profiling a load on its own.
+//
+//	go test ./host -run XXX -bench BinaryLoad -benchtime 3x -cpuprofile cpu.out
+func BenchmarkBinaryLoad(b *testing.B) {
+	h := newGuards(b, 50_000, 1, false)
+	defer h.Close()
+	var buf bytes.Buffer
+	if err := h.WriteSnapshotWith(&buf, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		loadInto(b, bytes.NewBuffer(buf.Bytes()))
+	}
+}
+
+// BenchmarkBinarySave writes a blocking binary save of 50,000 guards per
+// iteration; for profiling a save on its own.
+//
+//	go test ./host -run XXX -bench BinarySave -benchtime 3x -cpuprofile cpu.out
+func BenchmarkBinarySave(b *testing.B) {
+	h := newGuards(b, 50_000, 1, false)
+	defer h.Close()
+	for i, a := range h.Agents() {
+		if i%2 == 0 {
+			a.Set("player", "found")
+		}
+	}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		buf.Reset()
+		if err := h.WriteSnapshotWith(&buf, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
