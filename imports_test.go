@@ -18,7 +18,7 @@ import (
 var (
 	allowedImports = map[string][]string{
 		"luabind/internal/astpass": nil,
-		"luabind/internal/lcomp":   nil,
+		"luabind/internal/lcomp":   {"internal/luaval"},
 		"luabind/internal/dialect": nil,
 		"luabind/internal/pattern": nil,
 		"luabind/internal/srcpos":  nil,

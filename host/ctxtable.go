@@ -4,49 +4,22 @@ package host
 // each key twice (for its key list and its key index), grows the key list
 // and the index one key at a time, and checks for the key first; a context
 // made from a layout's defaults has keys known in advance, all distinct, in
-// a known order. fillStrings sets the table's own fields to exactly what
-// those RawSetString calls leave (the same maps, the same key list in the
-// same order, so next() and pairs() walk it as before), sharing the
-// layout's boxed keys. It is used only when gopher-lua's LTable has the
-// fields, types and offsets of tableFields (checked once, below);
+// a known order. fillStrings gives the table exactly what those RawSetString
+// calls leave (the same maps, the same key list in the same order, so next()
+// and pairs() walk it as before), sharing the layout's boxed keys, through
+// luaval.SetStrings. It is used only where luaval.StringsLayout holds;
 // otherwise contexts are filled with RawSetString.
 
 import (
 	"math"
-	"reflect"
 	"slices"
-	"unsafe"
 
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// tableFields mirrors gopher-lua's LTable (v1.1.2).
-type tableFields struct {
-	Metatable lua.LValue
-	array     []lua.LValue
-	dict      map[lua.LValue]lua.LValue
-	strdict   map[string]lua.LValue
-	keys      []lua.LValue
-	k2i       map[lua.LValue]int
-}
-
-// tableMirrored: LTable is laid out as tableFields is.
-var tableMirrored = sameLayout(reflect.TypeOf(lua.LTable{}), reflect.TypeOf(tableFields{}))
-
-// sameLayout reports whether a and b are structs of the same size whose
-// fields have the same names, types and offsets.
-func sameLayout(a, b reflect.Type) bool {
-	if a.Kind() != reflect.Struct || b.Kind() != reflect.Struct || a.Size() != b.Size() || a.NumField() != b.NumField() {
-		return false
-	}
-	for i := range a.NumField() {
-		fa, fb := a.Field(i), b.Field(i)
-		if fa.Name != fb.Name || fa.Type != fb.Type || fa.Offset != fb.Offset {
-			return false
-		}
-	}
-	return true
-}
+// tableMirrored: contexts of string keys can be filled in one go.
+var tableMirrored = luaval.StringsLayout()
 
 // fillStrings makes a table holding vals[i] at keys[i], each key a
 // distinct lua.LString and each value not nil: what RawSetString of each
@@ -61,15 +34,20 @@ func fillStrings(keys, vals []lua.LValue) *lua.LTable {
 	return t
 }
 
-// filledTable is a table whose key list is keys (kept) and whose maps are
-// made for as many keys, left for the caller to fill.
-func filledTable(keys []lua.LValue) (*lua.LTable, *tableFields) {
+// filledTable is a table whose key list is keys (kept) and whose maps,
+// made for as many keys, are returned for the caller to fill.
+func filledTable(keys []lua.LValue) (*lua.LTable, *stringParts) {
 	t := &lua.LTable{Metatable: lua.LNil}
-	f := (*tableFields)(unsafe.Pointer(t))
-	f.strdict = make(map[string]lua.LValue, len(keys))
-	f.k2i = make(map[lua.LValue]int, len(keys))
-	f.keys = keys
+	f := &stringParts{strdict: make(map[string]lua.LValue, len(keys)), k2i: make(map[lua.LValue]int, len(keys))}
+	luaval.SetStrings(t, f.strdict, keys, f.k2i)
 	return t, f
+}
+
+// stringParts are a table's string map and key index, filled after
+// SetStrings gave them to it (maps are shared, so filling them fills it).
+type stringParts struct {
+	strdict map[string]lua.LValue
+	k2i     map[lua.LValue]int
 }
 
 // maxFilled is the most pairs binPairs reads before making the table (its

@@ -12,7 +12,6 @@ package luaval
 import (
 	"math"
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -55,12 +54,12 @@ func init() {
 // than MaxSequence if the game lowered lua.MaxArrayIndex further).
 func MaxLen() int { return lua.MaxArrayIndex - 1 }
 
-// tableFields is where gopher-lua keeps a table's array part and a
-// thread's value stack, found by reflection once; ok is false if this
-// version of gopher-lua has no such fields (the measure then falls back to
-// what the public API shows).
+// tableFields is where gopher-lua keeps a table's array part, its string
+// keys and a thread's value stack, found by reflection when the package is
+// initialised: the one place luaai reads gopher-lua's unexported fields.
+// Each ok is false if this version of gopher-lua has no such fields, and
+// every user then falls back to what the public API does.
 var tableFields struct {
-	once  sync.Once
 	array uintptr // LTable.array
 	ok    bool
 
@@ -79,6 +78,8 @@ var tableFields struct {
 }
 
 var luaValues = reflect.TypeOf([]lua.LValue(nil))
+
+func init() { findTableFields() }
 
 func findTableFields() {
 	f := &tableFields
@@ -111,7 +112,6 @@ func findTableFields() {
 // gopher-lua keeps none where luaval looks.
 func ArrayPart(t *lua.LTable) ([]lua.LValue, bool) {
 	f := &tableFields
-	f.once.Do(findTableFields)
 	if !f.ok {
 		return nil, false
 	}
@@ -124,7 +124,6 @@ func ArrayPart(t *lua.LTable) ([]lua.LValue, bool) {
 // false when this gopher-lua keeps no such list where luaval looks.
 func HashKeys(t *lua.LTable) (keys []lua.LValue, ok bool) {
 	f := &tableFields
-	f.once.Do(findTableFields)
 	if !f.keysOK {
 		return nil, false
 	}
@@ -154,7 +153,6 @@ func ArrayCap(t *lua.LTable) int {
 // this gopher-lua keeps them where luaval does not look.
 func ThreadStack(th *lua.LState) (values []lua.LValue, bytes int64, ok bool) {
 	f := &tableFields
-	f.once.Do(findTableFields)
 	if !f.regOK {
 		return nil, 0, false
 	}
@@ -176,7 +174,6 @@ func ThreadStack(th *lua.LState) (values []lua.LValue, bytes int64, ok bool) {
 // sequence limit.
 func ReserveArray(t *lua.LTable, n int) bool {
 	f := &tableFields
-	f.once.Do(findTableFields)
 	if !f.ok {
 		return false
 	}

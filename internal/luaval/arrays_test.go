@@ -11,7 +11,7 @@ import (
 // the memory measure reads are where this gopher-lua keeps them.
 func TestArrayLimitAndFields(t *testing.T) {
 	require.Equal(t, MaxSequence+1, lua.MaxArrayIndex)
-	tableFields.once.Do(findTableFields)
+	require.True(t, tableFields.stringsOK, "LTable.strdict, keys and k2i not found: string tables are filled key by key")
 	require.True(t, tableFields.ok, "LTable.array not found: the memory measure falls back to MaxN")
 	require.True(t, tableFields.regOK, "LState.reg not found: coroutines are measured at a fixed size")
 

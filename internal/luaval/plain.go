@@ -305,9 +305,7 @@ func fromPlainTable(L *lua.LState, x *PlainTable) *lua.LTable {
 // in the same order. False (nothing done) for other keys, or where this
 // gopher-lua keeps these fields elsewhere.
 func buildStrings(L *lua.LState, t *lua.LTable, x *PlainTable) bool {
-	f := &tableFields
-	f.once.Do(findTableFields)
-	if !f.stringsOK || len(x.Keys) == 0 {
+	if !tableFields.stringsOK || len(x.Keys) == 0 {
 		return false
 	}
 	for _, k := range x.Keys {
@@ -333,11 +331,7 @@ func buildStrings(L *lua.LState, t *lua.LTable, x *PlainTable) bool {
 			keys = append(keys, lk)
 		}
 	}
-	p := unsafe.Pointer(t)
-	*(*map[string]lua.LValue)(unsafe.Add(p, f.strdict)) = strdict
-	*(*[]lua.LValue)(unsafe.Add(p, f.keys)) = keys
-	*(*map[lua.LValue]int)(unsafe.Add(p, f.k2i)) = k2i
-	return true
+	return SetStrings(t, strdict, keys, k2i)
 }
 
 // fromPlainEntry is FromPlain of a value a PlainTable holds: a number or

@@ -1,9 +1,7 @@
 package lcomp
 
 import (
-	"reflect"
-	"unsafe"
-
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -17,29 +15,12 @@ import (
 // The compiled path stores into the string map directly where the key is
 // present and the value is not nil, and calls RawSetString otherwise.
 //
-// The string map is unexported: its offset is read from the struct's
-// layout by reflection once, and only used when the field has the name and
-// type expected (else every write goes through RawSetString).
-var strdictOffset = func() uintptr {
-	t := reflect.TypeFor[lua.LTable]()
-	f, ok := t.FieldByName("strdict")
-	if !ok || f.Type != reflect.TypeFor[map[string]lua.LValue]() {
-		return 0
-	}
-	k, ok := t.FieldByName("k2i")
-	if !ok || k.Type != reflect.TypeFor[map[lua.LValue]int]() {
-		return 0
-	}
-	return f.Offset
-}()
+// The string map is unexported: luaval.StringMap reads it where
+// gopher-lua's layout is the one checked at start (else every write goes
+// through RawSetString).
 
 // strdict is t's string map, or nil.
-func strdict(t *lua.LTable) map[string]lua.LValue {
-	if strdictOffset == 0 {
-		return nil
-	}
-	return *(*map[string]lua.LValue)(unsafe.Add(unsafe.Pointer(t), strdictOffset))
-}
+func strdict(t *lua.LTable) map[string]lua.LValue { return luaval.StringMap(t) }
 
 // setField is t.RawSetString(key, v) for a field t holds as present (in
 // sd, t's string map) or not.

@@ -3,6 +3,7 @@ package lcomp
 import (
 	"testing"
 
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -11,7 +12,7 @@ import (
 // turns it off: this test then says so), and leaves the table as
 // RawSetString does, the order next() gives included.
 func TestStrdictLayout(t *testing.T) {
-	if strdictOffset == 0 {
+	if !luaval.StringsLayout() {
 		t.Fatal("gopher-lua's LTable has no strdict map[string]LValue beside k2i: every compiled write goes through RawSetString")
 	}
 	a, b := &lua.LTable{}, &lua.LTable{}
