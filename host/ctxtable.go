@@ -63,17 +63,7 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 	defer func() { r.pairs = r.pairs[:base] }()
 	plain := true
 	for range n {
-		k, err := d.binValue(r, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if k == lua.LNil {
-			return nil, r.fail("nil table key")
-		}
-		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
-			return nil, r.fail("NaN table key")
-		}
-		v, err := d.binValue(r, depth+1)
+		k, v, err := d.binPair(r, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +90,24 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 		}
 	}
 	return t, nil
+}
+
+// binPair reads one key and its value of a table at depth: a key that is
+// nil or NaN is refused, as Lua refuses it.
+func (d *decoder) binPair(r *binReader, depth int) (k, v lua.LValue, err error) {
+	if k, err = d.binValue(r, depth+1); err != nil {
+		return nil, nil, err
+	}
+	if k == lua.LNil {
+		return nil, nil, r.fail("nil table key")
+	}
+	if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+		return nil, nil, r.fail("NaN table key")
+	}
+	if v, err = d.binValue(r, depth+1); err != nil {
+		return nil, nil, err
+	}
+	return k, v, nil
 }
 
 // plainPair: k is a string key not among the keys of before (pairs of key

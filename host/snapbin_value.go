@@ -312,17 +312,7 @@ func (d *decoder) binTable(r *binReader, depth, id int) (lua.LValue, error) {
 		}
 	}
 	for range pairs {
-		k, err := d.binValue(r, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if k == lua.LNil {
-			return nil, r.fail("nil table key")
-		}
-		if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
-			return nil, r.fail("NaN table key")
-		}
-		v, err := d.binValue(r, depth+1)
+		k, v, err := d.binPair(r, depth)
 		if err != nil {
 			return nil, err
 		}
