@@ -103,19 +103,27 @@ func measure(b *testing.B, fn func()) cost {
 	return cost{time.Since(w0), processCPU(b) - c0}
 }
 
+// emptyGuardHost is a host of one worker with the guard loaded and no
+// agent.
+func emptyGuardHost(b *testing.B) (*host.Host, *host.Behaviour) {
+	h, err := host.New(host.Options{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	beh, err := h.LoadString("guard.lua", guardSource(false))
+	if err != nil {
+		h.Close()
+		b.Fatal(err)
+	}
+	return h, beh
+}
+
 // spawnInto spawns n guards into an empty host (the floor of a load,
 // which makes the same agents) and returns what the spawns cost.
 func spawnInto(b *testing.B, n int) cost {
 	b.StopTimer()
-	h2, err := host.New(host.Options{Workers: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h2, beh := emptyGuardHost(b)
 	defer h2.Close()
-	beh, err := h2.LoadString("guard.lua", guardSource(false))
-	if err != nil {
-		b.Fatal(err)
-	}
 	b.StartTimer()
 	return measure(b, func() {
 		for range n {
@@ -130,15 +138,8 @@ func spawnInto(b *testing.B, n int) cost {
 // returns what the restore cost.
 func loadInto(b *testing.B, buf *bytes.Buffer) cost {
 	b.StopTimer()
-	h2, err := host.New(host.Options{Workers: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h2, beh := emptyGuardHost(b)
 	defer h2.Close()
-	beh, err := h2.LoadString("guard.lua", guardSource(false))
-	if err != nil {
-		b.Fatal(err)
-	}
 	b.StartTimer()
 	return measure(b, func() {
 		if _, err := h2.RestoreFrom(buf, host.RestoreOptions{}, beh); err != nil {
