@@ -111,11 +111,24 @@ func (vm *VM) CallBool(fn *lua.LFunction, ctx *lua.LTable, payload lua.LValue) (
 
 // CallNumber runs fn(ctx) and reads a number; anything else is ErrNotANumber.
 func (vm *VM) CallNumber(fn *lua.LFunction, ctx *lua.LTable) (float64, error) {
-	if r, ok := vm.runCompiled(fn, 1, ctx, lua.LNil); ok {
-		if n, isNum := r.Number(); isNum && n == n {
-			return n, nil
+	if p := vm.program(fn); p != nil && vm.mayRunCompiled(p) {
+		if vm.timer == nil {
+			// A scorer that is one expression over numbers: its number,
+			// without the boxing of a Result.
+			if n, steps, ok := p.RunNumber(ctx); ok {
+				vm.chargeCompiled(steps)
+				if n == n {
+					return n, nil
+				}
+				return 0, &notANumber{got: "number"}
+			}
 		}
-		return 0, &notANumber{got: r.Value().Type().String()}
+		if r, ok := vm.runProgram(p, fn, 1, ctx, lua.LNil); ok {
+			if n, isNum := r.Number(); isNum && n == n {
+				return n, nil
+			}
+			return 0, &notANumber{got: r.Value().Type().String()}
+		}
 	}
 	L := vm.L
 	top := L.GetTop()

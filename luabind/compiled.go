@@ -103,16 +103,27 @@ func (vm *VM) machine() *lcomp.Machine {
 // caller must call it through the VM (nothing was changed then).
 func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res lcomp.Result, ok bool) {
 	p := vm.program(fn)
-	if p == nil || vm.recorder != nil {
+	if p == nil || !vm.mayRunCompiled(p) {
 		return res, false
 	}
+	return vm.runProgram(p, fn, nargs, a0, a1)
+}
+
+// mayRunCompiled says whether p may run compiled now (see the file's
+// comment): no recording, no stop decided, the budgets leave room for it.
+//
+// It is long because it is every check of the budget, in one place.
+func (vm *VM) mayRunCompiled(p *lcomp.Program) bool {
+	if vm.recorder != nil {
+		return false
+	}
 	if vm.stopCtx != nil && vm.stopCtx.Err() != nil {
-		return res, false
+		return false
 	}
 	b := vm.guard.bud
 	if b != nil {
 		if b.closed || b.cancel.Load() != nil {
-			return res, false
+			return false
 		}
 		if b.tickDepth > 0 {
 			// The agent's tick budget: the watchdog watches the tick through
@@ -122,14 +133,14 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 			// looked up for that, the VM runs the call); once the tick is
 			// over, the VM raises it.
 			if b.firedTick.Load() == b.tickSeq {
-				return res, false
+				return false
 			}
 			if !b.active && (b.state.Load()>>budgetTickShift&budgetTickMask != b.tickSeq || !b.running.Load()) {
 				if b.cpu && b.pins == 0 {
-					return res, false
+					return false
 				}
 				if _, fired := b.end(b.begin(false)); fired {
-					return res, false
+					return false
 				}
 			}
 		}
@@ -137,17 +148,23 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 			// Nested in a budgeted call: its steps and its stop.
 			c := &b.ctx
 			if c.over || (c.stepLimit > 0 && c.steps+int64(p.Steps()) > c.stepLimit) {
-				return res, false
+				return false
 			}
 			select {
 			case <-*c.done.Load():
-				return res, false
+				return false
 			default:
 			}
 		} else if b.steps > 0 && int64(p.Steps()) > b.steps {
-			return res, false
+			return false
 		}
 	}
+	return true
+}
+
+// runProgram runs p as fn(a0, a1), timed when profiling, and charges the
+// budget its steps; p may run (mayRunCompiled).
+func (vm *VM) runProgram(p *lcomp.Program, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res lcomp.Result, ok bool) {
 	if vm.timer != nil {
 		// Profiling: the compiled run is timed as the VM's calls are.
 		t0 := time.Now()
@@ -158,18 +175,28 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 	} else {
 		res, ok = p.Run(vm.machine(), fn, nargs, a0, a1)
 	}
-	if ok && b != nil {
-		c := &b.ctx
-		// As Done counts them: the watchdog's copy is published every 256.
-		old := c.work
-		if c.work += uint64(res.Steps); c.work>>8 != old>>8 {
-			c.published.Store(c.work)
-		}
-		if b.active && c.stepLimit > 0 {
-			c.steps += int64(res.Steps)
-		}
+	if ok {
+		vm.chargeCompiled(res.Steps)
 	}
 	return res, ok
+}
+
+// chargeCompiled counts the steps of a compiled run as the VM's budget
+// and Done count them.
+func (vm *VM) chargeCompiled(steps int) {
+	b := vm.guard.bud
+	if b == nil {
+		return
+	}
+	c := &b.ctx
+	// As Done counts them: the watchdog's copy is published every 256.
+	old := c.work
+	if c.work += uint64(steps); c.work>>8 != old>>8 {
+		c.published.Store(c.work)
+	}
+	if b.active && c.stepLimit > 0 {
+		c.steps += int64(steps)
+	}
 }
 
 // ProtoCompiled says whether a function of this prototype runs compiled

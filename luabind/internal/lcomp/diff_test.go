@@ -143,6 +143,16 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 			h.stats.fellBack++
 			got = h.vm(fn, nargs, c2, s2)
 		}
+		if c4, s4 := build(); nargs == 1 {
+			// The scorers' path: the tree's number, unboxed.
+			if n, steps, ok := prog.RunNumber(c4); ok {
+				num := outcome{ret: dump(lua.LNumber(n)), ctx: dump(c4), second: dump(s4), steps: steps}
+				if num != want {
+					t.Fatalf("RunNumber differs from the VM\n%s\ncontext: %s\nVM:        %+v\nRunNumber: %+v",
+						src, dump(buildAgain(h, seed)), want, num)
+				}
+			}
+		}
 		if got != want {
 			t.Fatalf("compiled run differs from the VM (compiled=%v, nargs=%d)\n%s\ncontext: %s  second: %s\nVM:       %+v\ncompiled: %+v",
 				ok, nargs, src, dump(buildAgain(h, seed)), "", want, got)

@@ -251,6 +251,27 @@ func arithFn(op int, x, y numFn) numFn {
 	}
 }
 
+// RunNumber runs the program as fn(a0) when it is one expression over
+// numbers that writes no field (a scorer such as return ctx.hunger * (1 -
+// ctx.d0)): n is what it returns, steps the instructions it executed. ok
+// is false when the caller must use Run instead (nothing was changed):
+// the same tree Run tries first, without its result's boxing.
+func (p *Program) RunNumber(a0 lua.LValue) (n float64, steps int, ok bool) {
+	s := p.fast
+	if s == nil || s.ret == nil || s.wtab != nil {
+		return 0, 0, false
+	}
+	for _, c := range s.checks {
+		if !c(a0, lua.LNil) {
+			return 0, 0, false
+		}
+	}
+	if n, ok = s.ret(a0, lua.LNil); !ok {
+		return 0, 0, false
+	}
+	return n, s.steps, true
+}
+
 // run runs the tree; ok is false when it gave up (nothing was changed).
 func (s *straight) run(m *Machine, nargs int, a0, a1 lua.LValue) (Result, bool) {
 	if nargs < 2 {
