@@ -46,6 +46,7 @@ type node struct {
 	src   tabFn
 	key   string
 	str   *string // a string constant (LOADK): a field's name
+	param int     // src is parameter 1 or 2 itself (0: src is another node)
 	used  bool
 	check func(a0, a1 lua.LValue) bool
 }
@@ -71,6 +72,26 @@ func (d *node) asNum() numFn {
 		return d.num
 	}
 	src, key := d.src, d.key
+	switch d.param {
+	case 1: // ctx.field: the table read here, without src's call
+		return func(a0, _ lua.LValue) (float64, bool) {
+			t, ok := a0.(*lua.LTable)
+			if !ok {
+				return 0, false
+			}
+			n, ok := t.RawGetString(key).(lua.LNumber)
+			return float64(n), ok
+		}
+	case 2:
+		return func(_, a1 lua.LValue) (float64, bool) {
+			t, ok := a1.(*lua.LTable)
+			if !ok {
+				return 0, false
+			}
+			n, ok := t.RawGetString(key).(lua.LNumber)
+			return float64(n), ok
+		}
+	}
 	return func(a0, a1 lua.LValue) (float64, bool) {
 		t, ok := src(a0, a1)
 		if !ok {
@@ -161,13 +182,24 @@ func buildStraight(p *Program) *straight {
 			if !ok || src == nil {
 				return nil
 			}
-			regs[in.a] = add(&node{src: src, key: key, check: fieldCheck(src, key)})
+			n := add(&node{src: src, key: key, check: fieldCheck(src, key)})
+			for i, pn := range params {
+				if regs[in.b] == pn {
+					n.param = i + 1
+				}
+			}
+			regs[in.a] = n
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			x, y := operand(in.bk, in.kb, in.b), operand(in.ck, in.kc, in.c)
 			if x == nil || y == nil {
 				return nil
 			}
 			f := arithFn(in.op, x, y)
+			if k, ok := constOf(in.ck, in.kc); ok {
+				f = arithConst(in.op, x, k, false, f)
+			} else if k, ok := constOf(in.bk, in.kb); ok {
+				f = arithConst(in.op, y, k, true, f)
+			}
 			regs[in.a] = add(&node{num: f, check: numCheck(f)})
 		case lua.OP_UNM:
 			x := regs[in.b].asNum()
@@ -208,6 +240,47 @@ func buildStraight(p *Program) *straight {
 		}
 	}
 	return nil
+}
+
+// constOf is an RK operand's number when it is a numeric constant.
+func constOf(isK bool, k val) (float64, bool) {
+	return k.n, isK && k.num
+}
+
+// arithConst is arithFn for +, -, * and / with one constant operand k
+// (the left one when kLeft), without the constant's call; other ops keep
+// f. Each computes the same float operation as arithFn.
+func arithConst(op int, x numFn, k float64, kLeft bool, f numFn) numFn {
+	switch op {
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV:
+	default:
+		return f
+	}
+	return func(a0, a1 lua.LValue) (float64, bool) {
+		v, ok := x(a0, a1)
+		if !ok {
+			return 0, false
+		}
+		a, b := v, k
+		if kLeft {
+			a, b = k, v
+		}
+		var r float64
+		switch op {
+		case lua.OP_ADD:
+			r = a + b
+		case lua.OP_SUB:
+			r = a - b
+		case lua.OP_MUL:
+			r = a * b
+		default:
+			r = a / b
+		}
+		if r == 0 {
+			r = 0
+		}
+		return r, true
+	}
 }
 
 // arithFn is op on two numbers as the interpreter computes it (a zero
