@@ -52,7 +52,7 @@ func (a *Agent) Sync(key string, ptr any) error {
 		return fmt.Errorf("sync %q: %w", key, err)
 	}
 	t := a.w.vm.L.CreateTable(0, len(plan))
-	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr, last: make([]lua.LValue, len(plan))}
+	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr, slots: make([]syncSlot, len(plan))}
 	for i := range a.syncs {
 		if a.syncs[i].key == key {
 			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
@@ -101,9 +101,27 @@ type synced struct {
 	ptr  any            // keeps it alive
 	plan []syncField
 	t    *lua.LTable
-	// last is what the table held for each field when the host last
-	// touched it: in skips fields the game did not change since.
-	last []lua.LValue
+	// slots hold what the table held for each field when the host last
+	// touched it: in skips fields the game did not change since, and out
+	// those the script did not change.
+	slots []syncSlot
+}
+
+// syncSlot is what one synced field's table entry held when the host last
+// touched it: the value, and for a number the number itself, so that
+// comparing it needs no read through the value's pointer.
+type syncSlot struct {
+	last  lua.LValue
+	num   float64
+	isNum bool
+}
+
+// sameValue tells whether a and b are the same interface words: the same
+// type and the same data pointer, so the same value, found without
+// reading what the pointer points at (a number equal to the other but
+// boxed elsewhere reads as not the same).
+func sameValue(a, b lua.LValue) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // syncField is one copied field: where it is in the struct and its name.
@@ -147,43 +165,58 @@ func syncPlanOf(t reflect.Type) []syncField {
 func (s *synced) in(w *worker) {
 	for i := range s.plan {
 		f := &s.plan[i]
+		sl := &s.slots[i]
 		p := unsafe.Add(s.base, f.off)
 		var v lua.LValue
 		switch f.kind {
 		case reflect.Bool:
 			b := *(*bool)(p)
-			if old, ok := s.last[i].(lua.LBool); ok && bool(old) == b {
+			if old, ok := sl.last.(lua.LBool); ok && bool(old) == b {
 				continue
 			}
 			v = lua.LBool(b)
+			sl.isNum = false
 		case reflect.String:
 			str := *(*string)(p)
-			if old, ok := s.last[i].(lua.LString); ok && string(old) == str {
+			if old, ok := sl.last.(lua.LString); ok && string(old) == str {
 				continue
 			}
 			v = lua.LString(str)
+			sl.isNum = false
 		default:
 			n := readNumber(p, f.kind)
-			if old, ok := s.last[i].(lua.LNumber); ok && float64(old) == n {
+			if sl.isNum && sl.num == n {
 				continue
 			}
 			v = w.nums.number(n)
+			sl.num, sl.isNum = n, true
 		}
-		s.last[i] = v
+		sl.last = v
 		s.t.RawSetString(string(f.name), v)
 	}
 }
 
-// out copies the table's fields back into the struct.
+// out copies the table's fields back into the struct. A field whose table
+// entry is still the value the host last saw there is written from its
+// slot, without reading the value.
 func (s *synced) out() {
 	for i := range s.plan {
 		f := &s.plan[i]
+		sl := &s.slots[i]
 		lv := s.t.RawGetString(string(f.name))
-		s.last[i] = lv // a readonly field a script changed is put back by in
+		p := unsafe.Add(s.base, f.off)
+		if sameValue(lv, sl.last) {
+			if sl.isNum && !f.readonly {
+				writeNumber(p, f.kind, sl.num)
+			}
+			continue
+		}
+		sl.last = lv // a readonly field a script changed is put back by in
+		n, isNum := lv.(lua.LNumber)
+		sl.num, sl.isNum = float64(n), isNum
 		if f.readonly {
 			continue
 		}
-		p := unsafe.Add(s.base, f.off)
 		switch v := lv.(type) {
 		case lua.LNumber:
 			writeNumber(p, f.kind, float64(v))
