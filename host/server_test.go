@@ -348,6 +348,23 @@ func TestBudgetBlamesOnlyWork(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	stop := make(chan struct{})
 	var hogs sync.WaitGroup
+	// The slow module function blocks until the hogs have done 1,000 more
+	// rounds of work (milliseconds on any machine, longer on a busy one):
+	// a wait measured in work done elsewhere, not on a clock.
+	var rounds atomic.Int64
+	var mu sync.Mutex
+	type waiter struct {
+		at   int64
+		done chan struct{}
+	}
+	var waiters []waiter
+	wait := func() {
+		w := waiter{rounds.Load() + 1000, make(chan struct{})}
+		mu.Lock()
+		waiters = append(waiters, w)
+		mu.Unlock()
+		<-w.done
+	}
 	for range 4 {
 		hogs.Add(1)
 		go func() {
@@ -362,6 +379,19 @@ func TestBudgetBlamesOnlyWork(t *testing.T) {
 				for i := range 1 << 16 {
 					x += i
 				}
+				if n := rounds.Add(1); n%16 == 0 {
+					mu.Lock()
+					kept := waiters[:0]
+					for _, w := range waiters {
+						if w.at <= n {
+							close(w.done)
+						} else {
+							kept = append(kept, w)
+						}
+					}
+					waiters = kept
+					mu.Unlock()
+				}
 			}
 		}()
 	}
@@ -370,7 +400,7 @@ func TestBudgetBlamesOnlyWork(t *testing.T) {
 	var errs []*host.ScriptError
 	h, err := host.New(host.Options{Workers: 4, Budget: 2 * time.Millisecond, ReportAllErrors: true,
 		OnError: func(e *host.ScriptError) { errs = append(errs, e) },
-		Funcs:   map[string]map[string]any{"game": {"wait": func() { time.Sleep(10 * time.Millisecond) }}}})
+		Funcs:   map[string]map[string]any{"game": {"wait": wait}}})
 	require.NoError(t, err)
 	defer h.Close()
 	calm, err := h.LoadString("calm.lua", `local ai = require("luaai")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -693,17 +694,19 @@ func TestInspectorResumeAgents(t *testing.T) {
 // page that picked it: a reloaded page (a new stream) finds the ticks from
 // before the reload.
 func TestInspectorHistorySurvivesAPageReload(t *testing.T) {
-	r := newInspectorRig(t, 40, inspector.Options{})
+	// Histories bounded by neither count nor bytes: the ticks below run
+	// until the server has seen the page go, however many that takes.
+	r := newInspectorRig(t, 40, inspector.Options{History: 1 << 30, HistoryBytes: -1})
 	s := r.stream("agents=20")
 	r.tick(1)
 	s.wait(t, "agent", nil, func(d string) bool { return strings.Contains(d, `"id":20`) })
 	r.tick(3)
 	s.res.Body.Close() // the page reloads
-	for range 10 {
-		// Ticks while no page is open: the server sees the closed stream
-		// at its next write.
+	// Ticks while no page is open: the server sees the closed stream at a
+	// write, and then shows agent 20 to nobody.
+	for inspector.Shown(r.ih, 20) {
 		r.tick(1)
-		time.Sleep(20 * time.Millisecond)
+		runtime.Gosched()
 	}
 	code, body := r.get("/api/history?agent=20&tick=2")
 	require.Equal(t, 200, code, "followed on after the page closed: %s", body)

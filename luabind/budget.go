@@ -151,6 +151,7 @@ type budget struct {
 	cancel  atomic.Pointer[error] // StopOn's context ended: stop every call until cleared
 	mu      sync.Mutex            // serialises closing the channel and installing a new one
 	running atomic.Bool           // a watchdog goroutine is running
+	looks   atomic.Uint64         // the watchdog's looks so far (tests wait on it)
 	stop    chan struct{}         // closed by close()
 	wg      sync.WaitGroup
 

@@ -25,6 +25,7 @@ func (b *budget) watch() {
 			return
 		case <-t.C:
 		}
+		b.looks.Add(1)
 		// The time of this look, not the tick's: a tick read late would make
 		// a call seem older than it is.
 		now := time.Now()
