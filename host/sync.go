@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -192,7 +193,7 @@ func (s *synced) in(w *worker) {
 			sl.num, sl.isNum = n, true
 		}
 		sl.last = v
-		s.t.RawSetString(string(f.name), v)
+		luaval.SetString(s.t, string(f.name), v)
 	}
 }
 

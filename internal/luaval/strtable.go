@@ -44,3 +44,17 @@ func SetStrings(t *lua.LTable, strdict map[string]lua.LValue, keys []lua.LValue,
 	*(*map[lua.LValue]int)(unsafe.Add(p, f.k2i)) = k2i
 	return true
 }
+
+// SetString is t.RawSetString(key, v) with one map operation where the key
+// is already there: the store into the string map that finds the key is
+// the whole write; one that added the key is completed by RawSetString
+// (which stores again and records the key's place for next()).
+func SetString(t *lua.LTable, key string, v lua.LValue) {
+	if sd := StringMap(t); sd != nil && v != lua.LNil {
+		n := len(sd)
+		if sd[key] = v; len(sd) == n {
+			return
+		}
+	}
+	t.RawSetString(key, v)
+}
