@@ -8,8 +8,9 @@ package luabind
 // when it is closed. A context.WithTimeout per callback would allocate a
 // context and a timer on every call, so a VM with a budget instead keeps
 // one context for its whole life (budgetCtx, installed once by NewVM) and a
-// watchdog goroutine that closes that context's channel when the same
-// protected call has been running for longer than its budget:
+// watchdog goroutine that makes that context's channel a closed one when
+// the same protected call has been running for longer than its budget
+// (until then Done is nil, which the VM loop's poll passes fastest):
 //
 //   - Before each outermost protected call (the Call* helpers and RunProto)
 //     the VM stores a fresh call sequence number in an atomic word; after
@@ -20,10 +21,10 @@ package luabind
 //     number for longer than the budget allows (below), it marks that
 //     number fired (a compare-and-swap, so a call that finished in the
 //     meantime — or the next call, which has another number — is never
-//     hit) and closes the channel. The callback stops at its next Lua
-//     instruction.
-//   - The call that was stopped installs a fresh channel as it returns, so
-//     the next call starts clean.
+//     hit) and publishes the closed channel. The callback stops at its
+//     next Lua instruction.
+//   - The call that was stopped puts the nil channel back as it returns,
+//     so the next call starts clean.
 //   - The watchdog starts lazily with the first budgeted call, exits after
 //     a second or so without calls (and restarts with the next one), and
 //     stops for good in VM.Close.
@@ -149,7 +150,7 @@ type budget struct {
 
 	state   atomic.Uint64         // seq<<budgetSeqShift | tick<<budgetTickShift | flags of the running call; 0 when none
 	cancel  atomic.Pointer[error] // StopOn's context ended: stop every call until cleared
-	mu      sync.Mutex            // serialises closing the channel and installing a new one
+	mu      sync.Mutex            // serialises publishing the closed channel and putting nil back
 	running atomic.Bool           // a watchdog goroutine is running
 	looks   atomic.Uint64         // the watchdog's looks so far (tests wait on it)
 	stop    chan struct{}         // closed by close()
@@ -228,8 +229,7 @@ func newBudget(call, load time.Duration, mem, steps int64, tick time.Duration) *
 	close(b.ctx.closed)
 	b.mem.Store(mem)
 	b.memLimit.Store(mem)
-	ch := make(chan struct{})
-	b.ctx.done.Store(&ch)
+	b.ctx.done.Store(&noStop)
 	return b
 }
 
@@ -426,7 +426,7 @@ func (b *budget) interrupt(s uint64) {
 		return
 	}
 	b.ctx.err = errors.New(scripterr.CancelMessage(s&budgetLoad != 0, *cause))
-	close(*b.ctx.done.Load())
+	b.ctx.done.Store(&b.ctx.closed)
 }
 
 // end marks the end of the call begin returned s for. It returns the state
@@ -457,13 +457,12 @@ func (b *budget) end(s uint64) (word uint64, fired bool) {
 	return w, true
 }
 
-// renew gives the next call an open channel after a stop. The watchdog set
-// the flag and closed the channel under mu: taking mu here waits for the
-// close.
+// renew gives the next call the channel that never closes after a stop.
+// The watchdog set the flag and published the closed channel under mu:
+// taking mu here waits for it.
 func (b *budget) renew() {
 	b.mu.Lock()
-	ch := make(chan struct{})
-	b.ctx.done.Store(&ch)
+	b.ctx.done.Store(&noStop)
 	b.mu.Unlock()
 }
 
@@ -534,7 +533,7 @@ func (b *budget) fire(s uint64, why uint64) {
 	} else {
 		b.ctx.err = errors.New(scripterr.BudgetMessage(false, b.call))
 	}
-	close(*b.ctx.done.Load())
+	b.ctx.done.Store(&b.ctx.closed)
 }
 
 // close stops the watchdog for good and waits for it to exit.

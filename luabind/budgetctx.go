@@ -18,9 +18,17 @@ import (
 // it; and the protected calls that run callbacks under the budget.
 
 // budgetCtx is the one context a budgeted VM's LState (and every coroutine
-// the sandbox creates) runs with. Its Done channel is replaced by a fresh
-// one after each stopped call, which the context.Context contract does not
-// foresee but gopher-lua, which only polls Done and reads Err, is fine with.
+// the sandbox creates) runs with. Its Done channel is nil (noStop) while
+// the running call may go on, and the closed channel once the watchdog
+// stops it, until the call returns: a receive from a nil channel in a
+// select with a default is the cheapest poll Go has, and gopher-lua polls
+// before every instruction. The context.Context contract does not foresee
+// a Done that changes, but gopher-lua, which only polls Done and reads Err,
+// is fine with it.
+// noStop is what budgetCtx.done points to while no stop is published: a
+// nil channel, never written.
+var noStop chan struct{}
+
 type budgetCtx struct {
 	done atomic.Pointer[chan struct{}]
 	err  error // written before done is closed, read after
