@@ -53,7 +53,8 @@ func (a *Agent) Sync(key string, ptr any) error {
 		return fmt.Errorf("sync %q: %w", key, err)
 	}
 	t := a.w.vm.L.CreateTable(0, len(plan))
-	s := &synced{key: key, base: rv.UnsafePointer(), plan: plan, t: t, ptr: ptr, slots: make([]syncSlot, len(plan))}
+	s := newSynced(len(plan))
+	s.key, s.base, s.plan, s.t, s.ptr = key, rv.UnsafePointer(), plan, t, ptr
 	for i := range a.syncs {
 		if a.syncs[i].key == key {
 			a.syncs = append(a.syncs[:i], a.syncs[i+1:]...)
@@ -106,6 +107,24 @@ type synced struct {
 	// touched it: in skips fields the game did not change since, and out
 	// those the script did not change.
 	slots []syncSlot
+}
+
+// syncedSmall is a synced struct of up to four fields with its slots in
+// the same allocation: a tick reads both, and one object is fewer cache
+// lines to fetch than two.
+type syncedSmall struct {
+	s     synced
+	slots [4]syncSlot
+}
+
+// newSynced makes a synced with n slots.
+func newSynced(n int) *synced {
+	if n <= len(syncedSmall{}.slots) {
+		b := &syncedSmall{}
+		b.s.slots = b.slots[:n]
+		return &b.s
+	}
+	return &synced{slots: make([]syncSlot, n)}
 }
 
 // syncSlot is what one synced field's table entry held when the host last
