@@ -1,0 +1,254 @@
+package defs
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/luaai/luaai/luabind"
+	"github.com/luaai/luaai/luabind/internal/lcomp"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Score plans: a utility decision scores every candidate on the same
+// context. Pure scorers — natives that only read fields and compute
+// (ai.field, ai.const, ai.inverse, ai.product and the other lists,
+// ai.weight, ai.normalize, ai.curve) and Lua scorers the compiled path runs
+// as one expression over numbers — cannot change the context, so between
+// two of them nothing can: the decision reads each distinct field once,
+// and each scorer runs over those values as a fused Go closure, with the
+// same float operations in the same order as its Score. A scorer that
+// could differ from its Score on the values read (a Lua scorer meeting a
+// field that is not a number, a native reading through bound Go data, a
+// NaN score to report) is handed back to the caller, which calls it as
+// before; the next run of the plan reads the fields again.
+
+// ScorePlan is a utility machine's candidates' scorers, run over shared
+// reads of the context (see PlanScores). A plan belongs to one VM and is
+// not safe for concurrent use.
+type ScorePlan struct {
+	vm     *VM
+	paths  [][]string     // the fields, by slot (nil: a constant's)
+	consts map[uint64]int // the constants' slots, by their bits
+	cands  []planCand
+	v      lcomp.Fields
+	// have, num and bad: per field read this run, whether it was read,
+	// holds a number, or was reached through bound Go data (userdata).
+	have, num, bad uint64
+}
+
+// planCand is one candidate's scorer: eval over the fields in reads (nil:
+// the caller scores it), and its compiled Lua function, if it is one.
+type planCand struct {
+	eval  lcomp.FieldFn
+	reads uint64
+	lua   *luabind.FieldNumber
+}
+
+// PlanScores is the plan of a utility machine whose candidates score with
+// scorers, in order (a nil scorer scores 0), run in vm; nil when no
+// candidate's scorer is pure.
+func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
+	p := &ScorePlan{vm: vm, cands: make([]planCand, len(scorers))}
+	any := false
+	for i, s := range scorers {
+		b := planBuilder{p: p}
+		c := &p.cands[i]
+		if ls, ok := s.(LuaScorer); ok {
+			if f := vm.CompileFieldNumber(ls.Fn, &b); f != nil {
+				*c = planCand{eval: f.Eval, reads: f.Reads, lua: f}
+			}
+		} else if x, ok := b.native(s); ok {
+			*c = planCand{eval: x.Func(), reads: b.reads}
+		}
+		any = any || c.eval != nil
+	}
+	if !any {
+		return nil
+	}
+	return p
+}
+
+// Run scores the candidates from from on into scores, while they are
+// pure and their scores stand, and returns the first it did not score
+// (len(scores) when none is left): the caller scores that one itself, and
+// may run the plan again after it. It reads the context's fields afresh.
+func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int {
+	if vm != p.vm || ctx == nil || len(scores) != len(p.cands) {
+		return from
+	}
+	p.have, p.num, p.bad = 0, 0, 0
+	for i := from; i < len(p.cands); i++ {
+		c := &p.cands[i]
+		if c.eval == nil {
+			return i
+		}
+		if need := c.reads &^ p.have; need != 0 {
+			p.load(ctx, need)
+		}
+		if c.lua != nil {
+			if c.reads&p.num != c.reads {
+				return i // a field the VM would convert, or raise on
+			}
+		} else if c.reads&p.bad != 0 {
+			return i // bound Go data on the way
+		}
+		x := c.eval(&p.v)
+		if x != x {
+			return i // NaN: the caller reports it
+		}
+		if c.lua != nil && !vm.TakeFieldNumber(c.lua) {
+			return i
+		}
+		scores[i] = x
+	}
+	return len(p.cands)
+}
+
+// load reads the fields in need, raw: through tables, as ai.field and the
+// compiled path read them. A value is as ai.field scores it (a number, 1
+// for true, else 0); num marks the numbers, which are the Lua scorers'
+// values too (the compiled path needs a table at each step, and a number
+// at the end); bad marks a path through userdata (ai.field reads bound Go
+// data there, or calls __index), where the plan hands the call back.
+func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
+	p.have |= need
+	for need != 0 {
+		i := bits.TrailingZeros64(need)
+		need &= need - 1
+		var x lua.LValue = ctx
+	walk:
+		for _, k := range p.paths[i] {
+			switch t := x.(type) {
+			case *lua.LTable:
+				x = t.RawGetString(k)
+			case *lua.LUserData:
+				p.bad |= 1 << i
+				x = lua.LNil
+				break walk
+			default:
+				x = lua.LNil
+				break walk
+			}
+		}
+		switch x := x.(type) {
+		case lua.LNumber:
+			p.v[i] = float64(x)
+			p.num |= 1 << i
+		case lua.LBool:
+			p.v[i] = 0
+			if x {
+				p.v[i] = 1
+			}
+		default:
+			p.v[i] = 0
+		}
+	}
+}
+
+// planBuilder gives fields and constants their slots in p and collects
+// the fields a native reads.
+type planBuilder struct {
+	p     *ScorePlan
+	reads uint64
+}
+
+// Field is path's slot.
+func (b *planBuilder) Field(path []string) (int, bool) {
+	i := slices.IndexFunc(b.p.paths, func(q []string) bool { return q != nil && slices.Equal(q, path) })
+	if i < 0 {
+		if len(b.p.paths) >= lcomp.MaxFields {
+			return 0, false
+		}
+		i = len(b.p.paths)
+		b.p.paths = append(b.p.paths, append([]string{}, path...))
+	}
+	b.reads |= 1 << i
+	return i, true
+}
+
+// Const is k's slot, which holds it from now on.
+func (b *planBuilder) Const(k float64) (int, bool) {
+	key := math.Float64bits(k)
+	if i, ok := b.p.consts[key]; ok {
+		return i, true
+	}
+	if len(b.p.paths) >= lcomp.MaxFields {
+		return 0, false
+	}
+	i := len(b.p.paths)
+	b.p.paths = append(b.p.paths, nil)
+	b.p.v[i] = k
+	if b.p.consts == nil {
+		b.p.consts = map[uint64]int{}
+	}
+	b.p.consts[key] = i
+	return i, true
+}
+
+// native is a pure native scorer as an operand over the plan's slots: the
+// same operations as its Score, fused into closures.
+//
+// It is long because it is one case per native scorer.
+func (b *planBuilder) native(s Scorer) (lcomp.Operand, bool) {
+	konst := func(k float64) (lcomp.Operand, bool) {
+		i, ok := b.Const(k)
+		return lcomp.Operand{Slot: i}, ok
+	}
+	switch s := s.(type) {
+	case nil:
+		return konst(0)
+	case ConstScorer:
+		return konst(float64(s))
+	case *constScore:
+		return konst(s.v)
+	case *fieldScore:
+		i, ok := b.Field(s.path.keys)
+		return lcomp.Operand{Slot: i}, ok
+	case *inverseScore:
+		one, ok1 := konst(1)
+		x, ok := b.native(s.s)
+		return lcomp.Binary(lcomp.OpMinus, one, x), ok && ok1
+	case *weightScore:
+		x, ok := b.native(s.s)
+		w, okw := konst(s.w)
+		return lcomp.Binary(lcomp.OpTimes, x, w), ok && okw
+	case *normalizeScore:
+		x, ok := b.native(s.s)
+		return lcomp.Unary(x, s.apply), ok
+	case *curveScore:
+		x, ok := b.native(s.s)
+		return lcomp.Unary(x, s.cv.eval), ok
+	case *listScore:
+		return b.list(s)
+	}
+	return lcomp.Operand{}, false
+}
+
+// list is a list scorer as native gives it: a product of two as x * y
+// (step folds 1 * x * y), the others folded by step.
+func (b *planBuilder) list(s *listScore) (lcomp.Operand, bool) {
+	xs := make([]lcomp.Operand, len(s.ss))
+	for i, sub := range s.ss {
+		var ok bool
+		if xs[i], ok = b.native(sub); !ok {
+			return xs[i], false
+		}
+	}
+	if s.op == opProduct && len(xs) == 2 {
+		// 1 * x is x, bit for bit, but for a NaN's payload: a NaN
+		// score is handed back to the caller, which reports it.
+		return lcomp.Binary(lcomp.OpTimes, xs[0], xs[1]), true
+	}
+	fs := make([]lcomp.FieldFn, len(xs))
+	for i, x := range xs {
+		fs[i] = x.Func()
+	}
+	return lcomp.Operand{Fn: func(v *lcomp.Fields) float64 {
+		var acc float64
+		for i, f := range fs {
+			acc = s.step(acc, f(v), i)
+		}
+		return acc
+	}}, true
+}
