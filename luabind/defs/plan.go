@@ -32,9 +32,12 @@ type ScorePlan struct {
 	consts map[uint64]int // the constants' slots, by their bits
 	cands  []planCand
 	v      lcomp.Fields
-	// have, num and bad: per field read this run, whether it was read,
-	// holds a number, or was reached through bound Go data (userdata).
-	have, num, bad uint64
+	// after: by candidate, the fields it and the pure candidates after it
+	// up to the next other one read, which a run from it reads first.
+	after []uint64
+	// num and bad: per field read this run, whether it holds a number, or
+	// was reached through bound Go data (userdata).
+	num, bad uint64
 }
 
 // planCand is one candidate's scorer: eval over the fields in reads (nil:
@@ -66,6 +69,12 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 	if !any {
 		return nil
 	}
+	p.after = make([]uint64, len(p.cands)+1)
+	for i := len(p.cands) - 1; i >= 0; i-- {
+		if p.cands[i].eval != nil {
+			p.after[i] = p.cands[i].reads | p.after[i+1]
+		}
+	}
 	return p
 }
 
@@ -77,14 +86,12 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 	if vm != p.vm || ctx == nil || len(scores) != len(p.cands) {
 		return from
 	}
-	p.have, p.num, p.bad = 0, 0, 0
+	p.num, p.bad = 0, 0
+	p.load(ctx, p.after[from])
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
 		if c.eval == nil {
 			return i
-		}
-		if need := c.reads &^ p.have; need != 0 {
-			p.load(ctx, need)
 		}
 		if c.lua != nil {
 			if c.reads&p.num != c.reads {
@@ -112,24 +119,15 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 // at the end); bad marks a path through userdata (ai.field reads bound Go
 // data there, or calls __index), where the plan hands the call back.
 func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
-	p.have |= need
 	for need != 0 {
 		i := bits.TrailingZeros64(need)
 		need &= need - 1
-		var x lua.LValue = ctx
-	walk:
-		for _, k := range p.paths[i] {
-			switch t := x.(type) {
-			case *lua.LTable:
-				x = t.RawGetString(k)
-			case *lua.LUserData:
-				p.bad |= 1 << i
-				x = lua.LNil
-				break walk
-			default:
-				x = lua.LNil
-				break walk
-			}
+		path := p.paths[i]
+		var x lua.LValue
+		if len(path) == 1 {
+			x = ctx.RawGetString(path[0])
+		} else {
+			x = walk(ctx, path, &p.bad, i)
 		}
 		switch x := x.(type) {
 		case lua.LNumber:
@@ -144,6 +142,24 @@ func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
 			p.v[i] = 0
 		}
 	}
+}
+
+// walk reads a dotted path raw from ctx; through userdata it marks slot i
+// bad and reads nil.
+func walk(ctx *lua.LTable, path []string, bad *uint64, i int) lua.LValue {
+	var x lua.LValue = ctx
+	for _, k := range path {
+		switch t := x.(type) {
+		case *lua.LTable:
+			x = t.RawGetString(k)
+		case *lua.LUserData:
+			*bad |= 1 << i
+			return lua.LNil
+		default:
+			return lua.LNil
+		}
+	}
+	return x
 }
 
 // planBuilder gives fields and constants their slots in p and collects
