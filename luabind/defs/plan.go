@@ -27,8 +27,10 @@ import (
 // reads of the context (see PlanScores). A plan belongs to one VM and is
 // not safe for concurrent use.
 type ScorePlan struct {
-	vm     *VM
-	paths  [][]string     // the fields, by slot (nil: a constant's)
+	vm    *VM
+	paths [][]string // the fields, by slot (nil: a constant's)
+	// keys: by slot, a field's key when its path has one ("" otherwise).
+	keys   [lcomp.MaxFields]string
 	consts map[uint64]int // the constants' slots, by their bits
 	cands  []planCand
 	v      lcomp.Fields
@@ -122,12 +124,11 @@ func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
 	for need != 0 {
 		i := bits.TrailingZeros64(need)
 		need &= need - 1
-		path := p.paths[i]
 		var x lua.LValue
-		if len(path) == 1 {
-			x = ctx.RawGetString(path[0])
+		if k := p.keys[i]; k != "" {
+			x = ctx.RawGetString(k)
 		} else {
-			x = walk(ctx, path, &p.bad, i)
+			x = walk(ctx, p.paths[i], &p.bad, i)
 		}
 		switch x := x.(type) {
 		case lua.LNumber:
@@ -178,6 +179,9 @@ func (b *planBuilder) Field(path []string) (int, bool) {
 		}
 		i = len(b.p.paths)
 		b.p.paths = append(b.p.paths, append([]string{}, path...))
+		if len(path) == 1 && path[0] != "" {
+			b.p.keys[i] = path[0]
+		}
 	}
 	b.reads |= 1 << i
 	return i, true
