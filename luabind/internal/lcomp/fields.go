@@ -29,6 +29,11 @@ type FieldFn func(v *Fields) float64
 type Operand struct {
 	Fn   FieldFn
 	Slot int
+	// sub: Fn is op of slots a and b, which an operation over it may
+	// compute itself, saving a call.
+	sub  bool
+	op   Op
+	a, b int
 }
 
 // Func is the operand as a FieldFn.
@@ -90,6 +95,13 @@ func Binary(op Op, x, y Operand) Operand {
 	case x.Fn == nil && y.Fn == nil:
 		i, j := x.Slot, y.Slot
 		f = func(v *Fields) float64 { return op.apply(v[i], v[j]) }
+		return Operand{Fn: f, sub: true, op: op, a: i, b: j}
+	case x.Fn == nil && y.sub:
+		i, yop, ya, yb := x.Slot, y.op, y.a, y.b
+		f = func(v *Fields) float64 { return op.apply(v[i], yop.apply(v[ya], v[yb])) }
+	case x.sub && y.Fn == nil:
+		xop, xa, xb, j := x.op, x.a, x.b, y.Slot
+		f = func(v *Fields) float64 { return op.apply(xop.apply(v[xa], v[xb]), v[j]) }
 	case x.Fn == nil:
 		i, g := x.Slot, y.Fn
 		f = func(v *Fields) float64 { return op.apply(v[i], g(v)) }
