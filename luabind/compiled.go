@@ -286,3 +286,18 @@ func (vm *VM) TakeFieldNumber(f *FieldNumber) bool {
 	vm.chargeCompiled(f.Steps)
 	return true
 }
+
+// TakeFieldNumbers is TakeFieldNumber asked once for the scorers of one
+// run of a decision's score plan, maxSteps their instructions together:
+// when it is true, each scorer taken is charged with ChargeFieldNumber;
+// when false, the caller asks TakeFieldNumber of each. The scorers run
+// in Go one after the other without a look at the budget between them, as
+// the instructions of one compiled call do: a stop that comes meanwhile is
+// raised by the next call that goes through the VM.
+func (vm *VM) TakeFieldNumbers(maxSteps int) bool {
+	return !vm.comp.off && vm.timer == nil && vm.mayRunCompiledSteps(maxSteps)
+}
+
+// ChargeFieldNumber charges f's steps as its call would, after
+// TakeFieldNumbers allowed it.
+func (vm *VM) ChargeFieldNumber(f *FieldNumber) { vm.chargeCompiled(f.Steps) }

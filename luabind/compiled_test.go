@@ -200,7 +200,7 @@ func (s *constSlots) Const(k float64) (int, bool) {
 // or compiling is off, it is not taken.
 func TestTakeFieldNumberCounts(t *testing.T) {
 	src := "function(ctx) return ctx.hunger * (1 - ctx.d) end"
-	var work [2]uint64
+	var work [3]uint64
 	for i := range work {
 		vm := NewVM(Options{BudgetSteps: 100})
 		fn := compiledFn(t, vm, src)
@@ -218,12 +218,19 @@ func TestTakeFieldNumberCounts(t *testing.T) {
 			require.NotNil(t, f)
 			s.v[s.fields["hunger"]], s.v[s.fields["d"]] = 0.5, 0.25
 			require.Equal(t, 0.375, f.Eval(&s.v))
-			require.True(t, vm.TakeFieldNumber(f))
+			if i == 1 {
+				require.True(t, vm.TakeFieldNumber(f))
+			} else {
+				require.True(t, vm.TakeFieldNumbers(2*f.MaxSteps))
+				vm.ChargeFieldNumber(f) // two scorers of one run
+				vm.ChargeFieldNumber(f)
+			}
 		}
 		work[i] = vm.guard.bud.ctx.work - before
 		vm.Close()
 	}
 	require.Equal(t, work[0], work[1])
+	require.Equal(t, 2*work[0], work[2])
 	require.Positive(t, work[0])
 
 	vm := NewVM(Options{BudgetSteps: 3})
@@ -231,11 +238,13 @@ func TestTakeFieldNumberCounts(t *testing.T) {
 	f := vm.CompileFieldNumber(compiledFn(t, vm, src), &constSlots{})
 	require.NotNil(t, f)
 	require.False(t, vm.TakeFieldNumber(f), "more instructions than the budget")
+	require.False(t, vm.TakeFieldNumbers(f.MaxSteps), "more instructions than the budget")
 	vm2 := NewVM(Options{})
 	defer vm2.Close()
 	fn := compiledFn(t, vm2, src)
 	f = vm2.CompileFieldNumber(fn, &constSlots{})
 	vm2.SetCompiled(false)
 	require.False(t, vm2.TakeFieldNumber(f), "compiling off")
+	require.False(t, vm2.TakeFieldNumbers(f.MaxSteps), "compiling off")
 	require.Nil(t, vm2.CompileFieldNumber(fn, &constSlots{}))
 }

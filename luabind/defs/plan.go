@@ -37,6 +37,9 @@ type ScorePlan struct {
 	// after: by candidate, the fields it and the pure candidates after it
 	// up to the next other one read, which a run from it reads first.
 	after []uint64
+	// luaSteps: by candidate, the most instructions its Lua scorers and
+	// those of the pure candidates after it, up to the next other one, run.
+	luaSteps []int
 	// num and bad: per field read this run, whether it holds a number, or
 	// was reached through bound Go data (userdata).
 	num, bad uint64
@@ -72,9 +75,14 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 		return nil
 	}
 	p.after = make([]uint64, len(p.cands)+1)
+	p.luaSteps = make([]int, len(p.cands)+1)
 	for i := len(p.cands) - 1; i >= 0; i-- {
-		if p.cands[i].eval != nil {
-			p.after[i] = p.cands[i].reads | p.after[i+1]
+		if c := &p.cands[i]; c.eval != nil {
+			p.after[i] = c.reads | p.after[i+1]
+			p.luaSteps[i] = p.luaSteps[i+1]
+			if c.lua != nil {
+				p.luaSteps[i] += c.lua.MaxSteps
+			}
 		}
 	}
 	return p
@@ -90,6 +98,9 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 	}
 	p.num, p.bad = 0, 0
 	p.load(ctx, p.after[from])
+	// The budget's checks, once for the Lua scorers up to the next
+	// candidate the caller scores (for each, where that is refused).
+	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
 		if c.eval == nil {
@@ -106,8 +117,12 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 		if x != x {
 			return i // NaN: the caller reports it
 		}
-		if c.lua != nil && !vm.TakeFieldNumber(c.lua) {
-			return i
+		if c.lua != nil {
+			if batch {
+				vm.ChargeFieldNumber(c.lua)
+			} else if !vm.TakeFieldNumber(c.lua) {
+				return i
+			}
 		}
 		scores[i] = x
 	}
