@@ -77,6 +77,10 @@ type place struct {
 	// hasBody: an update hook, steps or a tree run in its update phase.
 	hasBody bool
 	depth   int // machines above it: 0 for the root
+	// A utility machine's score plan (utility.go), made at its first
+	// decision; planned says it was made (it may be nil).
+	plan    *defs.ScorePlan
+	planned bool
 }
 
 type transition struct {

@@ -25,11 +25,9 @@ func (a *Agent) decideUtility(n *place) {
 		active = m.stack[len(m.stack)-1]
 	}
 	scores := a.scores[:len(n.children)]
-	for i, c := range n.children {
-		scores[i] = a.score(c, i == active)
-		if i == active {
-			scores[i] += n.def.Momentum
-		}
+	a.scoreAll(n, scores, active)
+	if active >= 0 {
+		scores[active] += n.def.Momentum
 	}
 	winner, kept := -1, false
 	if active >= 0 && a.locked(n.children[active]) {
@@ -58,6 +56,34 @@ func (a *Agent) decideUtility(n *place) {
 	}
 	a.emit(TransitionSelect, from, to)
 	a.enter(to, lua.LNil)
+}
+
+// scoreAll scores utility machine n's children into scores: the pure
+// scorers through the machine's score plan (each field read once for all
+// of them), the others, and any the plan hands back, one by one (score).
+// The plan is not used where the scores are profiled or traced.
+func (a *Agent) scoreAll(n *place, scores []float64, active int) {
+	p := n.plan
+	if !n.planned {
+		n.planned = true
+		ss := make([]defs.Scorer, len(n.children))
+		for i, c := range n.children {
+			ss[i] = c.def.Score
+		}
+		n.plan = defs.PlanScores(a.w.vm, ss)
+		p = n.plan
+	}
+	if p == nil || a.w.prof != nil || a.tracesDecisions() {
+		p = nil
+	}
+	for i := 0; i < len(scores); i++ {
+		if p != nil {
+			if i = p.Run(a.w.vm, a.ctx, scores, i); i == len(scores) {
+				return
+			}
+		}
+		scores[i] = a.score(n.children[i], i == active)
+	}
 }
 
 // best is the highest score; the active child keeps a tie, else the first

@@ -111,9 +111,13 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 
 // mayRunCompiled says whether p may run compiled now (see the file's
 // comment): no recording, no stop decided, the budgets leave room for it.
+func (vm *VM) mayRunCompiled(p *lcomp.Program) bool { return vm.mayRunCompiledSteps(p.Steps()) }
+
+// mayRunCompiledSteps is mayRunCompiled for a program of at most steps
+// instructions.
 //
 // It is long because it is every check of the budget, in one place.
-func (vm *VM) mayRunCompiled(p *lcomp.Program) bool {
+func (vm *VM) mayRunCompiledSteps(steps int) bool {
 	if vm.recorder != nil {
 		return false
 	}
@@ -147,7 +151,7 @@ func (vm *VM) mayRunCompiled(p *lcomp.Program) bool {
 		if b.active {
 			// Nested in a budgeted call: its steps and its stop.
 			c := &b.ctx
-			if c.over || (c.stepLimit > 0 && c.steps+int64(p.Steps()) > c.stepLimit) {
+			if c.over || (c.stepLimit > 0 && c.steps+int64(steps) > c.stepLimit) {
 				return false
 			}
 			select {
@@ -155,7 +159,7 @@ func (vm *VM) mayRunCompiled(p *lcomp.Program) bool {
 				return false
 			default:
 			}
-		} else if b.steps > 0 && int64(p.Steps()) > b.steps {
+		} else if b.steps > 0 && int64(steps) > b.steps {
 			return false
 		}
 	}
@@ -245,3 +249,55 @@ func CompiledFuncs(chunk *lua.FunctionProto) []CompiledFunc {
 	slices.SortStableFunc(out, func(a, b CompiledFunc) int { return a.Line - b.Line })
 	return out
 }
+
+// FieldNumber is a utility scorer compiled for a decision's shared reads:
+// a number expression over context fields that the decision reads once
+// for all its scorers (see CompileFieldNumber).
+type FieldNumber struct {
+	lcomp.FieldNumber
+}
+
+// CompileFieldNumber compiles fn, a scorer, for shared reads when CallNumber
+// would run it as one expression over numbers read from its context's
+// fields: slots gives each field read and each constant its place in the
+// decision's values. It is nil when fn is not such a function, slots has
+// no room, or compiling is off.
+func (vm *VM) CompileFieldNumber(fn *lua.LFunction, slots lcomp.Slots) *FieldNumber {
+	p := vm.program(fn)
+	if p == nil {
+		return nil
+	}
+	f, ok := p.OverFields(slots)
+	if !ok {
+		return nil
+	}
+	return &FieldNumber{*f}
+}
+
+// TakeFieldNumber says whether f's value, computed over the decision's
+// reads, may stand for a call of its function now, as CallNumber would run
+// it compiled (compiling on, not profiled, the budgets leave room), and if
+// so charges its steps as that run would. When it is false the caller
+// calls the function (CallNumber), which runs it as it must.
+func (vm *VM) TakeFieldNumber(f *FieldNumber) bool {
+	if vm.comp.off || vm.timer != nil || !vm.mayRunCompiledSteps(f.MaxSteps) {
+		return false
+	}
+	vm.chargeCompiled(f.Steps)
+	return true
+}
+
+// TakeFieldNumbers is TakeFieldNumber asked once for the scorers of one
+// run of a decision's score plan, maxSteps their instructions together:
+// when it is true, each scorer taken is charged with ChargeFieldNumber;
+// when false, the caller asks TakeFieldNumber of each. The scorers run
+// in Go one after the other without a look at the budget between them, as
+// the instructions of one compiled call do: a stop that comes meanwhile is
+// raised by the next call that goes through the VM.
+func (vm *VM) TakeFieldNumbers(maxSteps int) bool {
+	return !vm.comp.off && vm.timer == nil && vm.mayRunCompiledSteps(maxSteps)
+}
+
+// ChargeFieldNumber charges f's steps as its call would, after
+// TakeFieldNumbers allowed it.
+func (vm *VM) ChargeFieldNumber(f *FieldNumber) { vm.chargeCompiled(f.Steps) }

@@ -173,3 +173,78 @@ func BenchmarkCompiledScorer(b *testing.B) {
 		})
 	}
 }
+
+// constSlots gives every field and constant a slot of v.
+type constSlots struct {
+	n      int
+	v      [64]float64
+	fields map[string]int
+}
+
+func (s *constSlots) Field(path []string) (int, bool) {
+	if s.fields == nil {
+		s.fields = map[string]int{}
+	}
+	s.fields[path[0]] = s.n
+	s.n++
+	return s.n - 1, true
+}
+func (s *constSlots) Const(k float64) (int, bool) {
+	s.v[s.n] = k
+	s.n++
+	return s.n - 1, true
+}
+
+// A scorer's value taken over shared reads counts, under the instruction
+// budget, what CallNumber counts; where the budget is too small for it,
+// or compiling is off, it is not taken.
+func TestTakeFieldNumberCounts(t *testing.T) {
+	src := "function(ctx) return ctx.hunger * (1 - ctx.d) end"
+	var work [3]uint64
+	for i := range work {
+		vm := NewVM(Options{BudgetSteps: 100})
+		fn := compiledFn(t, vm, src)
+		ctx := vm.L.NewTable()
+		ctx.RawSetString("hunger", lua.LNumber(0.5))
+		ctx.RawSetString("d", lua.LNumber(0.25))
+		before := vm.guard.bud.ctx.work
+		if i == 0 {
+			n, err := vm.CallNumber(fn, ctx)
+			require.NoError(t, err)
+			require.Equal(t, 0.375, n)
+		} else {
+			s := &constSlots{}
+			f := vm.CompileFieldNumber(fn, s)
+			require.NotNil(t, f)
+			s.v[s.fields["hunger"]], s.v[s.fields["d"]] = 0.5, 0.25
+			require.Equal(t, 0.375, f.Eval(&s.v))
+			if i == 1 {
+				require.True(t, vm.TakeFieldNumber(f))
+			} else {
+				require.True(t, vm.TakeFieldNumbers(2*f.MaxSteps))
+				vm.ChargeFieldNumber(f) // two scorers of one run
+				vm.ChargeFieldNumber(f)
+			}
+		}
+		work[i] = vm.guard.bud.ctx.work - before
+		vm.Close()
+	}
+	require.Equal(t, work[0], work[1])
+	require.Equal(t, 2*work[0], work[2])
+	require.Positive(t, work[0])
+
+	vm := NewVM(Options{BudgetSteps: 3})
+	defer vm.Close()
+	f := vm.CompileFieldNumber(compiledFn(t, vm, src), &constSlots{})
+	require.NotNil(t, f)
+	require.False(t, vm.TakeFieldNumber(f), "more instructions than the budget")
+	require.False(t, vm.TakeFieldNumbers(f.MaxSteps), "more instructions than the budget")
+	vm2 := NewVM(Options{})
+	defer vm2.Close()
+	fn := compiledFn(t, vm2, src)
+	f = vm2.CompileFieldNumber(fn, &constSlots{})
+	vm2.SetCompiled(false)
+	require.False(t, vm2.TakeFieldNumber(f), "compiling off")
+	require.False(t, vm2.TakeFieldNumbers(f.MaxSteps), "compiling off")
+	require.Nil(t, vm2.CompileFieldNumber(fn, &constSlots{}))
+}

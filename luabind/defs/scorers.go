@@ -95,28 +95,33 @@ func (s *listScore) Score(vm *VM, ctx *lua.LTable) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if i == 0 {
-			switch s.op {
-			case opSum, opMin, opMax:
-				acc = v
-				continue
-			}
-			acc = 1
-		}
-		switch s.op {
-		case opProduct:
-			acc *= v
-		case opSum:
-			acc += v
-		case opMin:
-			acc = nanMin(acc, v)
-		case opMax:
-			acc = nanMax(acc, v)
-		case opCompensated:
-			acc *= v + (1-v)*s.mod*v
-		}
+		acc = s.step(acc, v, i)
 	}
 	return acc, nil
+}
+
+// step folds factor i, v, into acc (the score plan folds the same way).
+func (s *listScore) step(acc, v float64, i int) float64 {
+	if i == 0 {
+		switch s.op {
+		case opSum, opMin, opMax:
+			return v
+		}
+		acc = 1
+	}
+	switch s.op {
+	case opProduct:
+		acc *= v
+	case opSum:
+		acc += v
+	case opMin:
+		acc = nanMin(acc, v)
+	case opMax:
+		acc = nanMax(acc, v)
+	case opCompensated:
+		acc *= v + (1-v)*s.mod*v
+	}
+	return acc
 }
 
 func (s *listScore) Parts(vm *VM, ctx *lua.LTable) []Part { return parts(vm, ctx, s.ss...) }
@@ -147,13 +152,18 @@ func (s *normalizeScore) Score(vm *VM, ctx *lua.LTable) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return s.apply(v), nil
+}
+
+// apply maps v (the score plan maps the same way).
+func (s *normalizeScore) apply(v float64) float64 {
 	if s.lo == s.hi {
 		if v >= s.hi {
-			return 1, nil
+			return 1
 		}
-		return 0, nil
+		return 0
 	}
-	return clamp01((v - s.lo) / (s.hi - s.lo)), nil
+	return clamp01((v - s.lo) / (s.hi - s.lo))
 }
 
 func (s *normalizeScore) Parts(vm *VM, ctx *lua.LTable) []Part { return parts(vm, ctx, s.s) }

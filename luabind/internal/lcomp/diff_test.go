@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ type harness struct {
 	w       *world
 	cnt     *counter
 	envs    []env
-	stats   struct{ funcs, compiled, runs, ran, fellBack, straight int }
+	stats   struct{ funcs, compiled, runs, ran, fellBack, straight, overFields, overFieldsRan int }
 	ops     map[string]int // instructions run compiled to the end, by name
 	refused map[string]int // why functions were refused
 }
@@ -153,10 +154,80 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 				}
 			}
 		}
+		if c5, _ := build(); nargs == 1 {
+			h.checkOverFields(t, prog, c5, want, src, seed)
+		}
 		if got != want {
 			t.Fatalf("compiled run differs from the VM (compiled=%v, nargs=%d)\n%s\ncontext: %s  second: %s\nVM:       %+v\ncompiled: %+v",
 				ok, nargs, src, dump(buildAgain(h, seed)), "", want, got)
 		}
+	}
+}
+
+// fieldSlots gives fields and constants slots, as a decision's score
+// plan does.
+type fieldSlots struct {
+	paths [][]string
+	v     lcomp.Fields
+}
+
+func (s *fieldSlots) Field(path []string) (int, bool) {
+	for i, p := range s.paths {
+		if p != nil && slices.Equal(p, path) {
+			return i, true
+		}
+	}
+	s.paths = append(s.paths, append([]string{}, path...))
+	return len(s.paths) - 1, len(s.paths) <= lcomp.MaxFields
+}
+
+func (s *fieldSlots) Const(k float64) (int, bool) {
+	s.paths = append(s.paths, nil)
+	s.v[len(s.paths)-1] = k
+	return len(s.paths) - 1, len(s.paths) <= lcomp.MaxFields
+}
+
+// checkOverFields runs the scorer compiled over shared reads (when it
+// compiles so) on ctx's fields read raw, when every one holds a number
+// (reached through tables), as a score plan would: its number and steps
+// must be the VM's, and then RunNumber must run too.
+func (h *harness) checkOverFields(t testing.TB, prog *lcomp.Program, ctx *lua.LTable, want outcome, src string, seed uint64) {
+	t.Helper()
+	slots := &fieldSlots{}
+	f, ok := prog.OverFields(slots)
+	if !ok {
+		return
+	}
+	h.stats.overFields++
+	for i, path := range slots.paths {
+		if path == nil || f.Reads&(1<<i) == 0 {
+			continue
+		}
+		var x lua.LValue = ctx
+		for _, k := range path {
+			tb, isTab := x.(*lua.LTable)
+			if !isTab {
+				return // the plan hands such a call back
+			}
+			x = tb.RawGetString(k)
+		}
+		n, isNum := x.(lua.LNumber)
+		if !isNum {
+			return
+		}
+		slots.v[i] = float64(n)
+	}
+	got := f.Eval(&slots.v)
+	if got != got {
+		return // a NaN is handed back, to be reported
+	}
+	h.stats.overFieldsRan++
+	if o := (outcome{ret: dump(lua.LNumber(got)), ctx: want.ctx, second: want.second, steps: f.Steps}); o != want {
+		t.Fatalf("OverFields differs from the VM\n%s\ncontext: %s\nVM:         %+v\nOverFields: %+v",
+			src, dump(buildAgain(h, seed)), want, o)
+	}
+	if _, _, ok := prog.RunNumber(ctx); !ok {
+		t.Fatalf("OverFields ran where RunNumber does not\n%s\ncontext: %s", src, dump(buildAgain(h, seed)))
 	}
 }
 
@@ -256,6 +327,10 @@ func TestCompiledMatchesVM(t *testing.T) {
 	}
 	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end (%d ran as a tree), %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.straight, h.stats.fellBack)
 	t.Logf("refused: %v", h.refused)
+	t.Logf("over shared reads: %d compiled, %d runs compared", h.stats.overFields, h.stats.overFieldsRan)
+	if h.stats.overFieldsRan*20 < h.stats.straight {
+		t.Fatalf("too few runs over shared reads to compare: %+v", h.stats)
+	}
 	// The comparison means something only where the compiled path ran:
 	// most functions compile, a good share of runs finish compiled, and
 	// every instruction kind the compiler accepts was among them.
