@@ -41,7 +41,7 @@ var (
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
-		"luabind/defs": {"luabind", "luabind/internal/srcpos", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode"},
+		"luabind/defs": {"luabind", "luabind/internal/srcpos", "luabind/internal/lcomp", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode"},
 		"host":         {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "host/internal/link"},
 		// What tools read of a host, beside the engine (httptrace-style),
 		// through the functions host registers in link.
