@@ -110,7 +110,8 @@ type worker struct {
 	cov              *coverage // Options.Coverage
 	// thread names the goroutine running the worker's scripts while it
 	// runs them with other workers (threadID), 0 otherwise.
-	thread atomic.Uint64
+	thread  atomic.Uint64
+	touched uintptr // warm's reads
 }
 
 type recordKind uint8
