@@ -7,13 +7,10 @@ package host
 import (
 	"context"
 	"fmt"
-	"github.com/luaai/luaai/host/internal/prefetch"
-	"github.com/luaai/luaai/internal/luaval"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -150,6 +147,7 @@ func (w *worker) tick(dt float64, f *fairFrame) {
 		return
 	}
 	done, tn := w.h.tickDone, w.h.tickNo
+	w.ahead.start(w.agents, tn)
 	for k, a := range w.agents {
 		if done != nil {
 			select {
@@ -177,66 +175,9 @@ func (w *worker) tick(dt float64, f *fairFrame) {
 			a.owed += dt
 			continue
 		}
-		w.warm(k)
+		w.ahead.warm(k)
 		w.tickAgent(a, dt)
 	}
-}
-
-// warm asks the CPU for what the next agents' ticks read first, while
-// agent k ticks (see package prefetch), a step further ahead for each
-// pointer followed: four agents ahead their records' first lines, three
-// ahead what those point to (state and machine records, the context
-// table), two ahead the context's string map (and the records' next
-// lines), one ahead the map's slots and the root machine's stack.
-func (w *worker) warm(k int) {
-	ags := w.agents
-	if j := k + 4; j < len(ags) {
-		p := uintptr(unsafe.Pointer(ags[j]))
-		prefetch.Lines4(p, p+64, p+128, p+192)
-	}
-	if j := k + 3; j < len(ags) {
-		b := ags[j]
-		n, m := records(b)
-		prefetch.Lines4(n, n+64, m, uintptr(unsafe.Pointer(b.ctx)))
-	}
-	if j := k + 2; j < len(ags) {
-		b := ags[j]
-		n, m := records(b)
-		prefetch.Lines4(uintptr(stringMap(b.ctx)), n+128, n+192, m+64)
-	}
-	if j := k + 1; j < len(ags) {
-		b := ags[j]
-		var st uintptr
-		if len(b.ms) > 0 && cap(b.ms[0].stack) > 0 {
-			st = uintptr(unsafe.Pointer(unsafe.SliceData(b.ms[0].stack)))
-		}
-		if sd := stringMap(b.ctx); sd != nil {
-			// The map's third word is where its slots are (a hint
-			// only: a prefetch of any address is harmless).
-			g := *(*uintptr)(unsafe.Add(sd, 16))
-			prefetch.Lines4(st, g, g+64, g+128)
-		}
-	}
-}
-
-// records is where a's state and machine records start (0 for none).
-func records(a *Agent) (nodes, ms uintptr) {
-	if len(a.nodes) > 0 {
-		nodes = uintptr(unsafe.Pointer(&a.nodes[0]))
-	}
-	if len(a.ms) > 0 {
-		ms = uintptr(unsafe.Pointer(&a.ms[0]))
-	}
-	return nodes, ms
-}
-
-// stringMap is where t's string map is, or nil.
-func stringMap(t *lua.LTable) unsafe.Pointer {
-	if t == nil {
-		return nil
-	}
-	m := luaval.StringMap(t)
-	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
 // tickAgent ticks a by dt plus what it is owed.

@@ -11,3 +11,9 @@ TEXT ·Lines4(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ d+24(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func Line(a uintptr)
+TEXT ·Line(SB), NOSPLIT|NOFRAME, $0-8
+	MOVQ a+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -11,3 +11,9 @@ TEXT ·Lines4(SB), NOSPLIT|NOFRAME, $0-32
 	MOVD d+24(FP), R0
 	PRFM (R0), PLDL1KEEP
 	RET
+
+// func Line(a uintptr)
+TEXT ·Line(SB), NOSPLIT|NOFRAME, $0-8
+	MOVD a+0(FP), R0
+	PRFM (R0), PLDL1KEEP
+	RET

@@ -6,3 +6,8 @@ package prefetch
 //
 //go:noescape
 func Lines4(a, b, c, d uintptr)
+
+// Line hints that the cache line holding a will be read.
+//
+//go:noescape
+func Line(a uintptr)
