@@ -110,8 +110,8 @@ type worker struct {
 	cov              *coverage // Options.Coverage
 	// thread names the goroutine running the worker's scripts while it
 	// runs them with other workers (threadID), 0 otherwise.
-	thread  atomic.Uint64
-	ahead   lookahead // the prefetches of a tick (warm.go)
+	thread atomic.Uint64
+	ahead  lookahead // the prefetches of a tick (warm.go)
 }
 
 type recordKind uint8
