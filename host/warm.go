@@ -19,9 +19,9 @@ import (
 // next four agents it predicts, one step of a chain each, so that every
 // pointer is read from the cache once its target is on the way there:
 // four ahead the agent's other hot lines, three ahead what those point to
-// (state and machine records, the context table), two ahead the context's
-// string map (and the records' next lines), one ahead the map's slots and
-// the root machine's stack. A prediction is never a decision: Host.Tick
+// (state and machine records' first lines, the context table), two ahead
+// the context's string map and the rest of the records, one ahead the
+// map's slots and the root machine's stack. A prediction is never a decision: Host.Tick
 // decides as it comes to each agent (an agent's own tick may suspend
 // another's through agent:tick), and a wrong one costs a wasted hint.
 type lookahead struct {
@@ -84,16 +84,31 @@ func (l *lookahead) warm(k int) {
 	}
 }
 
-// stage3 asks for a's state and machine records and its context table.
+// stage3 asks for the first lines of a's state and machine records, and
+// its context table.
 func stage3(a *Agent) {
 	n, m := records(a)
-	prefetch.Lines4(n, n+64, m, uintptr(unsafe.Pointer(a.ctx)))
+	prefetch.Lines4(n, m, uintptr(unsafe.Pointer(a.ctx)), n+64)
 }
 
-// stage2 asks for a's context's string map and its records' next lines.
+// stage2 asks for a's context's string map and the rest of its records
+// (up to maxRecordLines lines of each).
 func stage2(a *Agent) {
 	n, m := records(a)
-	prefetch.Lines4(uintptr(stringMap(a.ctx)), n+128, n+192, m+64)
+	prefetch.Lines4(uintptr(stringMap(a.ctx)), m+64, n+128, m+128)
+	rest(n, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
+	rest(m, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
+}
+
+// maxRecordLines bounds the lines of an agent's records asked for ahead.
+const maxRecordLines = 8
+
+// rest asks for the lines of size bytes at base past its first three.
+func rest(base uintptr, size int) {
+	for off := 192; off < size && off < maxRecordLines*64; off += 256 {
+		p := base + uintptr(off)
+		prefetch.Lines4(p, p+64, p+128, p+192)
+	}
 }
 
 // stage1 asks for the slots of a's context's string map and its root
