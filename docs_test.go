@@ -327,10 +327,11 @@ func copyModule(t *testing.T, root string) string {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
 		// Files a package embeds (//go:embed): the inspector's page, the
-		// editor definitions, an example's script.
+		// editor definitions, an example's script; and a package's
+		// assembly (host/internal/prefetch).
 		embedded := false
 		switch filepath.Ext(rel) {
-		case ".lua", ".js", ".html", ".css":
+		case ".lua", ".js", ".html", ".css", ".s":
 			embedded = true
 		}
 		if !(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")) && rel != "go.mod" && rel != "go.sum" && !embedded {

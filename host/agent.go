@@ -21,47 +21,58 @@ import (
 // Behaviour and UserData, which do not change while the workers tick, are
 // served to every caller.
 type Agent struct {
-	// Hot: what every tick touches, first, so that it shares few cache
-	// lines (an agent's first touch in a tick is a cache miss).
-	h        *Host
-	w        *worker
-	t        *layout // b's tree in w
-	ctx      *lua.LTable
-	nodes    []placeRT   // by node id
-	ms       []machineRT // by machine index
-	bt       []btRT      // behaviour-tree nodes' records, by tree state's btBase + node index
-	clock    float64
-	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
-	interval int     // tick interval (SetInterval); 0 and 1 both tick every host tick
-	// lag and frameAt order the host's ticks after a frame deadline
-	// (workers.go): the ticks the agent is owed, and the last host tick
-	// that ticked it. Used only while Host.fair is set.
-	lag      int32
-	frameAt  int
-	ticks    int
-	visible  []event  // events this decide phase sees
-	incoming []event  // events sent since, for the next tick
-	inbox    []event  // ai.send_to messages from other agents, after incoming
-	path     []*place // scratch: machines on the active path
-	// The running callback, for the functions usable inside callbacks.
-	cur      *place
-	curKind  callback
-	curScore bool // cur is a utility candidate that is not active
-	ticking  bool
+	// Hot: what every tick touches, first, packed into the struct's first
+	// four cache lines (an agent's first touch in a tick is a cache miss,
+	// and each line more is one more; Agents are 64-byte aligned, by their
+	// size class). The first line is all that Host.Tick reads of an agent
+	// it skips (suspended, or not due at its interval).
+	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
+	ticking    bool
 	// tickStopped: the agent's tick budget stopped this tick, and it was
 	// reported (the callbacks it stops after that are not).
 	tickStopped bool
+	// The running callback, for the functions usable inside callbacks.
+	curKind  callback
+	curScore bool // cur is a utility candidate that is not active
+	// requested: a machine may hold a pending request (ai.push/pop/replace,
+	// a restored or reloaded one): the next tick's step 1 looks for them.
+	requested bool
+	// interval: tick interval (SetInterval); 0 and 1 both tick every host tick
+	interval int
+	id       int
+	owed     float64 // seconds of ticks a cut-short TickContext skipped, for the next dt
+	clock    float64
+	ticks    int
+	logs     int // ai.log lines in this tick (MaxLogLines)
+	w        *worker
+
+	h        *Host
+	t        *layout // b's tree in w
+	ctx      *lua.LTable
+	cur      *place
+	nodes    []placeRT   // by node id
+	ms       []machineRT // by machine index
+	visible  []event     // events this decide phase sees
+	incoming []event     // events sent since, for the next tick
+	inbox    []event     // ai.send_to messages from other agents, after incoming
+	syncs    []*synced   // Agent.Sync
+	// End of the hot fields (240 bytes).
+
+	path []*place // scratch: machines on the active path
+
+	bt []btRT // behaviour-tree nodes' records, by tree state's btBase + node index
+	// lag and frameAt order the host's ticks after a frame deadline
+	// (workers.go): the ticks the agent is owed, and the last host tick
+	// that ticked it. Used only while Host.fair is set.
+	lag     int32
+	frameAt int
 	// gap: the fsm a transition's run is between states in (between).
 	gap *place
 	// suspendAt and suspendText: the line whose failure suspended the
 	// agent, and its text then (a reload that changes it resumes the agent).
 	suspendAt   scripterr.Pos
 	suspendText string
-	logs        int           // ai.log lines in this tick (MaxLogLines)
-	suspension  SuspendReason // NotSuspended while the agent ticks (suspend.go)
-	syncs       []*synced     // Agent.Sync
 
-	id   int
 	kind string // SpawnOptions.Kind; "" for the script's name (Kind)
 	b    *Behaviour
 	pcg  *rand.PCG
@@ -155,7 +166,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
-	a := &Agent{h: w.h, w: w, id: id, b: b, t: t}
+	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	return a
 }

@@ -111,6 +111,7 @@ type worker struct {
 	// thread names the goroutine running the worker's scripts while it
 	// runs them with other workers (threadID), 0 otherwise.
 	thread atomic.Uint64
+	ahead  lookahead // the prefetches of a tick (warm.go)
 }
 
 type recordKind uint8

@@ -419,6 +419,7 @@ func (a *Agent) remap(p *remapPlan) {
 	}
 	oldPath := a.statePath() // on its worker, during the reload
 	a.t, a.nodes, a.ms, a.bt, a.path, a.scores = p.nt, nodes, ms, bt, path, scores
+	a.requested = true // a carried request waits in the new records
 
 	old := a.w.vm.SetRunner(runner{a})
 	defer a.w.vm.SetRunner(old)

@@ -51,11 +51,19 @@ func (r runner) Request(kind defs.TransitionKind, name string, payload lua.LValu
 		}
 	}
 	a.ms[m.mid].req = req
+	a.requested = true
 	return nil
 }
 
 // applyRequests is step 1: pending ai.push/pop/replace, innermost first.
+//
+// An agent none of whose machines holds one (requested is false) has
+// nothing to apply: the active path is not walked.
 func (a *Agent) applyRequests() {
+	if !a.requested {
+		return
+	}
+	defer a.noteRequests()
 	path := a.activeMachines()
 	if a.t.regions {
 		// Innermost machine first, then in region name order (the path is
@@ -68,6 +76,19 @@ func (a *Agent) applyRequests() {
 	}
 	for i := len(path) - 1; i >= 0; i-- { // one branch: innermost first
 		a.applyRequest(path[i])
+	}
+}
+
+// noteRequests sets requested to whether any machine of the agent holds a
+// pending request: one made while the requests were applied, or one on a
+// machine off the active path (paused in a stack), applied when it is back.
+func (a *Agent) noteRequests() {
+	a.requested = false
+	for i := range a.ms {
+		if a.ms[i].req.pending {
+			a.requested = true
+			return
+		}
 	}
 }
 

@@ -147,6 +147,7 @@ func (w *worker) tick(dt float64, f *fairFrame) {
 		return
 	}
 	done, tn := w.h.tickDone, w.h.tickNo
+	w.ahead.start(w.agents, tn)
 	for k, a := range w.agents {
 		if done != nil {
 			select {
@@ -174,6 +175,7 @@ func (w *worker) tick(dt float64, f *fairFrame) {
 			a.owed += dt
 			continue
 		}
+		w.ahead.warm(k)
 		w.tickAgent(a, dt)
 	}
 }

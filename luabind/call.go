@@ -33,10 +33,10 @@ func (vm *VM) Call(fn *lua.LFunction, args ...lua.LValue) (lua.LValue, error) {
 // CallHook runs a hook: fn(ctx) or, with hasDt, fn(ctx, dt).
 func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float64) error {
 	if hasDt {
-		if _, ok := vm.runCompiled(fn, 2, ctx, lua.LNumber(dt)); ok {
+		if vm.runDiscard(fn, 2, ctx, lua.LNumber(dt)) {
 			return nil
 		}
-	} else if _, ok := vm.runCompiled(fn, 1, ctx, lua.LNil); ok {
+	} else if vm.runDiscard(fn, 1, ctx, lua.LNil) {
 		return nil
 	}
 	L := vm.L
@@ -57,7 +57,7 @@ func (vm *VM) CallHook(fn *lua.LFunction, ctx *lua.LTable, hasDt bool, dt float6
 // so a tick that passes the same dt to many agents boxes it once; it also
 // runs enter(ctx, payload) and resume(ctx, payload).
 func (vm *VM) CallUpdate(fn *lua.LFunction, ctx *lua.LTable, dt lua.LValue) error {
-	if _, ok := vm.runCompiled(fn, 2, ctx, dt); ok { // compiled.go
+	if vm.runDiscard(fn, 2, ctx, dt) { // compiled.go
 		return nil
 	}
 	L := vm.L

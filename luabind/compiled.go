@@ -109,6 +109,24 @@ func (vm *VM) runCompiled(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res 
 	return vm.runProgram(p, fn, nargs, a0, a1)
 }
 
+// runDiscard is runCompiled for a call whose result nobody reads (an
+// update or a hook), with one layer less: ok as runCompiled's.
+func (vm *VM) runDiscard(fn *lua.LFunction, nargs int, a0, a1 lua.LValue) bool {
+	p := vm.program(fn)
+	if p == nil || !vm.mayRunCompiled(p) {
+		return false
+	}
+	if vm.timer != nil {
+		_, ok := vm.runProgram(p, fn, nargs, a0, a1)
+		return ok
+	}
+	steps, ok := p.RunDiscard(vm.machine(), fn, nargs, a0, a1)
+	if ok {
+		vm.chargeCompiled(steps)
+	}
+	return ok
+}
+
 // mayRunCompiled says whether p may run compiled now (see the file's
 // comment): no recording, no stop decided, the budgets leave room for it.
 func (vm *VM) mayRunCompiled(p *lcomp.Program) bool { return vm.mayRunCompiledSteps(p.Steps()) }

@@ -347,37 +347,13 @@ func (p *Program) RunNumber(a0 lua.LValue) (n float64, steps int, ok bool) {
 
 // run runs the tree; ok is false when it gave up (nothing was changed).
 func (s *straight) run(m *Machine, nargs int, a0, a1 lua.LValue) (Result, bool) {
-	if nargs < 2 {
-		a1 = lua.LNil
+	r, ok := s.eval(m, nargs, a0, a1)
+	if !ok {
+		return Result{}, false
 	}
-	if nargs < 1 {
-		a0 = lua.LNil
-	}
-	for _, c := range s.checks {
-		if !c(a0, a1) {
-			return Result{}, false
-		}
-	}
-	var ret val
+	ret := val{v: lua.LNil}
 	if s.ret != nil {
-		r, ok := s.ret(a0, a1)
-		if !ok {
-			return Result{}, false
-		}
 		ret = val{n: r, num: true}
-	} else {
-		ret = val{v: lua.LNil}
-	}
-	if s.wtab != nil {
-		t, ok := s.wtab(a0, a1)
-		if !ok {
-			return Result{}, false
-		}
-		v, ok := s.wval(a0, a1)
-		if !ok || t.Metatable != lua.LNil {
-			return Result{}, false
-		}
-		storeLast(t, strdict(t), s.wkey, m.box(val{n: v, num: true}))
 	}
 	return Result{ret: ret, Steps: s.steps}, true
 }
