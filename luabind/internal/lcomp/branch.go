@@ -123,6 +123,16 @@ type bstate struct {
 	stmts   []bStmt
 	steps   int
 	slots   int // machine registers holding kept values
+	// known are fields this path wrote with a number or a constant that
+	// is not nil: a later read of one is that value (a raw hit), without
+	// reading it again.
+	known map[fieldRef]*bsym
+}
+
+// fieldRef is a field of the table a register value stands for.
+type fieldRef struct {
+	t   *bsym
+	key string
 }
 
 func (st *bstate) fork(pc int) *bstate {
@@ -130,7 +140,28 @@ func (st *bstate) fork(pc int) *bstate {
 	n.pc = pc
 	n.pending = append([]*bsym(nil), st.pending...)
 	n.stmts = nil
+	n.known = make(map[fieldRef]*bsym, len(st.known))
+	for k, v := range st.known {
+		n.known[k] = v
+	}
 	return &n
+}
+
+// wrote records t.key = v: a write of key into any table may change
+// what a read of key from this one finds, unless it is this very table.
+func (st *bstate) wrote(t *bsym, key string, v *bsym) {
+	for k := range st.known {
+		if k.key == key {
+			delete(st.known, k)
+		}
+	}
+	if v == nil || v.kind == sConst && v.k.v == lua.LNil {
+		return
+	}
+	if st.known == nil {
+		st.known = map[fieldRef]*bsym{}
+	}
+	st.known[fieldRef{t, key}] = v
 }
 
 type bbuild struct {

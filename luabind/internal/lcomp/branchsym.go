@@ -26,6 +26,8 @@ type bsym struct {
 	num  bNum
 	get  bVal
 	deps []*bsym
+	op   int   // sNum from arithmetic: x op y (0: other)
+	x, y *bsym // its operands
 }
 
 func (s *bsym) lazy() bool { return s.kind >= sField }
@@ -209,6 +211,12 @@ func globalSym(key string) *bsym {
 // arithSym is x op y on numbers as the interpreter computes it (a zero
 // result is +0, as gopher-lua boxes it).
 func arithSym(op int, x, y *bsym) *bsym {
+	s := arithFnSym(op, x, y)
+	s.op, s.x, s.y = op, x, y
+	return s
+}
+
+func arithFnSym(op int, x, y *bsym) *bsym {
 	fx, fy := x.numOf(), y.numOf()
 	if y.kind == sConst && y.k.num {
 		k := y.k.n
@@ -367,43 +375,3 @@ func truthCond(s *bsym, want bool) bCond {
 	}
 }
 
-// writeStmt is t.key = v as the interpreter writes it: into a table,
-// where __newindex cannot answer; logged for undoing unless last (nothing
-// after it can hand the call to the VM).
-func writeStmt(t *bsym, key string, v *bsym, last bool) bStmt {
-	tab := t.tabOf()
-	value := v.valOf()
-	if v.kind == sNum {
-		num := v.num
-		value = func(m *Machine) (val, bool) {
-			n, ok := num(m)
-			return val{n: n, num: true}, ok
-		}
-	}
-	return func(m *Machine) bool {
-		t, ok := tab(m)
-		if !ok {
-			return false
-		}
-		x, ok := value(m)
-		if !ok {
-			return false
-		}
-		sd := strdict(t)
-		if last && t.Metatable == lua.LNil {
-			storeLast(t, sd, key, m.box(x))
-			return true
-		}
-		old, present := sd[key]
-		if !present {
-			old = t.RawGetString(key) // lua.LNil, unless strdict is unknown
-		}
-		if old == lua.LNil && t.Metatable != lua.LNil {
-			return false // __newindex could answer
-		}
-		m.log[m.nlog] = undo{t: t, key: key, old: old}
-		m.nlog++
-		setField(t, sd, present, key, m.box(x))
-		return true
-	}
-}

@@ -51,6 +51,10 @@ func (b *bbuild) walk(st *bstate) (*bpath, bool) {
 			if !ok || st.regs[in.b] == nil {
 				return nil, false
 			}
+			if v, ok := st.known[fieldRef{st.regs[in.b], key}]; ok {
+				st.regs[in.a] = v
+				break
+			}
 			st.add(in.a, fieldSym(st.regs[in.b], key))
 		case lua.OP_SETTABLEKS:
 			key, ok := st.key(in.bk, in.key, in.b)
@@ -68,7 +72,17 @@ func (b *bbuild) walk(st *bstate) (*bpath, bool) {
 			}
 			// The flush may have kept them: their registers say.
 			t, v = st.regs[in.a], st.operand(in.ck, in.kc, in.c)
-			st.stmts = append(st.stmts, writeStmt(t, key, v, in.last))
+			slot, kept := -1, v
+			switch {
+			case v.kind == sNum && st.slots < MaxRegs:
+				slot = st.slots
+				st.slots++
+				kept = &bsym{kind: sSlot, idx: slot}
+			case v.kind != sConst:
+				kept = nil // not known to be a value other than nil
+			}
+			st.stmts = append(st.stmts, writeStmt(t, key, v, in.last, slot))
+			st.wrote(t, key, kept)
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			x, y := st.operand(in.bk, in.kb, in.b), st.operand(in.ck, in.kc, in.c)
 			if x == nil || y == nil {

@@ -26,3 +26,11 @@ func (p *Program) BranchRuns(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lu
 
 // HasBranch says whether p runs as a branch tree.
 func (p *Program) HasBranch() bool { return p.branch != nil && p.fast == nil }
+
+// WithoutBranch is p without its branch tree: the interpreter runs it
+// (benchmarks compare the two).
+func (p *Program) WithoutBranch() *Program {
+	q := *p
+	q.branch = nil
+	return &q
+}
