@@ -374,4 +374,3 @@ func truthCond(s *bsym, want bool) bCond {
 		return b == want, ok
 	}
 }
-
