@@ -155,8 +155,8 @@ func (st *bstate) wrote(t *bsym, key string, v *bsym) {
 			delete(st.known, k)
 		}
 	}
-	if v == nil || v.kind == sConst && v.k.v == lua.LNil {
-		return
+	if v == nil || v.kind == sConst && v.k.v == lua.LNil || t.lazy() {
+		return // a lazy table is read again where used: it may be another
 	}
 	if st.known == nil {
 		st.known = map[fieldRef]*bsym{}
