@@ -61,6 +61,8 @@ type bpath struct {
 	cond    bCond
 	yes, no *bpath
 	ret     bVal
+	retK    val // the returned constant, where ret is nil and hasK
+	hasK    bool
 	steps   int
 }
 
@@ -100,7 +102,9 @@ func (t *branchTree) run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LV
 		}
 	}
 	ret := val{v: lua.LNil}
-	if p.ret != nil {
+	if p.hasK {
+		ret = p.retK
+	} else if p.ret != nil {
 		r, ok := p.ret(m)
 		if !ok {
 			return m.bail(nil)
@@ -265,13 +269,18 @@ func (b *bbuild) flush(st *bstate, pc int) bool {
 
 // leaf ends a path with its return value (nil: none).
 func (st *bstate) leaf(ret *bsym) *bpath {
-	var f bVal
-	if ret != nil {
+	path := &bpath{steps: st.steps}
+	switch {
+	case ret == nil:
+	case ret.kind == sConst:
+		path.retK, path.hasK = ret.k, true
+	default:
 		st.cover(ret)
-		f = ret.valOf()
+		path.ret = ret.valOf()
 	}
 	st.checkPending()
-	return &bpath{stmts: st.stmts, ret: f, steps: st.steps}
+	path.stmts = st.stmts
+	return path
 }
 
 // branch ends a stretch with c, and follows both ways.

@@ -31,7 +31,7 @@ end`
 	if err != nil || !prog.HasBranch() {
 		b.Fatal("no branch tree", err)
 	}
-	ctx := L.NewTable()
+	ctx := L.CreateTable(0, 4)
 	ctx.RawSetString("x", lua.LNumber(0))
 	ctx.RawSetString("goal", lua.LNumber(20))
 	ctx.RawSetString("tired", lua.LFalse)

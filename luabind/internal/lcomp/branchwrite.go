@@ -59,8 +59,15 @@ func writeStmt(t *bsym, key string, v *bsym, last bool, slot int) bStmt {
 // field (forwarded, see bstate.known).
 func updateStmt(t *bsym, key string, v *bsym, last bool, slot int) bStmt {
 	tab, fy, op := t.tabOf(), v.y.numOf(), v.op
+	param := t.kind == sParam && t.idx == 0 // ctx itself: read here, without tab's call
 	return func(m *Machine) bool {
-		t, ok := tab(m)
+		var t *lua.LTable
+		var ok bool
+		if param {
+			t, ok = m.br.a0.(*lua.LTable)
+		} else {
+			t, ok = tab(m)
+		}
 		if !ok {
 			return false
 		}
