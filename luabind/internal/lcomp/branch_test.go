@@ -231,3 +231,28 @@ end`), "walk.lua")
 	require.False(t, prog.BranchRuns(m, fn, 2, ctx, lua.LNumber(1)))
 	require.Equal(t, lua.LNumber(0), ctx.RawGetString("x")) // the write undone
 }
+
+// The shapes of tree actions, updates, hooks and conditions run as a
+// branch tree; a scorer or one-write update keeps the straight tree.
+func TestBranchShapes(t *testing.T) {
+	for _, tc := range []struct {
+		src    string
+		branch bool
+	}{
+		{src: "function(ctx, dt) ctx.x = ctx.x + 3 * dt\n if ctx.x >= ctx.goal then ctx.x, ctx.tired = 0, true end\n return \"running\" end", branch: true},
+		{src: "function(ctx) ctx.tired = false return \"success\" end", branch: true},
+		{src: "function(ctx) ctx.reports = ctx.reports + 1 ctx.seen = 0 end", branch: true},
+		{src: "function(ctx) return ctx.hp < 30 and ctx.enemy ~= nil end", branch: true},
+		{src: "function(ctx) return not ctx.alert or ctx.hp <= 0 end", branch: true},
+		{src: "function(ctx, p) if p.kind == \"noise\" then ctx.alert = true elseif not ctx.alert then return false end return #ctx.name > 0 end", branch: true},
+		{src: "function(ctx) local a = ctx.a if a > 1 then return math.min(a, 3) end return nil end", branch: true},
+		{src: "function(ctx, dt) ctx.x = ctx.x + ctx.vx * dt end"},
+		{src: "function(ctx) return 1 - ctx.hunger / 100 end"},
+	} {
+		proto, err := luabind.Compile(strings.NewReader("return "+tc.src), "s.lua")
+		require.NoError(t, err, tc.src)
+		prog, err := lcomp.Compile(proto.FunctionPrototypes[0])
+		require.NoError(t, err, tc.src)
+		require.Equal(t, tc.branch, prog.HasBranch(), tc.src)
+	}
+}
