@@ -89,12 +89,12 @@ var small = func() (s [smallNums]lua.LValue) {
 // It is long because it is the interpreter loop, one switch over the
 // instructions Compile accepts.
 func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
-	if p.fast != nil {
-		if res, ok := p.fast.run(m, nargs, a0, a1); ok {
+	if p.branch != nil {
+		if res, ok := p.branch.run(m, fn, nargs, a0, a1); ok {
 			return res, true
 		}
-	} else if p.branch != nil {
-		if res, ok := p.branch.run(m, fn, nargs, a0, a1); ok {
+	} else if p.fast != nil {
+		if res, ok := p.fast.run(m, nargs, a0, a1); ok {
 			return res, true
 		}
 	}
