@@ -208,6 +208,9 @@ func Compile(p *lua.FunctionProto) (*Program, error) {
 		}
 	}
 	prog.fast = buildStraight(prog)
+	if prog.fast == nil {
+		prog.branch = buildBranch(prog)
+	}
 	return prog, nil
 }
 

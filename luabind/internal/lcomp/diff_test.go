@@ -27,12 +27,13 @@ func (c *counter) Value(any) any               { return nil }
 // harness runs generated functions compiled (falling back to the VM as the
 // engine does) and through the VM, on twin contexts.
 type harness struct {
-	w       *world
-	cnt     *counter
-	envs    []env
-	stats   struct{ funcs, compiled, runs, ran, fellBack, straight, overFields, overFieldsRan int }
-	ops     map[string]int // instructions run compiled to the end, by name
-	refused map[string]int // why functions were refused
+	w         *world
+	cnt       *counter
+	envs      []env
+	stats     struct{ funcs, compiled, runs, ran, fellBack, straight, branch, overFields, overFieldsRan int }
+	ops       map[string]int // instructions run compiled to the end, by name
+	branchOps map[string]int // instructions of functions a branch tree ran to the end, by name
+	refused   map[string]int // why functions were refused
 }
 
 func newHarness() *harness {
@@ -41,7 +42,7 @@ func newHarness() *harness {
 		L.Push(L.NewFunction(lib))
 		L.Call(0, 0)
 	}
-	h := &harness{cnt: &counter{}, ops: map[string]int{}, refused: map[string]int{}}
+	h := &harness{cnt: &counter{}, ops: map[string]int{}, branchOps: map[string]int{}, refused: map[string]int{}}
 	h.w = &world{L: L, goFn: L.NewFunction(func(L *lua.LState) int { L.Push(lua.LString("meta")); return 1 })}
 	L.SetContext(h.cnt)
 	real := L.G.Global.RawGetString("math").(*lua.LTable)
@@ -133,6 +134,12 @@ func (h *harness) check(t testing.TB, src string, r *rand.Rand, n int) {
 		var got outcome
 		if c3, s3 := build(); prog.StraightRuns(e.m, nargs, c3, s3) {
 			h.stats.straight++ // the tree ran to the end
+		}
+		if c5, s5 := build(); prog.BranchRuns(e.m, fn, nargs, c5, s5) {
+			h.stats.branch++ // the branch tree ran to the end
+			for _, in := range fn.Proto.Code {
+				h.branchOps[opName[int(in>>26)]]++
+			}
 		}
 		if ok {
 			h.stats.ran++
@@ -325,7 +332,7 @@ func TestCompiledMatchesVM(t *testing.T) {
 	for i := 0; i < funcs; i++ {
 		h.check(t, genFunc(r), r, 12)
 	}
-	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end (%d ran as a tree), %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.straight, h.stats.fellBack)
+	t.Logf("%d functions, %d compiled; %d runs: %d ran compiled to the end (%d ran as a tree, %d as a branch tree), %d fell back", h.stats.funcs, h.stats.compiled, h.stats.runs, h.stats.ran, h.stats.straight, h.stats.branch, h.stats.fellBack)
 	t.Logf("refused: %v", h.refused)
 	t.Logf("over shared reads: %d compiled, %d runs compared", h.stats.overFields, h.stats.overFieldsRan)
 	if h.stats.overFieldsRan*20 < h.stats.straight {

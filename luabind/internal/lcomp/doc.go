@@ -14,7 +14,11 @@
 // instruction budget would charge) is known when it ends.
 //
 // Run executes the decoded program over the same gopher-lua values the VM
-// would see. Whenever the VM could do anything but the plain operation on
+// would see: first as a tree of Go closures built once from the bytecode
+// where it has one (expr.go: one expression over numbers; branch.go:
+// forward jumps and several writes, one path of the tree per way through
+// the code), else, or when the tree gives up, by an interpreter loop over
+// the instructions (run.go). Whenever the VM could do anything but the plain operation on
 // the values at hand — a metamethod could answer (a table with a
 // metatable missing the key, an operand that is not a number, a string
 // that Lua would coerce), an error would be raised (arithmetic on nil,

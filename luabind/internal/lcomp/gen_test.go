@@ -151,6 +151,9 @@ func (g *gen) block(n int, canReturn bool) {
 
 // genFunc returns a chunk that returns one function of a generated shape.
 func genFunc(r *rand.Rand) string {
+	if r.IntN(5) == 0 {
+		return genAction(r) // a tree action or update (branch_test.go)
+	}
 	g := &gen{r: r, second: "dt"}
 	if r.IntN(2) == 0 {
 		g.second = "payload"

@@ -92,7 +92,8 @@ type ins struct {
 
 // Program is a compiled function.
 type Program struct {
-	fast    *straight // the tree, for one expression over numbers (expr.go)
+	fast    *straight   // the tree, for one expression over numbers (expr.go)
+	branch  *branchTree // the tree, for branches and several writes (branch.go)
 	code    []ins
 	nparams int
 	nregs   int

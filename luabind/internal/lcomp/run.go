@@ -38,7 +38,8 @@ type Machine struct {
 	regs [MaxRegs]val
 	log  [MaxWrites]undo
 	nlog int
-	nums []float64 // numbers boxed into table fields, a block at a time
+	nums []float64  // numbers boxed into table fields, a block at a time
+	br   branchArgs // a branch tree's run (branch.go)
 }
 
 // box gives a number stored into a table its interface without an
@@ -88,7 +89,11 @@ var small = func() (s [smallNums]lua.LValue) {
 // It is long because it is the interpreter loop, one switch over the
 // instructions Compile accepts.
 func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValue) (res Result, ok bool) {
-	if p.fast != nil {
+	if p.branch != nil {
+		if res, ok := p.branch.run(m, fn, nargs, a0, a1); ok {
+			return res, true
+		}
+	} else if p.fast != nil {
 		if res, ok := p.fast.run(m, nargs, a0, a1); ok {
 			return res, true
 		}
