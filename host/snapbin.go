@@ -89,7 +89,7 @@ func (h *Host) binarySave() ([]byte, error) {
 	for _, a := range h.agents {
 		arena.reset()
 		enc.buf = enc.buf[:0]
-		if err := a.copyForSave(enc, &c, arena, true); err != nil {
+		if err := a.copyForSave(enc, &c, arena, true, true); err != nil {
 			return nil, err
 		}
 		b = w.record(b, &c)
@@ -138,6 +138,8 @@ type binWriter struct {
 type layoutNames struct {
 	path  []int
 	child [][]int
+	// machines are the layout's machines, in layout order.
+	machines []*place
 }
 
 // namesOf is t's string numbers.
@@ -150,6 +152,9 @@ func (w *binWriter) namesOf(t *layout) *layoutNames {
 		ln = &layoutNames{path: make([]int, len(t.places)), child: make([][]int, len(t.places))}
 		for _, n := range t.places {
 			ln.child[n.id] = make([]int, len(n.children))
+			if n.isMachine() {
+				ln.machines = append(ln.machines, n)
+			}
 		}
 		w.names[t] = ln
 	}
@@ -270,49 +275,99 @@ func treeHeld(c *saveCopy, n *place) bool {
 	return false
 }
 
+// held tells whether a state's record holds something (is not the zero
+// record).
+func (rt *placeRT) held() bool {
+	return rt.time != 0 || rt.every != 0 || rt.stepTime != 0 || rt.step != 0 || rt.stepSeen || rt.treeTime != 0
+}
+
+// counted writes the records body writes, after how many it wrote: in one
+// pass, the count's byte patched afterwards, where fewer than 128 records
+// may be written (most < 128), else counted by a first pass (count).
+func counted(b []byte, most int, count func() int, body func([]byte) ([]byte, int)) []byte {
+	if most < 128 {
+		at := len(b)
+		b = append(b, 0)
+		b, n := body(b)
+		b[at] = byte(n)
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(count()))
+	b, _ = body(b)
+	return b
+}
+
 // states writes the records of c's states that hold something, in layout
 // order.
 func (w *binWriter) states(b []byte, c *saveCopy) []byte {
-	count := 0
-	for _, n := range c.t.places {
-		if c.nodes[n.id] != (placeRT{}) || treeHeld(c, n) {
-			count++
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(count))
 	ln := w.namesOf(c.t)
-	for _, n := range c.t.places {
-		rt := c.nodes[n.id]
-		tree := treeHeld(c, n)
-		if rt == (placeRT{}) && !tree {
-			continue
-		}
-		b = w.known(b, &ln.path[n.id], n.path)
-		var flags byte
-		for bit, on := range []bool{rt.time != 0, rt.every != 0, rt.step != 0, rt.stepTime != 0, rt.stepSeen, rt.treeTime != 0, tree} {
-			if on {
-				flags |= 1 << bit
+	count := func() int {
+		n := 0
+		for _, p := range c.t.places {
+			if c.nodes[p.id].held() || treeHeld(c, p) {
+				n++
 			}
 		}
-		b = append(b, flags)
-		if rt.time != 0 {
-			b = appendFloat(b, rt.time)
+		return n
+	}
+	return counted(b, len(c.t.places), count, func(b []byte) ([]byte, int) {
+		n := 0
+		for _, p := range c.t.places {
+			rt := &c.nodes[p.id]
+			tree := p.bt != nil && treeHeld(c, p)
+			if !tree && !rt.held() {
+				continue
+			}
+			n++
+			b = w.state(b, c, ln, p, rt, tree)
 		}
-		if rt.every != 0 {
-			b = appendFloat(b, rt.every)
-		}
-		if rt.step != 0 {
-			b = binary.AppendVarint(b, int64(rt.step))
-		}
-		if rt.stepTime != 0 {
-			b = appendFloat(b, rt.stepTime)
-		}
-		if rt.treeTime != 0 {
-			b = appendFloat(b, rt.treeTime)
-		}
-		if tree {
-			b = w.tree(b, c, n)
-		}
+		return b, n
+	})
+}
+
+// state writes the record of the state at n.
+func (w *binWriter) state(b []byte, c *saveCopy, ln *layoutNames, n *place, rt *placeRT, tree bool) []byte {
+	b = w.known(b, &ln.path[n.id], n.path)
+	var flags byte
+	if rt.time != 0 {
+		flags |= binHasTime
+	}
+	if rt.every != 0 {
+		flags |= binHasEvery
+	}
+	if rt.step != 0 {
+		flags |= binHasStep
+	}
+	if rt.stepTime != 0 {
+		flags |= binHasStepTime
+	}
+	if rt.stepSeen {
+		flags |= binStepSeen
+	}
+	if rt.treeTime != 0 {
+		flags |= binHasTreeTime
+	}
+	if tree {
+		flags |= binHasTree
+	}
+	b = append(b, flags)
+	if rt.time != 0 {
+		b = appendFloat(b, rt.time)
+	}
+	if rt.every != 0 {
+		b = appendFloat(b, rt.every)
+	}
+	if rt.step != 0 {
+		b = binary.AppendVarint(b, int64(rt.step))
+	}
+	if rt.stepTime != 0 {
+		b = appendFloat(b, rt.stepTime)
+	}
+	if rt.treeTime != 0 {
+		b = appendFloat(b, rt.treeTime)
+	}
+	if tree {
+		b = w.tree(b, c, n)
 	}
 	return b
 }
@@ -359,33 +414,39 @@ func (w *binWriter) tree(b []byte, c *saveCopy, n *place) []byte {
 // machines writes the records of c's machines that hold something, in
 // layout order.
 func (w *binWriter) machines(b []byte, c *saveCopy) []byte {
+	ln := w.namesOf(c.t)
 	held := func(m *machineCopy) bool {
 		return len(m.stack) > 0 || m.history >= 0 || m.decideAcc != 0
 	}
-	count := 0
-	for _, n := range c.t.places {
-		if n.isMachine() && held(&c.ms[n.mid]) {
+	count := func() int {
+		n := 0
+		for _, p := range ln.machines {
+			if held(&c.ms[p.mid]) {
+				n++
+			}
+		}
+		return n
+	}
+	return counted(b, len(ln.machines), count, func(b []byte) ([]byte, int) {
+		count := 0
+		for _, n := range ln.machines {
+			m := &c.ms[n.mid]
+			if !held(m) {
+				continue
+			}
 			count++
+			b = w.known(b, &ln.path[n.id], n.path)
+			b = binary.AppendUvarint(b, uint64(len(m.stack)))
+			for _, i := range m.stack {
+				b = w.known(b, &ln.child[n.id][i], n.children[i].name)
+			}
+			if m.history >= 0 {
+				b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
+			} else {
+				b = w.str(b, "")
+			}
+			b = appendFloat(b, m.decideAcc)
 		}
-	}
-	b = binary.AppendUvarint(b, uint64(count))
-	ln := w.namesOf(c.t)
-	for _, n := range c.t.places {
-		if !n.isMachine() || !held(&c.ms[n.mid]) {
-			continue
-		}
-		m := &c.ms[n.mid]
-		b = w.known(b, &ln.path[n.id], n.path)
-		b = binary.AppendUvarint(b, uint64(len(m.stack)))
-		for _, i := range m.stack {
-			b = w.known(b, &ln.child[n.id][i], n.children[i].name)
-		}
-		if m.history >= 0 {
-			b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
-		} else {
-			b = w.str(b, "")
-		}
-		b = appendFloat(b, m.decideAcc)
-	}
-	return b
+		return b, count
+	})
 }

@@ -167,19 +167,21 @@ func (e *encoder) tableBin(t *lua.LTable) error {
 	}
 	e.depth++
 	defer func() { e.depth-- }()
-	keys := e.sortedKeys(t)
-	defer e.putKeys(keys)
-	seq, last, others := arrayKeys(keys)
+	ents := e.sortedEntries(t)
+	defer e.putEntries(ents)
+	seq, last := arrayEntries(ents)
+	others := len(ents) - seq
 	sparse := last-seq > seq
-	list, pairs := 0, keys
+	// pairs: every entry (all), those not in the list (others), or none.
+	list, pairs, all := 0, len(ents), true
 	switch {
-	case last > 0 && len(others) == 0 && (last == seq || sparse):
-		list, pairs = last, nil
+	case last > 0 && others == 0 && (last == seq || sparse):
+		list, pairs = last, 0
 	case sparse:
-		list, pairs = last, others
+		list, pairs, all = last, others, false
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(list))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(pairs)))
+	e.buf = binary.AppendUvarint(e.buf, uint64(pairs))
 	for i := 1; i <= list; i++ {
 		e.push(segIndex, i, nil)
 		err := e.writeBin(t.RawGetInt(i))
@@ -188,15 +190,21 @@ func (e *encoder) tableBin(t *lua.LTable) error {
 			return err
 		}
 	}
-	for _, k := range pairs {
-		e.push(segKeyOf, 0, k)
-		err := e.writeBin(k)
+	if pairs == 0 {
+		return nil
+	}
+	for _, en := range ents {
+		if !all && isArrayKey(en.k) {
+			continue
+		}
+		e.push(segKeyOf, 0, en.k)
+		err := e.writeBin(en.k)
 		e.pop()
 		if err != nil {
 			return err
 		}
-		e.push(segField, 0, k)
-		err = e.writeBin(t.RawGet(k))
+		e.push(segField, 0, en.k)
+		err = e.writeBin(en.v)
 		e.pop()
 		if err != nil {
 			return err

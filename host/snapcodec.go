@@ -45,6 +45,7 @@ type encoder struct {
 	// key lists for reuse (one per nesting level in use).
 	buf  []byte
 	keys [][]lua.LValue
+	ents [][]entry
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
 	strs map[string]int

@@ -187,7 +187,7 @@ func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 	enc := &encoder{}
 	arena := newSaveArena(h.agents)
 	for i, a := range h.agents {
-		if err := a.copyForSave(enc, &agents[i], arena, bin); err != nil {
+		if err := a.copyForSave(enc, &agents[i], arena, bin, false); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -199,7 +199,7 @@ func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 // agents: its arena keeps growing, its tables are forgotten).
 func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
 	var c saveCopy
-	if err := a.copyForSave(enc, &c, &saveArena{}, false); err != nil {
+	if err := a.copyForSave(enc, &c, &saveArena{}, false, false); err != nil {
 		return agentSnapshot{}, err
 	}
 	return c.records(), nil
