@@ -123,7 +123,7 @@ func appendSave(b []byte, agents []saveCopy, f SnapshotFormat) []byte {
 // binWriter writes a binary document's records; strs numbers the record
 // strings written so far.
 type binWriter struct {
-	strs   map[string]int
+	strs   strNums
 	byPath map[*layout][]*place
 	// names holds, per layout, the numbers of its places' paths and of
 	// their children's names once written (0: not yet), so that an agent's
@@ -168,16 +168,16 @@ func (w *binWriter) known(b []byte, num *int, s string) []byte {
 		return binary.AppendUvarint(b, uint64(*num))
 	}
 	b = w.str(b, s)
-	*num = w.strs[s]
+	*num, _ = w.strs.get(s)
 	return b
 }
 
 // str writes s: its index if written before, else 0, its length and bytes.
 func (w *binWriter) str(b []byte, s string) []byte {
-	if i, ok := w.strs[s]; ok {
+	if i, ok := w.strs.get(s); ok {
 		return binary.AppendUvarint(b, uint64(i))
 	}
-	w.strs[s] = len(w.strs) + 1
+	w.strs.add(s, w.strs.len()+1)
 	b = append(b, 0)
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -188,7 +188,7 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 func newBinWriter() *binWriter {
-	return &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
+	return &binWriter{byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
 }
 
 // appendBinaryHead opens a binary document of n agents.

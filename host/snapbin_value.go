@@ -52,7 +52,7 @@ func (e *encoder) encodeBinOnce(v lua.LValue, root string) ([]byte, error) {
 		return out, err
 	}
 	for _, s := range e.added {
-		delete(e.strs, s) // their bytes were cut with the rest
+		e.strs.forget(s) // their bytes were cut with the rest
 	}
 	e.bound = nil
 	if err := e.count(v, root, 0); err != nil {
@@ -83,15 +83,12 @@ func (e *encoder) binString(s string) {
 		e.buf = append(e.buf, s...)
 		return
 	}
-	if i, ok := e.strs[s]; ok {
+	if i, ok := e.strs.get(s); ok {
 		e.buf = append(e.buf, binStrRef)
 		e.buf = binary.AppendUvarint(e.buf, uint64(i))
 		return
 	}
-	if e.strs == nil {
-		e.strs = map[string]int{}
-	}
-	e.strs[s] = len(e.strs)
+	e.strs.add(s, e.strs.len())
 	if e.once {
 		e.added = append(e.added, s)
 	}

@@ -48,7 +48,7 @@ type encoder struct {
 	ents [][]entry
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
-	strs map[string]int
+	strs strNums
 	// once: encodeBinOnce's walk, which keeps the tables it met in seen
 	// and the strings it numbered in added.
 	once  bool
