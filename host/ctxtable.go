@@ -12,7 +12,6 @@ package host
 
 import (
 	"math"
-	"slices"
 
 	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
@@ -26,7 +25,9 @@ var tableMirrored = luaval.StringsLayout()
 // in turn on a table made by CreateTable(0, len(keys)) makes. It needs
 // tableMirrored.
 func fillStrings(keys, vals []lua.LValue) *lua.LTable {
-	t, f := filledTable(slices.Clone(keys))
+	t, list := tableWithKeys(len(keys))
+	copy(list, keys)
+	f := filledTable(t, list)
 	for i, k := range keys {
 		f.strdict[string(k.(lua.LString))] = vals[i]
 		f.k2i[k] = i
@@ -34,13 +35,12 @@ func fillStrings(keys, vals []lua.LValue) *lua.LTable {
 	return t
 }
 
-// filledTable is a table whose key list is keys (kept) and whose maps,
-// made for as many keys, are returned for the caller to fill.
-func filledTable(keys []lua.LValue) (*lua.LTable, *stringParts) {
-	t := &lua.LTable{Metatable: lua.LNil}
-	f := &stringParts{strdict: make(map[string]lua.LValue, len(keys)), k2i: make(map[lua.LValue]int, len(keys))}
+// filledTable gives t the key list keys (kept) and maps made for as many
+// keys, and returns the maps for the caller to fill.
+func filledTable(t *lua.LTable, keys []lua.LValue) stringParts {
+	f := stringParts{strdict: make(map[string]lua.LValue, len(keys)), k2i: make(map[lua.LValue]int, len(keys))}
 	luaval.SetStrings(t, f.strdict, keys, f.k2i)
-	return t, f
+	return f
 }
 
 // stringParts are a table's string map and key index, filled after
@@ -48,6 +48,40 @@ func filledTable(keys []lua.LValue) (*lua.LTable, *stringParts) {
 type stringParts struct {
 	strdict map[string]lua.LValue
 	k2i     map[lua.LValue]int
+}
+
+// The tables tableWithKeys makes, each with room for its first keys.
+type (
+	table2 struct {
+		t    lua.LTable
+		keys [2]lua.LValue
+	}
+	table4 struct {
+		t    lua.LTable
+		keys [4]lua.LValue
+	}
+	table8 struct {
+		t    lua.LTable
+		keys [8]lua.LValue
+	}
+)
+
+// tableWithKeys is an empty table and a key list of n keys for it, made
+// in one allocation where n ≤ 8 (the list's room past n is the table's to
+// grow into).
+func tableWithKeys(n int) (*lua.LTable, []lua.LValue) {
+	switch {
+	case n <= 2:
+		x := &table2{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	case n <= 4:
+		x := &table4{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	case n <= 8:
+		x := &table8{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	}
+	return &lua.LTable{Metatable: lua.LNil}, make([]lua.LValue, n)
 }
 
 // maxFilled is the most pairs binPairs reads before making the table (its
@@ -72,11 +106,11 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 	}
 	kv := r.pairs[base:]
 	if plain {
-		keys := make([]lua.LValue, n)
+		t, keys := tableWithKeys(n)
 		for i := range keys {
 			keys[i] = kv[2*i]
 		}
-		t, f := filledTable(keys)
+		f := filledTable(t, keys)
 		for i, k := range keys {
 			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
 			f.k2i[k] = i

@@ -264,7 +264,10 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 	}
 	h.roster++
 	sorted := slices.Clone(out)
-	slices.SortFunc(sorted, func(x, y *Agent) int { return x.id - y.id })
+	byID := func(x, y *Agent) int { return x.id - y.id }
+	if !slices.IsSortedFunc(sorted, byID) { // a save lists its agents by id
+		slices.SortFunc(sorted, byID)
+	}
 	h.agents = mergeByID(h.agents, sorted)
 	byWorker := map[*worker][]*Agent{}
 	for _, a := range sorted {
@@ -411,8 +414,13 @@ func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 
 // restoreState reads the saved record of the state at path.
 func (a *Agent) restoreState(t *layout, path string, st *stateSnapshot) error {
-	n, ok := t.byPath[path]
-	if !ok {
+	return a.restoreStateAt(t, t.byPath[path], path, st)
+}
+
+// restoreStateAt is restoreState with the state looked up already: n, nil
+// if t has none at path.
+func (a *Agent) restoreStateAt(t *layout, n *place, path string, st *stateSnapshot) error {
+	if n == nil {
 		return fmt.Errorf("state %q is not in behaviour %s", path, t.name)
 	}
 	if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
@@ -446,9 +454,14 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 
 // restoreMachine reads the saved record of the machine at path.
 func (a *Agent) restoreMachine(t *layout, d *decoder, path string, ms *machineSnapshot, maxDepth int) error {
+	return a.restoreMachineAt(t, d, t.byPath[path], path, ms, maxDepth)
+}
+
+// restoreMachineAt is restoreMachine with the machine looked up already:
+// n, nil if t has no state at path.
+func (a *Agent) restoreMachineAt(t *layout, d *decoder, n *place, path string, ms *machineSnapshot, maxDepth int) error {
 	var err error
-	n, ok := t.byPath[path]
-	if !ok || !n.isMachine() {
+	if n == nil || !n.isMachine() {
 		return fmt.Errorf("machine %q is not in behaviour %s", path, t.name)
 	}
 	m := &a.ms[n.mid]
