@@ -98,6 +98,9 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, al
 		}
 	}
 	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
+	if c.bin {
+		return nil // nothing pending: no request, event or message to save
+	}
 	for _, n := range a.t.places {
 		if !n.isMachine() {
 			continue

@@ -84,7 +84,11 @@ func (h *Host) binarySave() ([]byte, error) {
 	enc := &encoder{}
 	arena := &saveArena{}
 	w := newBinWriter()
-	b := appendBinaryHead(make([]byte, 0, 256*len(h.agents)+64), len(h.agents))
+	b := h.saveBuf[:0]
+	if need := 256*len(h.agents) + 64; cap(b) < need {
+		b = make([]byte, 0, need)
+	}
+	b = appendBinaryHead(b, len(h.agents))
 	var c saveCopy
 	for _, a := range h.agents {
 		arena.reset()
@@ -94,6 +98,7 @@ func (h *Host) binarySave() ([]byte, error) {
 		}
 		b = w.record(b, &c)
 	}
+	h.saveBuf = b // written before the next save (a writer keeps no bytes it was given)
 	return b, nil
 }
 
