@@ -54,6 +54,7 @@ func (e *encoder) encodeBinOnce(v lua.LValue, root string) ([]byte, error) {
 	for _, s := range e.added {
 		e.strs.forget(s) // their bytes were cut with the rest
 	}
+	e.plan.ok = false
 	e.bound = nil
 	if err := e.count(v, root, 0); err != nil {
 		return nil, err
@@ -97,6 +98,18 @@ func (e *encoder) binString(s string) {
 	e.buf = append(e.buf, s...)
 }
 
+// binNumber writes a number: a whole one below 2^53 as a varint, any
+// other as its 8 bytes.
+func (e *encoder) binNumber(f float64) {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
+		e.buf = append(e.buf, binInt)
+		e.buf = binary.AppendVarint(e.buf, int64(f))
+		return
+	}
+	e.buf = append(e.buf, binFloat)
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
+}
+
 func (e *encoder) writeBin(v lua.LValue) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
@@ -108,14 +121,7 @@ func (e *encoder) writeBin(v lua.LValue) error {
 			e.buf = append(e.buf, binFalse)
 		}
 	case lua.LNumber:
-		f := float64(v)
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
-			e.buf = append(e.buf, binInt)
-			e.buf = binary.AppendVarint(e.buf, int64(f))
-			return nil
-		}
-		e.buf = append(e.buf, binFloat)
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
+		e.binNumber(float64(v))
 	case lua.LString:
 		e.binString(string(v))
 	case *lua.LUserData:
@@ -131,6 +137,9 @@ func (e *encoder) writeBin(v lua.LValue) error {
 			}
 			e.seen = append(e.seen, v)
 			e.buf = append(e.buf, binTable)
+			if e.depth == 0 && e.flatBin(v) {
+				return nil
+			}
 			return e.tableBin(v)
 		}
 		if e.counts[v] > 1 {

@@ -46,6 +46,10 @@ type encoder struct {
 	buf  []byte
 	keys [][]lua.LValue
 	ents [][]entry
+	// plan and flatVals are flatBin's: the last flat context's keys, and
+	// scratch for a context's values.
+	plan     flatPlan
+	flatVals []lua.LValue
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
 	strs strNums
