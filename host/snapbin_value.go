@@ -137,7 +137,7 @@ func (e *encoder) writeBin(v lua.LValue) error {
 			}
 			e.seen = append(e.seen, v)
 			e.buf = append(e.buf, binTable)
-			if e.depth == 0 && e.flatBin(v) {
+			if e.depth == 0 && !e.noFlat && e.flatBin(v) {
 				return nil
 			}
 			return e.tableBin(v)

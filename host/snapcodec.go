@@ -50,6 +50,7 @@ type encoder struct {
 	// scratch for a context's values.
 	plan     flatPlan
 	flatVals []lua.LValue
+	noFlat   bool // the general walk only (for tests comparing the two)
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
 	strs strNums
