@@ -11,7 +11,9 @@ package host
 // otherwise contexts are filled with RawSetString.
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
@@ -48,6 +50,29 @@ func filledTable(t *lua.LTable, keys []lua.LValue) stringParts {
 type stringParts struct {
 	strdict map[string]lua.LValue
 	k2i     map[lua.LValue]int
+}
+
+// tableTemplate is the string map and key index of the last context of
+// string keys a load filled, for the next one with the same keys (the
+// same boxed strings, in the same order) to copy instead of filling maps
+// key by key.
+type tableTemplate struct {
+	keys    []lua.LValue
+	strdict map[string]lua.LValue
+	k2i     map[lua.LValue]int
+}
+
+// like tells whether keys are the template's.
+func (tt *tableTemplate) like(keys []lua.LValue) bool {
+	if tt.keys == nil || len(keys) != len(tt.keys) {
+		return false
+	}
+	for i, k := range keys {
+		if k != tt.keys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // The tables tableWithKeys makes, each with room for its first keys.
@@ -110,11 +135,22 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 		for i := range keys {
 			keys[i] = kv[2*i]
 		}
+		if r.tmpl.like(keys) {
+			// The key index is the last one's; the string map its copy, its
+			// values replaced.
+			strdict, k2i := maps.Clone(r.tmpl.strdict), maps.Clone(r.tmpl.k2i)
+			for i, k := range keys {
+				strdict[string(k.(lua.LString))] = kv[2*i+1]
+			}
+			luaval.SetStrings(t, strdict, keys, k2i)
+			return t, nil
+		}
 		f := filledTable(t, keys)
 		for i, k := range keys {
 			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
 			f.k2i[k] = i
 		}
+		r.tmpl = tableTemplate{keys: slices.Clone(keys), strdict: maps.Clone(f.strdict), k2i: maps.Clone(f.k2i)}
 		return t, nil
 	}
 	t := d.L.CreateTable(0, n)

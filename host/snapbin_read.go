@@ -34,6 +34,8 @@ type binReader struct {
 	places map[*layout][]*place
 	lastT  *layout
 	last   []*place
+	// tmpl is binPairs' template of a context's maps.
+	tmpl tableTemplate
 }
 
 // fail records the first error, at the current offset, and returns it.

@@ -269,15 +269,22 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 		slices.SortFunc(sorted, byID)
 	}
 	h.agents = mergeByID(h.agents, sorted)
-	byWorker := map[*worker][]*Agent{}
+	counts := make([]int, len(h.workers))
 	for _, a := range sorted {
-		byWorker[a.w] = append(byWorker[a.w], a)
+		counts[a.w.index]++
 		if !opts.imported && h.opts.NewID == nil && a.id > h.spawned {
 			h.spawned = a.id // a save of this host's own: its numbering goes on
 		}
 	}
-	for _, w := range h.workers {
-		w.agents = mergeByID(w.agents, byWorker[w])
+	byWorker := make([][]*Agent, len(h.workers))
+	for i, n := range counts {
+		byWorker[i] = make([]*Agent, 0, n)
+	}
+	for _, a := range sorted {
+		byWorker[a.w.index] = append(byWorker[a.w.index], a)
+	}
+	for i, w := range h.workers {
+		w.agents = mergeByID(w.agents, byWorker[i])
 	}
 	for _, a := range out {
 		a.emitState(TransitionRestore, "")
