@@ -286,8 +286,10 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 	for i, w := range h.workers {
 		w.agents = mergeByID(w.agents, byWorker[i])
 	}
-	for _, a := range out {
-		a.emitState(TransitionRestore, "")
+	if h.opts.OnTransition != nil { // else only followers see it, and a new agent has none
+		for _, a := range out {
+			a.emitState(TransitionRestore, "")
+		}
 	}
 	h.dispatch()
 	return out, nil
