@@ -93,6 +93,13 @@ func (h *Host) binarySave() ([]byte, error) {
 	for _, a := range h.agents {
 		arena.reset()
 		enc.buf = enc.buf[:0]
+		if len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending() {
+			var err error
+			if b, err = w.directRecord(b, a, enc, &c, arena); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := a.copyForSave(enc, &c, arena, true, true); err != nil {
 			return nil, err
 		}
