@@ -11,6 +11,7 @@ package host
 // otherwise contexts are filled with RawSetString.
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -26,7 +27,9 @@ var tableMirrored = luaval.StringsLayout()
 // in turn on a table made by CreateTable(0, len(keys)) makes. It needs
 // tableMirrored.
 func fillStrings(keys, vals []lua.LValue) *lua.LTable {
-	t, f := filledTable(slices.Clone(keys))
+	t, list := tableWithKeys(len(keys))
+	copy(list, keys)
+	f := filledTable(t, list)
 	for i, k := range keys {
 		f.strdict[string(k.(lua.LString))] = vals[i]
 		f.k2i[k] = i
@@ -34,13 +37,12 @@ func fillStrings(keys, vals []lua.LValue) *lua.LTable {
 	return t
 }
 
-// filledTable is a table whose key list is keys (kept) and whose maps,
-// made for as many keys, are returned for the caller to fill.
-func filledTable(keys []lua.LValue) (*lua.LTable, *stringParts) {
-	t := &lua.LTable{Metatable: lua.LNil}
-	f := &stringParts{strdict: make(map[string]lua.LValue, len(keys)), k2i: make(map[lua.LValue]int, len(keys))}
+// filledTable gives t the key list keys (kept) and maps made for as many
+// keys, and returns the maps for the caller to fill.
+func filledTable(t *lua.LTable, keys []lua.LValue) stringParts {
+	f := stringParts{strdict: make(map[string]lua.LValue, len(keys)), k2i: make(map[lua.LValue]int, len(keys))}
 	luaval.SetStrings(t, f.strdict, keys, f.k2i)
-	return t, f
+	return f
 }
 
 // stringParts are a table's string map and key index, filled after
@@ -48,6 +50,63 @@ func filledTable(keys []lua.LValue) (*lua.LTable, *stringParts) {
 type stringParts struct {
 	strdict map[string]lua.LValue
 	k2i     map[lua.LValue]int
+}
+
+// tableTemplate is the string map and key index of the last context of
+// string keys a load filled, for the next one with the same keys (the
+// same boxed strings, in the same order) to copy instead of filling maps
+// key by key.
+type tableTemplate struct {
+	keys    []lua.LValue
+	strdict map[string]lua.LValue
+	k2i     map[lua.LValue]int
+}
+
+// like tells whether keys are the template's.
+func (tt *tableTemplate) like(keys []lua.LValue) bool {
+	if tt.keys == nil || len(keys) != len(tt.keys) {
+		return false
+	}
+	for i, k := range keys {
+		if k != tt.keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The tables tableWithKeys makes, each with room for its first keys.
+type (
+	table2 struct {
+		t    lua.LTable
+		keys [2]lua.LValue
+	}
+	table4 struct {
+		t    lua.LTable
+		keys [4]lua.LValue
+	}
+	table8 struct {
+		t    lua.LTable
+		keys [8]lua.LValue
+	}
+)
+
+// tableWithKeys is an empty table and a key list of n keys for it, made
+// in one allocation where n ≤ 8 (the list's room past n is the table's to
+// grow into).
+func tableWithKeys(n int) (*lua.LTable, []lua.LValue) {
+	switch {
+	case n <= 2:
+		x := &table2{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	case n <= 4:
+		x := &table4{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	case n <= 8:
+		x := &table8{t: lua.LTable{Metatable: lua.LNil}}
+		return &x.t, x.keys[:n]
+	}
+	return &lua.LTable{Metatable: lua.LNil}, make([]lua.LValue, n)
 }
 
 // maxFilled is the most pairs binPairs reads before making the table (its
@@ -72,15 +131,26 @@ func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 	}
 	kv := r.pairs[base:]
 	if plain {
-		keys := make([]lua.LValue, n)
+		t, keys := tableWithKeys(n)
 		for i := range keys {
 			keys[i] = kv[2*i]
 		}
-		t, f := filledTable(keys)
+		if r.tmpl.like(keys) {
+			// The key index is the last one's; the string map its copy, its
+			// values replaced.
+			strdict, k2i := maps.Clone(r.tmpl.strdict), maps.Clone(r.tmpl.k2i)
+			for i, k := range keys {
+				strdict[string(k.(lua.LString))] = kv[2*i+1]
+			}
+			luaval.SetStrings(t, strdict, keys, k2i)
+			return t, nil
+		}
+		f := filledTable(t, keys)
 		for i, k := range keys {
 			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
 			f.k2i[k] = i
 		}
+		r.tmpl = tableTemplate{keys: slices.Clone(keys), strdict: maps.Clone(f.strdict), k2i: maps.Clone(f.k2i)}
 		return t, nil
 	}
 	t := d.L.CreateTable(0, n)

@@ -54,6 +54,7 @@ type Host struct {
 	tickNo    int            // host ticks run (TickNumber); the tick running has this number
 	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
 	roster    int            // counts agents made, restored, imported, removed, exported
+	saveBuf   []byte         // the blocking binary save's document, reused by the next one
 	// fair: a frame deadline cut a tick and some agents are owed ticks
 	// others got (Agent.lag): ticks go by lag, across the workers
 	// (workers.go). lagFloor is what every agent of interval 1 is owed

@@ -54,7 +54,7 @@ func (h *Host) Export(agents ...*Agent) ([]byte, error) {
 	enc := &encoder{}
 	arena := newSaveArena(list)
 	for i, a := range list {
-		if err := a.copyForSave(enc, &copies[i], arena, false); err != nil {
+		if err := a.copyForSave(enc, &copies[i], arena, false, false); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 	}

@@ -14,21 +14,44 @@ import (
 // here: its own, or the id map's. An id out of range, an agent twice in
 // the document, two agents mapped onto one id, or an id the host holds is
 // an error; finish reports an id map naming an agent the document lacks.
+//
+// Without an id map, while the saved ids come in increasing order (as a
+// save writes them), each is new and takes its own id: only the largest so
+// far is kept, and the maps are filled from order the first time an id
+// comes out of order.
 type idPlacer struct {
 	h     *Host
 	ids   map[int]int  // saved id → new id (Import's map)
 	taken map[int]int  // new id → the saved id that takes it
 	saved map[int]bool // saved ids seen
+	// inOrder: the ids placed so far, in increasing order, are order's
+	// (without an id map); the maps are not filled meanwhile.
+	inOrder bool
+	order   []int
 }
 
 func (h *Host) newIDPlacer(ids map[int]int) *idPlacer {
-	return &idPlacer{h: h, ids: ids, taken: map[int]int{}, saved: map[int]bool{}}
+	return &idPlacer{h: h, ids: ids, taken: map[int]int{}, saved: map[int]bool{}, inOrder: ids == nil}
 }
 
 // place is the id the agent saved as old takes here.
 func (p *idPlacer) place(old int) (int, error) {
 	if old < 1 || old > MaxID {
 		return 0, fmt.Errorf("%w: agent %d: %w", ErrBadSnapshot, old, ErrBadID)
+	}
+	if p.inOrder {
+		if n := len(p.order); n == 0 || old > p.order[n-1] {
+			if err := p.h.checkID(old); err != nil {
+				return 0, err
+			}
+			p.order = append(p.order, old)
+			return old, nil
+		}
+		p.inOrder = false
+		for _, id := range p.order {
+			p.saved[id], p.taken[id] = true, id
+		}
+		p.order = nil
 	}
 	if p.saved[old] {
 		return 0, fmt.Errorf("%w: agent %d is twice in the document: %w", ErrBadSnapshot, old, ErrIDInUse)
@@ -53,6 +76,10 @@ func (p *idPlacer) place(old int) (int, error) {
 
 // reserve makes room for n agents.
 func (p *idPlacer) reserve(n int) {
+	if p.inOrder {
+		p.order = make([]int, 0, n)
+		return
+	}
 	p.taken, p.saved = make(map[int]int, n), make(map[int]bool, n)
 }
 

@@ -53,8 +53,10 @@ func cut[T any](arena *[]T, src []T) []T {
 // copyForSave fills c with a's state, encoding its Lua values with enc in
 // the order the format numbers shared tables: the context, the pending
 // requests (machines in layout order), the events, the messages. With bin,
-// an agent with nothing pending is copied for the binary format.
-func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin bool) error {
+// an agent with nothing pending is copied for the binary format. With
+// alias (a blocking save, which writes c before a can change) its state
+// records and machine stacks are not copied: c refers to a's own.
+func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, alias bool) error {
 	c.bin = bin && len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending()
 	c.rec = agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
@@ -80,14 +82,25 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin boo
 	}
 	c.rec.Bound = enc.bound
 	c.t = a.t
-	c.nodes = cut(&arena.nodes, a.nodes)
-	c.bt = cut(&arena.bt, a.bt)
 	start = len(arena.ms)
-	for i := range a.ms {
-		m := &a.ms[i]
-		arena.ms = append(arena.ms, machineCopy{stack: cut(&arena.ints, m.stack), history: m.history, decideAcc: m.decideAcc})
+	if alias {
+		c.nodes, c.bt = a.nodes, a.bt
+		for i := range a.ms {
+			m := &a.ms[i]
+			arena.ms = append(arena.ms, machineCopy{stack: m.stack, history: m.history, decideAcc: m.decideAcc})
+		}
+	} else {
+		c.nodes = cut(&arena.nodes, a.nodes)
+		c.bt = cut(&arena.bt, a.bt)
+		for i := range a.ms {
+			m := &a.ms[i]
+			arena.ms = append(arena.ms, machineCopy{stack: cut(&arena.ints, m.stack), history: m.history, decideAcc: m.decideAcc})
+		}
 	}
 	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
+	if c.bin {
+		return nil // nothing pending: no request, event or message to save
+	}
 	for _, n := range a.t.places {
 		if !n.isMachine() {
 			continue

@@ -379,6 +379,73 @@ func tableKeys(t *lua.LTable, keys []lua.LValue) []lua.LValue {
 	return keys
 }
 
+// entry is one key of a table and its value.
+type entry struct{ k, v lua.LValue }
+
+// sortedEntries is sortedKeys with each key's value beside it, looked up
+// once; a table whose keys are listed in order already (a context made
+// from its behaviour's defaults, or read from a save) is not sorted again.
+// Give the list back with putEntries.
+func (e *encoder) sortedEntries(t *lua.LTable) []entry {
+	var ents []entry
+	if n := len(e.ents); n > 0 {
+		ents, e.ents = e.ents[n-1][:0], e.ents[:n-1]
+	}
+	hash, ok := luaval.HashKeys(t)
+	if !ok {
+		t.ForEach(func(k, v lua.LValue) { ents = append(ents, entry{k, v}) })
+		slices.SortFunc(ents, compareEntries)
+		return ents
+	}
+	n, _ := luaval.ArrayLen(t)
+	for i := 1; i <= n; i++ {
+		if v := t.RawGetInt(i); v != lua.LNil {
+			ents = append(ents, entry{lua.LNumber(i), v})
+		}
+	}
+	for _, k := range hash {
+		if k == nil || k == lua.LNil {
+			continue
+		}
+		if v := t.RawGet(k); v != lua.LNil {
+			ents = append(ents, entry{k, v})
+		}
+	}
+	for i := 1; i < len(ents); i++ {
+		if compareKeys(ents[i-1].k, ents[i].k) >= 0 {
+			slices.SortFunc(ents, compareEntries)
+			break
+		}
+	}
+	return ents
+}
+
+func compareEntries(a, b entry) int { return compareKeys(a.k, b.k) }
+
+func (e *encoder) putEntries(ents []entry) {
+	clear(ents)
+	e.ents = append(e.ents, ents)
+}
+
+// isArrayKey: k is a key of a table's array part in the saved form, a
+// whole number from 1 to the sequence limit.
+func isArrayKey(k lua.LValue) bool {
+	n, ok := k.(lua.LNumber)
+	return ok && n >= 1 && float64(n) <= float64(lua.MaxArrayIndex-1) && float64(n) == math.Trunc(float64(n))
+}
+
+// arrayEntries is arrayKeys for sorted entries: how many are keys of the
+// array part, and the largest.
+func arrayEntries(ents []entry) (count, last int) {
+	for _, en := range ents {
+		if isArrayKey(en.k) {
+			count++
+			last = max(last, int(en.k.(lua.LNumber)))
+		}
+	}
+	return count, last
+}
+
 func (e *encoder) putKeys(keys []lua.LValue) {
 	clear(keys)
 	e.keys = append(e.keys, keys)

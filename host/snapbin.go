@@ -84,16 +84,28 @@ func (h *Host) binarySave() ([]byte, error) {
 	enc := &encoder{}
 	arena := &saveArena{}
 	w := newBinWriter()
-	b := appendBinaryHead(make([]byte, 0, 256*len(h.agents)+64), len(h.agents))
+	b := h.saveBuf[:0]
+	if need := 256*len(h.agents) + 64; cap(b) < need {
+		b = make([]byte, 0, need)
+	}
+	b = appendBinaryHead(b, len(h.agents))
 	var c saveCopy
 	for _, a := range h.agents {
 		arena.reset()
 		enc.buf = enc.buf[:0]
-		if err := a.copyForSave(enc, &c, arena, true); err != nil {
+		if len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending() {
+			var err error
+			if b, err = w.directRecord(b, a, enc, &c, arena); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := a.copyForSave(enc, &c, arena, true, true); err != nil {
 			return nil, err
 		}
 		b = w.record(b, &c)
 	}
+	h.saveBuf = b // written before the next save (a writer keeps no bytes it was given)
 	return b, nil
 }
 
@@ -123,7 +135,7 @@ func appendSave(b []byte, agents []saveCopy, f SnapshotFormat) []byte {
 // binWriter writes a binary document's records; strs numbers the record
 // strings written so far.
 type binWriter struct {
-	strs   map[string]int
+	strs   strNums
 	byPath map[*layout][]*place
 	// names holds, per layout, the numbers of its places' paths and of
 	// their children's names once written (0: not yet), so that an agent's
@@ -138,6 +150,8 @@ type binWriter struct {
 type layoutNames struct {
 	path  []int
 	child [][]int
+	// machines are the layout's machines, in layout order.
+	machines []*place
 }
 
 // namesOf is t's string numbers.
@@ -150,6 +164,9 @@ func (w *binWriter) namesOf(t *layout) *layoutNames {
 		ln = &layoutNames{path: make([]int, len(t.places)), child: make([][]int, len(t.places))}
 		for _, n := range t.places {
 			ln.child[n.id] = make([]int, len(n.children))
+			if n.isMachine() {
+				ln.machines = append(ln.machines, n)
+			}
 		}
 		w.names[t] = ln
 	}
@@ -163,16 +180,16 @@ func (w *binWriter) known(b []byte, num *int, s string) []byte {
 		return binary.AppendUvarint(b, uint64(*num))
 	}
 	b = w.str(b, s)
-	*num = w.strs[s]
+	*num, _ = w.strs.get(s)
 	return b
 }
 
 // str writes s: its index if written before, else 0, its length and bytes.
 func (w *binWriter) str(b []byte, s string) []byte {
-	if i, ok := w.strs[s]; ok {
+	if i, ok := w.strs.get(s); ok {
 		return binary.AppendUvarint(b, uint64(i))
 	}
-	w.strs[s] = len(w.strs) + 1
+	w.strs.add(s, w.strs.len()+1)
 	b = append(b, 0)
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -183,7 +200,7 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 func newBinWriter() *binWriter {
-	return &binWriter{strs: map[string]int{}, byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
+	return &binWriter{byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
 }
 
 // appendBinaryHead opens a binary document of n agents.
@@ -270,49 +287,99 @@ func treeHeld(c *saveCopy, n *place) bool {
 	return false
 }
 
+// held tells whether a state's record holds something (is not the zero
+// record).
+func (rt *placeRT) held() bool {
+	return rt.time != 0 || rt.every != 0 || rt.stepTime != 0 || rt.step != 0 || rt.stepSeen || rt.treeTime != 0
+}
+
+// counted writes the records body writes, after how many it wrote: in one
+// pass, the count's byte patched afterwards, where fewer than 128 records
+// may be written (most < 128), else counted by a first pass (count).
+func counted(b []byte, most int, count func() int, body func([]byte) ([]byte, int)) []byte {
+	if most < 128 {
+		at := len(b)
+		b = append(b, 0)
+		b, n := body(b)
+		b[at] = byte(n)
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(count()))
+	b, _ = body(b)
+	return b
+}
+
 // states writes the records of c's states that hold something, in layout
 // order.
 func (w *binWriter) states(b []byte, c *saveCopy) []byte {
-	count := 0
-	for _, n := range c.t.places {
-		if c.nodes[n.id] != (placeRT{}) || treeHeld(c, n) {
-			count++
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(count))
 	ln := w.namesOf(c.t)
-	for _, n := range c.t.places {
-		rt := c.nodes[n.id]
-		tree := treeHeld(c, n)
-		if rt == (placeRT{}) && !tree {
-			continue
-		}
-		b = w.known(b, &ln.path[n.id], n.path)
-		var flags byte
-		for bit, on := range []bool{rt.time != 0, rt.every != 0, rt.step != 0, rt.stepTime != 0, rt.stepSeen, rt.treeTime != 0, tree} {
-			if on {
-				flags |= 1 << bit
+	count := func() int {
+		n := 0
+		for _, p := range c.t.places {
+			if c.nodes[p.id].held() || treeHeld(c, p) {
+				n++
 			}
 		}
-		b = append(b, flags)
-		if rt.time != 0 {
-			b = appendFloat(b, rt.time)
+		return n
+	}
+	return counted(b, len(c.t.places), count, func(b []byte) ([]byte, int) {
+		n := 0
+		for _, p := range c.t.places {
+			rt := &c.nodes[p.id]
+			tree := p.bt != nil && treeHeld(c, p)
+			if !tree && !rt.held() {
+				continue
+			}
+			n++
+			b = w.state(b, c, ln, p, rt, tree)
 		}
-		if rt.every != 0 {
-			b = appendFloat(b, rt.every)
-		}
-		if rt.step != 0 {
-			b = binary.AppendVarint(b, int64(rt.step))
-		}
-		if rt.stepTime != 0 {
-			b = appendFloat(b, rt.stepTime)
-		}
-		if rt.treeTime != 0 {
-			b = appendFloat(b, rt.treeTime)
-		}
-		if tree {
-			b = w.tree(b, c, n)
-		}
+		return b, n
+	})
+}
+
+// state writes the record of the state at n.
+func (w *binWriter) state(b []byte, c *saveCopy, ln *layoutNames, n *place, rt *placeRT, tree bool) []byte {
+	b = w.known(b, &ln.path[n.id], n.path)
+	var flags byte
+	if rt.time != 0 {
+		flags |= binHasTime
+	}
+	if rt.every != 0 {
+		flags |= binHasEvery
+	}
+	if rt.step != 0 {
+		flags |= binHasStep
+	}
+	if rt.stepTime != 0 {
+		flags |= binHasStepTime
+	}
+	if rt.stepSeen {
+		flags |= binStepSeen
+	}
+	if rt.treeTime != 0 {
+		flags |= binHasTreeTime
+	}
+	if tree {
+		flags |= binHasTree
+	}
+	b = append(b, flags)
+	if rt.time != 0 {
+		b = appendFloat(b, rt.time)
+	}
+	if rt.every != 0 {
+		b = appendFloat(b, rt.every)
+	}
+	if rt.step != 0 {
+		b = binary.AppendVarint(b, int64(rt.step))
+	}
+	if rt.stepTime != 0 {
+		b = appendFloat(b, rt.stepTime)
+	}
+	if rt.treeTime != 0 {
+		b = appendFloat(b, rt.treeTime)
+	}
+	if tree {
+		b = w.tree(b, c, n)
 	}
 	return b
 }
@@ -359,33 +426,39 @@ func (w *binWriter) tree(b []byte, c *saveCopy, n *place) []byte {
 // machines writes the records of c's machines that hold something, in
 // layout order.
 func (w *binWriter) machines(b []byte, c *saveCopy) []byte {
+	ln := w.namesOf(c.t)
 	held := func(m *machineCopy) bool {
 		return len(m.stack) > 0 || m.history >= 0 || m.decideAcc != 0
 	}
-	count := 0
-	for _, n := range c.t.places {
-		if n.isMachine() && held(&c.ms[n.mid]) {
+	count := func() int {
+		n := 0
+		for _, p := range ln.machines {
+			if held(&c.ms[p.mid]) {
+				n++
+			}
+		}
+		return n
+	}
+	return counted(b, len(ln.machines), count, func(b []byte) ([]byte, int) {
+		count := 0
+		for _, n := range ln.machines {
+			m := &c.ms[n.mid]
+			if !held(m) {
+				continue
+			}
 			count++
+			b = w.known(b, &ln.path[n.id], n.path)
+			b = binary.AppendUvarint(b, uint64(len(m.stack)))
+			for _, i := range m.stack {
+				b = w.known(b, &ln.child[n.id][i], n.children[i].name)
+			}
+			if m.history >= 0 {
+				b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
+			} else {
+				b = w.str(b, "")
+			}
+			b = appendFloat(b, m.decideAcc)
 		}
-	}
-	b = binary.AppendUvarint(b, uint64(count))
-	ln := w.namesOf(c.t)
-	for _, n := range c.t.places {
-		if !n.isMachine() || !held(&c.ms[n.mid]) {
-			continue
-		}
-		m := &c.ms[n.mid]
-		b = w.known(b, &ln.path[n.id], n.path)
-		b = binary.AppendUvarint(b, uint64(len(m.stack)))
-		for _, i := range m.stack {
-			b = w.known(b, &ln.child[n.id][i], n.children[i].name)
-		}
-		if m.history >= 0 {
-			b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
-		} else {
-			b = w.str(b, "")
-		}
-		b = appendFloat(b, m.decideAcc)
-	}
-	return b
+		return b, count
+	})
 }

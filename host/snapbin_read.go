@@ -28,6 +28,14 @@ type binReader struct {
 	// pairs holds the keys and values binPairs reads, a table's after
 	// those of the tables it is inside; reused across agents.
 	pairs []lua.LValue
+	// places holds, per layout, the places found for the record strings
+	// named as state and machine paths, by string number (nil: not looked
+	// up yet); lastT and last are the layout met last and its list.
+	places map[*layout][]*place
+	lastT  *layout
+	last   []*place
+	// tmpl is binPairs' template of a context's maps.
+	tmpl tableTemplate
 }
 
 // fail records the first error, at the current offset, and returns it.
@@ -146,22 +154,58 @@ func (r *binReader) raw(max int) []byte {
 
 // str reads a record string: an index, or 0 and the string.
 func (r *binReader) str() string {
+	s, _ := r.strNum()
+	return s
+}
+
+// strNum is str and the string's number (from 1; 0 after an error).
+func (r *binReader) strNum() (string, int) {
 	i := r.uvarint()
 	if r.err != nil {
-		return ""
+		return "", 0
 	}
 	if i == 0 {
 		s := r.bytes(-1)
-		if r.err == nil {
-			r.strs = append(r.strs, s)
+		if r.err != nil {
+			return "", 0
 		}
-		return s
+		r.strs = append(r.strs, s)
+		return s, len(r.strs)
 	}
 	if i > uint64(len(r.strs)) {
 		r.fail("string %d named before it is written", i)
-		return ""
+		return "", 0
 	}
-	return r.strs[i-1]
+	return r.strs[i-1], int(i)
+}
+
+// placeAt reads a record string, a path, and returns the place of t at
+// that path (nil if there is none): looked up once per string and layout.
+func (r *binReader) placeAt(t *layout) (*place, string) {
+	path, i := r.strNum()
+	if i == 0 {
+		return nil, path
+	}
+	if t != r.lastT {
+		if r.places == nil {
+			r.places = map[*layout][]*place{}
+		}
+		if r.lastT != nil {
+			r.places[r.lastT] = r.last
+		}
+		r.lastT, r.last = t, r.places[t]
+	}
+	if i < len(r.last) && r.last[i] != nil {
+		return r.last[i], path
+	}
+	n := t.byPath[path]
+	if n != nil {
+		if i >= len(r.last) {
+			r.last = append(r.last, make([]*place, i+1-len(r.last))...)
+		}
+		r.last[i] = n
+	}
+	return n, path
 }
 
 // readBinary reads a binary snapshot, handing each JSON record to
@@ -298,7 +342,7 @@ func (h *Host) restoreBin(b *Behaviour, r *binReader, s *agentSnapshot, rng []by
 // binStates reads the state records of a binary record.
 func (a *Agent) binStates(r *binReader) error {
 	for range r.count(2) {
-		path := r.str()
+		n, path := r.placeAt(a.t)
 		flags := r.byte()
 		if flags >= binHasTree<<1 {
 			return r.fail("state %q: unknown flags %#x", path, flags)
@@ -326,7 +370,7 @@ func (a *Agent) binStates(r *binReader) error {
 		if r.err != nil {
 			return r.err
 		}
-		if err := a.restoreState(a.t, path, &st); err != nil {
+		if err := a.restoreStateAt(a.t, n, path, &st); err != nil {
 			return err
 		}
 	}
@@ -365,7 +409,7 @@ func binTree(r *binReader) map[string]nodeSnapshot {
 // binMachines reads the machine records of a binary record.
 func (a *Agent) binMachines(r *binReader, d *decoder, maxDepth int) error {
 	for range r.count(2) {
-		path := r.str()
+		n, path := r.placeAt(a.t)
 		ms := machineSnapshot{Stack: r.stack[:0]}
 		for range r.count(1) {
 			ms.Stack = append(ms.Stack, r.str())
@@ -376,7 +420,7 @@ func (a *Agent) binMachines(r *binReader, d *decoder, maxDepth int) error {
 		if r.err != nil {
 			return r.err
 		}
-		if err := a.restoreMachine(a.t, d, path, &ms, maxDepth); err != nil {
+		if err := a.restoreMachineAt(a.t, d, n, path, &ms, maxDepth); err != nil {
 			return err
 		}
 	}

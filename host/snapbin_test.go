@@ -248,3 +248,50 @@ func FuzzBinarySnapshot(f *testing.F) {
 		}
 	})
 }
+
+// Restored contexts of the same keys share no map: each agent's context
+// changes alone, and walks its own keys.
+func TestBinaryRestoredContextsApart(t *testing.T) {
+	h, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h.Close()
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "a", context = { x = 0, player = "none" }, states = { a = {
+  update = function(ctx) local n = 0 for _ in pairs(ctx) do n = n + 1 end ctx.keys = n end,
+} } }`
+	b, err := h.LoadString("apart.lua", src)
+	require.NoError(t, err)
+	for range 4 {
+		_, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+	}
+	var bin bytes.Buffer
+	require.NoError(t, h.WriteSnapshotWith(&bin, host.SaveOptions{Format: host.SnapshotBinary}))
+	h2, err := host.New(host.Options{Workers: 1})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("apart.lua", src)
+	require.NoError(t, err)
+	got, err := h2.Restore(bin.Bytes(), b2)
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	for i, a := range got {
+		a.Set("x", i*10)
+		if i == 1 {
+			a.Set("player", nil)
+			a.Set("extra", true)
+		}
+	}
+	require.NoError(t, h2.Tick(0.1))
+	for i, a := range got {
+		require.EqualValues(t, i*10, a.Get("x"), "agent %d", a.ID())
+		// Counted before keys is first set: x and player, or x and extra.
+		if i == 1 {
+			require.Nil(t, a.Get("player"))
+		} else {
+			require.Equal(t, "none", a.Get("player"))
+			require.Nil(t, a.Get("extra"))
+		}
+		require.EqualValues(t, 2, a.Get("keys"), "agent %d walks its own keys", a.ID())
+	}
+}

@@ -52,8 +52,9 @@ func (e *encoder) encodeBinOnce(v lua.LValue, root string) ([]byte, error) {
 		return out, err
 	}
 	for _, s := range e.added {
-		delete(e.strs, s) // their bytes were cut with the rest
+		e.strs.forget(s) // their bytes were cut with the rest
 	}
+	e.plan.ok = false
 	e.bound = nil
 	if err := e.count(v, root, 0); err != nil {
 		return nil, err
@@ -83,21 +84,30 @@ func (e *encoder) binString(s string) {
 		e.buf = append(e.buf, s...)
 		return
 	}
-	if i, ok := e.strs[s]; ok {
+	if i, ok := e.strs.get(s); ok {
 		e.buf = append(e.buf, binStrRef)
 		e.buf = binary.AppendUvarint(e.buf, uint64(i))
 		return
 	}
-	if e.strs == nil {
-		e.strs = map[string]int{}
-	}
-	e.strs[s] = len(e.strs)
+	e.strs.add(s, e.strs.len())
 	if e.once {
 		e.added = append(e.added, s)
 	}
 	e.buf = append(e.buf, binStr)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
 	e.buf = append(e.buf, s...)
+}
+
+// binNumber writes a number: a whole one below 2^53 as a varint, any
+// other as its 8 bytes.
+func (e *encoder) binNumber(f float64) {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
+		e.buf = append(e.buf, binInt)
+		e.buf = binary.AppendVarint(e.buf, int64(f))
+		return
+	}
+	e.buf = append(e.buf, binFloat)
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
 }
 
 func (e *encoder) writeBin(v lua.LValue) error {
@@ -111,14 +121,7 @@ func (e *encoder) writeBin(v lua.LValue) error {
 			e.buf = append(e.buf, binFalse)
 		}
 	case lua.LNumber:
-		f := float64(v)
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
-			e.buf = append(e.buf, binInt)
-			e.buf = binary.AppendVarint(e.buf, int64(f))
-			return nil
-		}
-		e.buf = append(e.buf, binFloat)
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
+		e.binNumber(float64(v))
 	case lua.LString:
 		e.binString(string(v))
 	case *lua.LUserData:
@@ -134,6 +137,9 @@ func (e *encoder) writeBin(v lua.LValue) error {
 			}
 			e.seen = append(e.seen, v)
 			e.buf = append(e.buf, binTable)
+			if e.depth == 0 && !e.noFlat && e.flatBin(v) {
+				return nil
+			}
 			return e.tableBin(v)
 		}
 		if e.counts[v] > 1 {
@@ -167,19 +173,21 @@ func (e *encoder) tableBin(t *lua.LTable) error {
 	}
 	e.depth++
 	defer func() { e.depth-- }()
-	keys := e.sortedKeys(t)
-	defer e.putKeys(keys)
-	seq, last, others := arrayKeys(keys)
+	ents := e.sortedEntries(t)
+	defer e.putEntries(ents)
+	seq, last := arrayEntries(ents)
+	others := len(ents) - seq
 	sparse := last-seq > seq
-	list, pairs := 0, keys
+	// pairs: every entry (all), those not in the list (others), or none.
+	list, pairs, all := 0, len(ents), true
 	switch {
-	case last > 0 && len(others) == 0 && (last == seq || sparse):
-		list, pairs = last, nil
+	case last > 0 && others == 0 && (last == seq || sparse):
+		list, pairs = last, 0
 	case sparse:
-		list, pairs = last, others
+		list, pairs, all = last, others, false
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(list))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(pairs)))
+	e.buf = binary.AppendUvarint(e.buf, uint64(pairs))
 	for i := 1; i <= list; i++ {
 		e.push(segIndex, i, nil)
 		err := e.writeBin(t.RawGetInt(i))
@@ -188,15 +196,21 @@ func (e *encoder) tableBin(t *lua.LTable) error {
 			return err
 		}
 	}
-	for _, k := range pairs {
-		e.push(segKeyOf, 0, k)
-		err := e.writeBin(k)
+	if pairs == 0 {
+		return nil
+	}
+	for _, en := range ents {
+		if !all && isArrayKey(en.k) {
+			continue
+		}
+		e.push(segKeyOf, 0, en.k)
+		err := e.writeBin(en.k)
 		e.pop()
 		if err != nil {
 			return err
 		}
-		e.push(segField, 0, k)
-		err = e.writeBin(t.RawGet(k))
+		e.push(segField, 0, en.k)
+		err = e.writeBin(en.v)
 		e.pop()
 		if err != nil {
 			return err

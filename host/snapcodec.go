@@ -45,9 +45,15 @@ type encoder struct {
 	// key lists for reuse (one per nesting level in use).
 	buf  []byte
 	keys [][]lua.LValue
+	ents [][]entry
+	// plan and flatVals are flatBin's: the last flat context's keys, and
+	// scratch for a context's values.
+	plan     flatPlan
+	flatVals []lua.LValue
+	noFlat   bool // the general walk only (for tests comparing the two)
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
-	strs map[string]int
+	strs strNums
 	// once: encodeBinOnce's walk, which keeps the tables it met in seen
 	// and the strings it numbered in added.
 	once  bool

@@ -187,7 +187,7 @@ func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 	enc := &encoder{}
 	arena := newSaveArena(h.agents)
 	for i, a := range h.agents {
-		if err := a.copyForSave(enc, &agents[i], arena, bin); err != nil {
+		if err := a.copyForSave(enc, &agents[i], arena, bin, false); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -199,7 +199,7 @@ func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 // agents: its arena keeps growing, its tables are forgotten).
 func (a *Agent) snapshot(enc *encoder) (agentSnapshot, error) {
 	var c saveCopy
-	if err := a.copyForSave(enc, &c, &saveArena{}, false); err != nil {
+	if err := a.copyForSave(enc, &c, &saveArena{}, false, false); err != nil {
 		return agentSnapshot{}, err
 	}
 	return c.records(), nil
@@ -264,20 +264,32 @@ func (h *Host) restoreAs(data []byte, opts restoreMode, behaviours []*Behaviour)
 	}
 	h.roster++
 	sorted := slices.Clone(out)
-	slices.SortFunc(sorted, func(x, y *Agent) int { return x.id - y.id })
+	byID := func(x, y *Agent) int { return x.id - y.id }
+	if !slices.IsSortedFunc(sorted, byID) { // a save lists its agents by id
+		slices.SortFunc(sorted, byID)
+	}
 	h.agents = mergeByID(h.agents, sorted)
-	byWorker := map[*worker][]*Agent{}
+	counts := make([]int, len(h.workers))
 	for _, a := range sorted {
-		byWorker[a.w] = append(byWorker[a.w], a)
+		counts[a.w.index]++
 		if !opts.imported && h.opts.NewID == nil && a.id > h.spawned {
 			h.spawned = a.id // a save of this host's own: its numbering goes on
 		}
 	}
-	for _, w := range h.workers {
-		w.agents = mergeByID(w.agents, byWorker[w])
+	byWorker := make([][]*Agent, len(h.workers))
+	for i, n := range counts {
+		byWorker[i] = make([]*Agent, 0, n)
 	}
-	for _, a := range out {
-		a.emitState(TransitionRestore, "")
+	for _, a := range sorted {
+		byWorker[a.w.index] = append(byWorker[a.w.index], a)
+	}
+	for i, w := range h.workers {
+		w.agents = mergeByID(w.agents, byWorker[i])
+	}
+	if h.opts.OnTransition != nil { // else only followers see it, and a new agent has none
+		for _, a := range out {
+			a.emitState(TransitionRestore, "")
+		}
 	}
 	h.dispatch()
 	return out, nil
@@ -411,8 +423,13 @@ func (a *Agent) restoreStates(t *layout, saved map[string]stateSnapshot) error {
 
 // restoreState reads the saved record of the state at path.
 func (a *Agent) restoreState(t *layout, path string, st *stateSnapshot) error {
-	n, ok := t.byPath[path]
-	if !ok {
+	return a.restoreStateAt(t, t.byPath[path], path, st)
+}
+
+// restoreStateAt is restoreState with the state looked up already: n, nil
+// if t has none at path.
+func (a *Agent) restoreStateAt(t *layout, n *place, path string, st *stateSnapshot) error {
+	if n == nil {
 		return fmt.Errorf("state %q is not in behaviour %s", path, t.name)
 	}
 	if !finite(st.Time) || !finite(st.Every) || !finite(st.TreeTime) || st.Time < 0 || st.Every < 0 || st.TreeTime < 0 {
@@ -446,9 +463,14 @@ func (a *Agent) restoreMachines(t *layout, d *decoder, saved map[string]machineS
 
 // restoreMachine reads the saved record of the machine at path.
 func (a *Agent) restoreMachine(t *layout, d *decoder, path string, ms *machineSnapshot, maxDepth int) error {
+	return a.restoreMachineAt(t, d, t.byPath[path], path, ms, maxDepth)
+}
+
+// restoreMachineAt is restoreMachine with the machine looked up already:
+// n, nil if t has no state at path.
+func (a *Agent) restoreMachineAt(t *layout, d *decoder, n *place, path string, ms *machineSnapshot, maxDepth int) error {
 	var err error
-	n, ok := t.byPath[path]
-	if !ok || !n.isMachine() {
+	if n == nil || !n.isMachine() {
 		return fmt.Errorf("machine %q is not in behaviour %s", path, t.name)
 	}
 	m := &a.ms[n.mid]

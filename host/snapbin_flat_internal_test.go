@@ -1,0 +1,122 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestFlatBinLikeTableBin: a context written by flatBin is the bytes the
+// general walk writes, for contexts in turn through one encoder (the plan
+// of one reused by the next, strings numbered across them): keys in order
+// and not, deleted keys, long keys and values, every scalar, and the
+// tables flatBin leaves to the walk.
+func TestFlatBinLikeTableBin(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	long := strings.Repeat("k", binInternMax+1)
+	boxed := []lua.LValue{lua.LString("player"), lua.LString("x")}
+	defaults := func(player string, x float64) *lua.LTable {
+		return fillStrings(boxed, []lua.LValue{lua.LString(player), lua.LNumber(x)})
+	}
+	set := func(kv ...any) *lua.LTable {
+		tb := L.NewTable()
+		for i := 0; i < len(kv); i += 2 {
+			var v lua.LValue = lua.LNil
+			switch x := kv[i+1].(type) {
+			case float64:
+				v = lua.LNumber(x)
+			case string:
+				v = lua.LString(x)
+			case bool:
+				v = lua.LBool(x)
+			case lua.LValue:
+				v = x
+			}
+			tb.RawSetString(kv[i].(string), v)
+		}
+		return tb
+	}
+	list := L.NewTable()
+	list.Append(lua.LNumber(1))
+	tables := []*lua.LTable{
+		defaults("none", 0), defaults("found", 1.5), defaults("none", -0.0),
+		set("x", 3.0, "player", "none"), // out of order: sorted by the walk
+		defaults("found", math.Inf(1)),
+		set("a", true, "b", false, "c", math.NaN()),
+		set("a", 1.0, "gone", 2.0, "gone", nil), // a deleted key stays listed
+		set(long, "v", "short", strings.Repeat("long value ", 5)),
+		set("t", list), // a table inside
+		list,           // a list
+		L.NewTable(),   // empty
+		defaults("none", 1e300), defaults("none", 2),
+		fillStrings(append(boxed[:2:2], lua.LString("z")), []lua.LValue{lua.LString("a"), lua.LNumber(1), lua.LTrue}),
+		fillStrings(boxed[:1], []lua.LValue{lua.LString("a")}),
+		defaults("none", 7),
+	}
+	fast, slow := &encoder{}, &encoder{noFlat: true}
+	for i, tb := range tables {
+		fast.reset()
+		slow.reset()
+		got, err := fast.encodeBinOnce(tb, "ctx")
+		if err != nil {
+			t.Fatalf("table %d: %v", i, err)
+		}
+		want, err := slow.encodeBinOnce(tb, "ctx")
+		if err != nil {
+			t.Fatalf("table %d: %v", i, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("table %d: flatBin wrote % x, the walk % x", i, got, want)
+		}
+	}
+	if !fast.plan.ok || len(fast.plan.keys) != 2 {
+		t.Fatalf("the last plan is %+v, want the defaults' two keys", fast.plan)
+	}
+}
+
+// TestIDPlacerOrder: ids in increasing order are placed without the maps;
+// one out of order moves to them with every id placed before, so that a
+// later repeat of any is still found.
+func TestIDPlacerOrder(t *testing.T) {
+	h, err := New(Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	cases := []struct {
+		ids   []int
+		twice int // the id refused as twice in the document, 0 for none
+	}{
+		{ids: []int{1, 2, 5, 9}},
+		{ids: []int{5, 2, 9, 1}},
+		{ids: []int{1, 5, 2, 5}, twice: 5},
+		{ids: []int{1, 2, 3, 1}, twice: 1},
+		{ids: []int{4, 4}, twice: 4},
+	}
+	for _, tc := range cases {
+		p := h.newIDPlacer(nil)
+		p.reserve(len(tc.ids))
+		var refused int
+		for _, id := range tc.ids {
+			got, err := p.place(id)
+			if err != nil {
+				if !errors.Is(err, ErrIDInUse) || !strings.Contains(err.Error(), "twice") {
+					t.Fatalf("%v: id %d: %v", tc.ids, id, err)
+				}
+				refused = id
+				break
+			}
+			if got != id {
+				t.Fatalf("%v: id %d placed as %d", tc.ids, id, got)
+			}
+		}
+		if refused != tc.twice {
+			t.Fatalf("%v: refused %d as twice, want %d", tc.ids, refused, tc.twice)
+		}
+	}
+}
