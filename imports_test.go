@@ -42,21 +42,23 @@ var (
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
 		"luabind/defs": {"luabind", "luabind/internal/srcpos", "luabind/internal/lcomp", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode"},
-		"host":         {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "host/internal/link"},
+		"host":         {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "host/internal/link", "host/internal/prefetch"},
 		// What tools read of a host, beside the engine (httptrace-style),
 		// through the functions host registers in link.
 		"host/hosttool":      {"host", "host/internal/link", "luabind/defs"},
 		"host/internal/link": {"luabind/defs"},
-		"inspector":          {"host", "host/hosttool", "internal/plainjson"},
-		"luatest":            {"host", "host/hosttool", "luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
-		"explore":            {"host", "host/hosttool", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext", "internal/luacode"},
-		"internal/inspect":   {"host", "host/hosttool", "luabind", "luabind/defs", "internal/safefile", "internal/suggest", "internal/scripterr", "internal/luacode"},
-		"cmd/luaai":          {"host", "host/hosttool", "luatest", "explore", "internal/inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
-		"lsp":                {"internal/inspect", "luabind", "luabind/defs", "internal/scripterr"},
-		"examples/arena":     {"host"},
-		"examples/embed":     {"host"},
-		"examples/hotreload": {"host"},
-		"":                   nil,
+		// CPU cache hints for the tick: no imports of its own.
+		"host/internal/prefetch": nil,
+		"inspector":              {"host", "host/hosttool", "internal/plainjson"},
+		"luatest":                {"host", "host/hosttool", "luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext"},
+		"explore":                {"host", "host/hosttool", "luabind", "luabind/defs", "luatest", "internal/safefile", "internal/luatext", "internal/luacode"},
+		"internal/inspect":       {"host", "host/hosttool", "luabind", "luabind/defs", "internal/safefile", "internal/suggest", "internal/scripterr", "internal/luacode"},
+		"cmd/luaai":              {"host", "host/hosttool", "luatest", "explore", "internal/inspect", "inspector", "lsp", "internal/plainjson", "internal/safefile", "internal/suggest", "types"},
+		"lsp":                    {"internal/inspect", "luabind", "luabind/defs", "internal/scripterr"},
+		"examples/arena":         {"host"},
+		"examples/embed":         {"host"},
+		"examples/hotreload":     {"host"},
+		"":                       nil,
 	}
 )
 
