@@ -114,16 +114,8 @@ func (e *encoder) writeBin(v lua.LValue) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		e.buf = append(e.buf, binNil)
-	case lua.LBool:
-		if v {
-			e.buf = append(e.buf, binTrue)
-		} else {
-			e.buf = append(e.buf, binFalse)
-		}
-	case lua.LNumber:
-		e.binNumber(float64(v))
-	case lua.LString:
-		e.binString(string(v))
+	case lua.LBool, lua.LNumber, lua.LString:
+		e.writeScalar(v)
 	case *lua.LUserData:
 		path := e.path(false)
 		e.bound = append(e.bound, path)
