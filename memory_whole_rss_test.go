@@ -50,7 +50,7 @@ func TestHostileMemoryWholePeak(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		require.NotEqual(t, 2, cmd.ProcessState.ExitCode(), "%s", lastBytes(out, 2000))
-		return ru.Maxrss / 1024, string(out) // KiB on Linux
+		return int64(ru.Maxrss) / 1024, string(out) // KiB on Linux
 	}
 	for _, tc := range hostileWhole {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,7 +12,8 @@ import (
 )
 
 // MaxID is the largest agent id: ids are at least 1 and at most MaxID
-// (2^53, the largest integer a Lua number holds exactly).
+// (2^53, the largest integer a Lua number holds exactly; where int has 32
+// bits, the largest int).
 const MaxID = maxSnapshotCount
 
 // ErrBadID: an agent id below 1 or above MaxID (from Options.NewID,

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestIntervalOwesExactly(t *testing.T) {
 // owed is kept when the interval changes.
 func TestIntervalLongerThanAnyRun(t *testing.T) {
 	h, b := newTiered(t, 1)
-	a, err := h.SpawnWith(b, host.SpawnOptions{Interval: 1 << 40})
+	a, err := h.SpawnWith(b, host.SpawnOptions{Interval: math.MaxInt32})
 	require.NoError(t, err)
 	for range 5 {
 		require.NoError(t, h.Tick(0.5))

@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -61,7 +62,7 @@ func fullAgentSnapshot() agentSnapshot {
 	cool2 := 1e-9
 	odd := "a<b>&c\"d\\e\n\t\r\b\f\x01\x1f\u2028\u2029\xff\xfe é 😀"
 	return agentSnapshot{
-		ID: 7, Behaviour: odd, Ticks: 1 << 40, Clock: 1e21, RNG: "AAE=",
+		ID: 7, Behaviour: odd, Ticks: min(1<<40, math.MaxInt), Clock: 1e21, RNG: "AAE=",
 		Ctx: json.RawMessage(`{"a":1,"s":"x\u003cy"}`), Bound: []string{"ctx.body", odd},
 		States: map[string]stateSnapshot{
 			"b": {Time: 1e-7, Every: 0.1, Step: 3, StepTime: -0.5, StepSeen: true, TreeTime: 123456789012.5,

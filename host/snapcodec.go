@@ -14,8 +14,10 @@ import (
 )
 
 // maxSnapshotCount bounds tick counts and ids in a snapshot: counts a game
-// reaches, well short of where an int would wrap when ticked.
-const maxSnapshotCount = 1 << 53
+// reaches, well short of where an int would wrap when ticked (2^53, the
+// largest integer a Lua number holds exactly; where int has 32 bits, the
+// largest int).
+const maxSnapshotCount = min(1<<53, math.MaxInt)
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
