@@ -262,6 +262,7 @@ func (h *Host) Close() {
 		return
 	}
 	h.closed = true
+	h.saveBuf = nil // the last binary save's buffer, kept for the next one
 	for _, w := range h.workers {
 		w.vm.Close()
 	}
