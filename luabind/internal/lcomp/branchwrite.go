@@ -1,6 +1,7 @@
 package lcomp
 
 import (
+	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -34,7 +35,7 @@ func writeStmt(t *bsym, key string, v *bsym, last bool, slot int) bStmt {
 		}
 		sd := strdict(t)
 		if last && t.Metatable == lua.LNil {
-			storeLast(t, sd, key, m.box(x))
+			luaval.SetString(t, key, m.box(x))
 			return true
 		}
 		old, present := sd[key]
@@ -87,7 +88,7 @@ func updateStmt(t *bsym, key string, v *bsym, last bool, slot int) bStmt {
 		x := m.box(val{n: r, num: true})
 		sd := strdict(t)
 		if last {
-			storeLast(t, sd, key, x)
+			luaval.SetString(t, key, x)
 			return true
 		}
 		m.log[m.nlog] = undo{t: t, key: key, old: old}

@@ -1,6 +1,9 @@
 package lcomp
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"github.com/luaai/luaai/internal/luaval"
+	lua "github.com/yuin/gopher-lua"
+)
 
 // RunDiscard is Run for a call whose result nobody reads (an update or a
 // hook): steps is Result.Steps, and ok is false when the VM must run the
@@ -46,7 +49,7 @@ func (s *straight) eval(m *Machine, nargs int, a0, a1 lua.LValue) (r float64, ok
 		if !ok || t.Metatable != lua.LNil {
 			return 0, false
 		}
-		storeLast(t, strdict(t), s.wkey, m.box(val{n: v, num: true}))
+		luaval.SetString(t, s.wkey, m.box(val{n: v, num: true}))
 	}
 	return r, true
 }

@@ -1,6 +1,7 @@
 package lcomp
 
 import (
+	"github.com/luaai/luaai/internal/luaval"
 	"math"
 	"unsafe"
 
@@ -189,7 +190,7 @@ func (p *Program) Run(m *Machine, fn *lua.LFunction, nargs int, a0, a1 lua.LValu
 			}
 			sd := strdict(t)
 			if in.last && t.Metatable == lua.LNil {
-				storeLast(t, sd, key, m.box(v)) // nothing left to undo it
+				luaval.SetString(t, key, m.box(v)) // nothing left to undo it
 				break
 			}
 			old, present := sd[key]

@@ -31,17 +31,3 @@ func setField(t *lua.LTable, sd map[string]lua.LValue, present bool, key string,
 	}
 	t.RawSetString(key, v)
 }
-
-// storeLast is t.RawSetString(key, v) where the old value is not needed:
-// a store into the string map that finds the key there already is the
-// whole write; one that added the key is completed by RawSetString (which
-// stores again and records the key's place for next()).
-func storeLast(t *lua.LTable, sd map[string]lua.LValue, key string, v lua.LValue) {
-	if sd != nil && v != lua.LNil {
-		n := len(sd)
-		if sd[key] = v; len(sd) == n {
-			return
-		}
-	}
-	t.RawSetString(key, v)
-}

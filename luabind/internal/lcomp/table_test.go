@@ -28,13 +28,13 @@ func TestStrdictLayout(t *testing.T) {
 	a.RawSetString("x", lua.LNumber(3))
 	_, present = sd["x"]
 	setField(b, sd, present, "x", lua.LNumber(3))
-	// storeLast: a present key, a new one, a nil.
+	// luaval.SetString (the last write of a run): a present key, a new one, a nil.
 	for _, kv := range []struct {
 		k string
 		v lua.LValue
 	}{{"y", lua.LNumber(4)}, {"z", lua.LTrue}, {"y", lua.LNil}, {"y", lua.LNumber(5)}} {
 		a.RawSetString(kv.k, kv.v)
-		storeLast(b, strdict(b), kv.k, kv.v)
+		luaval.SetString(b, kv.k, kv.v)
 	}
 	order := func(tb *lua.LTable) (s string) {
 		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
