@@ -118,7 +118,7 @@ var singleSteps = []struct{ name, setup, step string }{
 // The most one instruction or library call costs at the sizes the sandbox
 // allows is under a budget (50ms) of CPU time, so a call is stopped within
 // one step of running past its budget. Each step's cheapest of five runs
-// is checked (the CPU time of the same work varies little, and a loaded
+// (of up to 25 on a machine that slows all five) is checked (the CPU time of the same work varies little, and a loaded
 // machine only makes it look worse: the worst, a comparison of two equal
 // 16 MiB strings, took 16-41ms on a 2-core machine under a load of 10);
 // the numbers are logged.
@@ -135,8 +135,13 @@ func TestSingleStepCost(t *testing.T) {
 			_, err := vm.RunString("setup.lua", tc.setup)
 			require.NoError(t, err)
 			fn := compileFn(t, vm, "step.lua", "return function() "+tc.step+" end")
+			// Five runs, and up to twenty more while the cheapest is
+			// over the budget: a machine busy enough can slow every one
+			// of five (one run of 16 MiB string.rep read 57ms, best of
+			// five, beside four other builds and benchmarks), never the
+			// work itself.
 			best := time.Duration(1 << 62)
-			for range 5 {
+			for i := 0; i < 5 || (best >= testBudget && i < 25); i++ {
 				d := cpuOf(t, func() {
 					_, err := vm.Call(fn)
 					require.NoError(t, err)
