@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 )
 
 // MaxID is the largest agent id: ids are at least 1 and at most MaxID
@@ -18,7 +19,15 @@ const MaxID = maxSnapshotCount
 
 // ErrBadID: an agent id below 1 or above MaxID (from Options.NewID,
 // SpawnOptions.ID, an import document or its id map).
-var ErrBadID = errors.New("agent id out of range (1 to 2^53)")
+var ErrBadID = errors.New("agent id out of range (1 to " + maxIDText() + ")")
+
+// maxIDText is MaxID as ErrBadID says it.
+func maxIDText() string {
+	if MaxID == 1<<53 {
+		return "2^53"
+	}
+	return strconv.Itoa(MaxID)
+}
 
 // checkID refuses an id a new agent cannot take in this host: out of
 // range, or held by an agent of the host (or one a script still holds).

@@ -409,7 +409,9 @@ func (s *jsonBytes) int() (int, error) {
 		return 0, err
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
+	if err != nil || int64(int(n)) != n {
+		// Not an integer, or past an int (on 32-bit): encoding/json says
+		// which.
 		return 0, errNotFast
 	}
 	return int(n), nil

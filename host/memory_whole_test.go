@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/luaai/luaai/host"
@@ -13,6 +14,10 @@ import (
 	"github.com/luaai/luaai/luabind/defs"
 	"github.com/stretchr/testify/require"
 )
+
+// words scales a size measured on 64-bit, where it is made of
+// pointer-sized words, to this platform's words (half on 32-bit).
+func words(n int64) int64 { return n * strconv.IntSize / 64 }
 
 // The measure counts what a value holds whole: a table's nil slots, the
 // keys its hash part keeps after they were set to nil, a closure's
@@ -24,9 +29,9 @@ func TestSizeCountsWhatIsHeld(t *testing.T) {
 		name, src string
 		atLeast   int64
 	}{
-		{"nil slots", `local t = {} t[65536] = 1 return t`, mib},
-		{"nil slots left by removals", `local t = {} for i = 1, 65536 do t[i] = i end for i = 1, 65535 do t[i] = nil end return t`, mib},
-		{"a suspended coroutine", `return coroutine.create(function() coroutine.yield() end)`, 64 << 10},
+		{"nil slots", `local t = {} t[65536] = 1 return t`, words(mib)},
+		{"nil slots left by removals", `local t = {} for i = 1, 65536 do t[i] = i end for i = 1, 65535 do t[i] = nil end return t`, words(mib)},
+		{"a suspended coroutine", `return coroutine.create(function() coroutine.yield() end)`, words(64 << 10)},
 		{"a coroutine's locals", `local co = coroutine.create(function()
   local big = {} for i = 1, 1000 do big[i] = ("x"):rep(1000) .. i end coroutine.yield() end)
 coroutine.resume(co) return co`, mib},
@@ -35,9 +40,9 @@ coroutine.resume(co) return co`, mib},
 f() return f`, mib},
 		{"keys set and removed", `local t = {} for i = 1, 20000 do local k = i + 0.5 t[k] = true t[k] = nil end return t`, 20000 * 64},
 		{"long string keys removed", `local t = {} for i = 1, 100 do local k = ("k"):rep(10000) .. i t[k] = true t[k] = nil end return t`, 100 * 10000},
-		{"closures with many upvalues", `local t = {} for i = 1, 1000 do local a0,a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,a17,a18,a19,a20,a21,a22,a23,a24,a25,a26,a27,a28,a29,a30,a31,a32,a33,a34,a35,a36,a37,a38,a39,a40,a41,a42,a43,a44,a45,a46,a47,a48,a49,a50,a51,a52,a53,a54,a55,a56,a57,a58,a59 = 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59 t[i] = function() return a0+a1+a2+a3+a4+a5+a6+a7+a8+a9+a10+a11+a12+a13+a14+a15+a16+a17+a18+a19+a20+a21+a22+a23+a24+a25+a26+a27+a28+a29+a30+a31+a32+a33+a34+a35+a36+a37+a38+a39+a40+a41+a42+a43+a44+a45+a46+a47+a48+a49+a50+a51+a52+a53+a54+a55+a56+a57+a58+a59 end end return t`, 1000 * 60 * 56},
+		{"closures with many upvalues", `local t = {} for i = 1, 1000 do local a0,a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,a17,a18,a19,a20,a21,a22,a23,a24,a25,a26,a27,a28,a29,a30,a31,a32,a33,a34,a35,a36,a37,a38,a39,a40,a41,a42,a43,a44,a45,a46,a47,a48,a49,a50,a51,a52,a53,a54,a55,a56,a57,a58,a59 = 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59 t[i] = function() return a0+a1+a2+a3+a4+a5+a6+a7+a8+a9+a10+a11+a12+a13+a14+a15+a16+a17+a18+a19+a20+a21+a22+a23+a24+a25+a26+a27+a28+a29+a30+a31+a32+a33+a34+a35+a36+a37+a38+a39+a40+a41+a42+a43+a44+a45+a46+a47+a48+a49+a50+a51+a52+a53+a54+a55+a56+a57+a58+a59 end end return t`, words(1000 * 60 * 56)},
 		{"functions load made", `local src = ("a = 1 "):rep(4000) local t = {} for i = 1, 20 do t[i] = load(src .. "--" .. i) end return t`, 20 * 8000 * 12},
-		{"a hundred coroutines", `local t = {} for i = 1, 100 do t[i] = coroutine.create(function() end) end return t`, 100 * (64 << 10)},
+		{"a hundred coroutines", `local t = {} for i = 1, 100 do t[i] = coroutine.create(function() end) end return t`, words(100 * (64 << 10))},
 		{"a coroutine inside a coroutine", `local co = coroutine.create(function()
   local inner = coroutine.wrap(function() local big = {} for i = 1, 1000 do big[i] = ("y"):rep(1000) .. i end coroutine.yield() end)
   inner() coroutine.yield() end)
@@ -75,7 +80,7 @@ coroutine.resume(co)`},
   for i = 1, 2000 do big[#big + 1] = ("x"):rep(1000) .. #big end coroutine.yield() end end)
 ctx.f()`},
 		{"nil slots", `list = {}`,
-			`local t = {} t[16384] = 1 ctx.list[#ctx.list + 1] = t`},
+			fmt.Sprintf(`local t = {} t[%d] = 1 ctx.list[#ctx.list + 1] = t`, 16384*64/strconv.IntSize)}, // as many bytes of slots on 32-bit
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errs []*host.ScriptError

@@ -3,6 +3,7 @@ package host_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -197,7 +198,14 @@ func TestGameIDs(t *testing.T) {
 		{"in use", 42, host.ErrIDInUse},
 		{"zero from the allocator", 0, nil},
 		{"negative", -3, host.ErrBadID},
-		{"past MaxID", host.MaxID + 1, host.ErrBadID},
+	}
+	// Past MaxID, where an int can hold it (on 32-bit MaxID is math.MaxInt).
+	if maxID := host.MaxID; maxID < math.MaxInt {
+		cases = append(cases, struct {
+			name string
+			id   int
+			want error
+		}{"past MaxID", maxID + 1, host.ErrBadID})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -343,6 +351,16 @@ func TestImportHostileDocuments(t *testing.T) {
 	setID := func(i int, id any) []byte {
 		return edit(func(agents []any) { agents[i].(map[string]any)["id"] = id })
 	}
+	// A variable, so that one past it is no constant overflow on 32-bit
+	// (where it wraps negative: as bad an id).
+	maxID := host.MaxID
+	// An id past MaxID is ErrBadID; on 32-bit, where it is past an int
+	// too, the document cannot be read (ErrBadSnapshot, which an ErrBadID
+	// from an import wraps as well).
+	pastMaxErr := host.ErrBadID
+	if maxID == math.MaxInt {
+		pastMaxErr = host.ErrBadSnapshot
+	}
 	cases := []struct {
 		name string
 		doc  []byte
@@ -353,10 +371,10 @@ func TestImportHostileDocuments(t *testing.T) {
 		{name: "an id the host holds", doc: doc, ids: map[int]int{1002: 7}, want: host.ErrIDInUse},
 		{name: "an id the host holds, unmapped", doc: setID(1, 7), want: host.ErrIDInUse},
 		{name: "an id twice in the document", doc: setID(2, 1001), want: host.ErrIDInUse, msg: "twice"},
-		{name: "an id past MaxID", doc: setID(1, float64(1<<60)), want: host.ErrBadID},
+		{name: "an id past MaxID", doc: setID(1, float64(1<<60)), want: pastMaxErr},
 		{name: "an id of zero", doc: setID(1, 0), want: host.ErrBadID},
 		{name: "an id that is not an integer", doc: setID(1, 2.5), want: host.ErrBadSnapshot},
-		{name: "the map gives an id past MaxID", doc: doc, ids: map[int]int{1001: host.MaxID + 1}, want: host.ErrBadID},
+		{name: "the map gives an id past MaxID", doc: doc, ids: map[int]int{1001: maxID + 1}, want: host.ErrBadID},
 		{name: "the map gives two agents one id", doc: doc, ids: map[int]int{1001: 50, 1003: 50}, want: host.ErrIDInUse, msg: "both map to id 50"},
 		{name: "the map gives an agent the id another keeps", doc: doc, ids: map[int]int{1001: 1002}, want: host.ErrIDInUse},
 		{name: "the map names an agent not in the document", doc: doc, ids: map[int]int{99: 50}, msg: "not in the document"},
@@ -465,6 +483,7 @@ func TestDeliverRefuses(t *testing.T) {
 	h, b := zone(t, host.Options{}, 0, 1)
 	a, err := h.SpawnWith(b, host.SpawnOptions{ID: 5})
 	require.NoError(t, err)
+	maxID := host.MaxID // a variable: see TestImportHostileDocuments
 	cases := []struct {
 		name string
 		m    host.Message
@@ -472,7 +491,7 @@ func TestDeliverRefuses(t *testing.T) {
 	}{
 		{"a sender of id 0", host.Message{From: 0, To: 5, Event: "ping"}, host.ErrBadMessage},
 		{"a negative sender", host.Message{From: -2, To: 5, Event: "ping"}, host.ErrBadMessage},
-		{"a sender past MaxID", host.Message{From: host.MaxID + 1, To: 5, Event: "ping"}, host.ErrBadMessage},
+		{"a sender past MaxID", host.Message{From: maxID + 1, To: 5, Event: "ping"}, host.ErrBadMessage},
 		{"no event name", host.Message{From: 3, To: 5}, host.ErrBadMessage},
 		{"a receiver elsewhere", host.Message{From: 3, To: 6, Event: "ping"}, host.ErrNoAgent},
 		{"a payload that is not JSON", host.Message{From: 3, To: 5, Event: "ping", Payload: json.RawMessage(`{"a":`)}, host.ErrBadMessage},
