@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/luaai/luaai/host/internal/prefetch"
 	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -65,6 +66,7 @@ func (a *Agent) Sync(key string, ptr any) error {
 	a.bound = append(a.bound, c.bound...)
 	a.ctx.RawSetString(key, t)
 	s.in(a.w)
+	s.hint.find(t)
 	return nil
 }
 
@@ -107,6 +109,62 @@ type synced struct {
 	// touched it: in skips fields the game did not change since, and out
 	// those the script did not change.
 	slots []syncSlot
+	// hint is where out's lookups read, which in asks the CPU for.
+	hint syncHint
+}
+
+// syncHint is where a synced table's lookups read: the table's string
+// map field, the map and the map's slots, as addresses, found by out (the
+// last time it ran) and asked for by in, so that the lookups of out, after
+// the agent's callbacks, do not each wait on memory: at 50,000 units the
+// table of a unit whose scripts do not read it is not in the CPU's caches
+// by then (asking earlier, with the tick's lookahead, measured no
+// better). The addresses are only hints: one the table no longer uses
+// (its map grew) costs a wasted prefetch, and none is ever read through.
+type syncHint struct {
+	field, hdr, grp, end uintptr
+}
+
+// strdictAt is where an LTable keeps its string map (0 if it has none
+// there: then the hints name the table's first line only).
+var strdictAt = func() uintptr {
+	f, ok := reflect.TypeOf(lua.LTable{}).FieldByName("strdict")
+	if !ok || f.Type != reflect.TypeOf(map[string]lua.LValue(nil)) {
+		return 0
+	}
+	return f.Offset
+}()
+
+// find sets h from t's string map, which must be live (t's, now).
+func (h *syncHint) find(t *lua.LTable) {
+	*h = syncHint{field: uintptr(unsafe.Pointer(t)) + strdictAt}
+	m := luaval.StringMap(t)
+	if m == nil {
+		return
+	}
+	// A Go map (Go 1.24 on) starts with its count, its seed, where its
+	// slots are and the length of its directory: 0 for a map of one
+	// group, a control word then 8 slots of a key and a value, filled
+	// from the first. A larger map's slots are a directory away: the
+	// hints name its header only.
+	hdr := *(*unsafe.Pointer)(unsafe.Pointer(&m))
+	h.hdr = uintptr(hdr)
+	if len(m) <= 8 && *(*int)(unsafe.Add(hdr, 24)) == 0 {
+		h.grp = *(*uintptr)(unsafe.Add(hdr, 16))
+		h.end = h.grp + 8 + uintptr(len(m))*uintptr(unsafe.Sizeof("")+unsafe.Sizeof(lua.LValue(nil)))
+	}
+}
+
+// ask asks the CPU for the lines h names.
+func (h *syncHint) ask() {
+	if h.grp == 0 {
+		prefetch.Lines4(h.field, h.hdr, h.hdr+40, h.hdr)
+		return
+	}
+	prefetch.Lines4(h.field, h.hdr, h.hdr+40, h.grp)
+	for p := h.grp&^63 + 64; p < h.end; p += 64 {
+		prefetch.Line(p)
+	}
 }
 
 // syncedSmall is a synced struct of up to four fields with its slots in
@@ -183,6 +241,7 @@ func syncPlanOf(t reflect.Type) []syncField {
 // table lookup, and new numbers come from the worker's block of floats, so
 // a tick allocates nothing.
 func (s *synced) in(w *worker) {
+	s.hint.ask() // for out, after the agent's callbacks
 	for i := range s.plan {
 		f := &s.plan[i]
 		sl := &s.slots[i]
@@ -250,6 +309,7 @@ func (s *synced) out() {
 			}
 		}
 	}
+	s.hint.find(s.t)
 }
 
 func readNumber(p unsafe.Pointer, k reflect.Kind) float64 {
