@@ -56,7 +56,8 @@ type Agent struct {
 	incoming []event     // events sent since, for the next tick
 	inbox    []event     // ai.send_to messages from other agents, after incoming
 	syncs    []*synced   // Agent.Sync
-	// End of the hot fields (240 bytes).
+	keys     keysHint    // where ctx's key index is (hints.go)
+	// End of the hot fields (256 bytes).
 
 	path []*place // scratch: machines on the active path
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/luaai/luaai/host/internal/prefetch"
 	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -65,6 +66,7 @@ func (a *Agent) Sync(key string, ptr any) error {
 	a.bound = append(a.bound, c.bound...)
 	a.ctx.RawSetString(key, t)
 	s.in(a.w)
+	s.hint.find(t)
 	return nil
 }
 
@@ -107,6 +109,41 @@ type synced struct {
 	// touched it: in skips fields the game did not change since, and out
 	// those the script did not change.
 	slots []syncSlot
+	// hint is where out's lookups read, which in asks the CPU for.
+	hint syncHint
+}
+
+// syncHint is where a synced table's lookups read (hints.go): the
+// table's string map field, the map and its slots, found by out (the last
+// time it ran) and asked for by in, so that the lookups of out, after the
+// agent's callbacks, do not each wait on memory: at 50,000 units the table
+// of a unit whose scripts do not read it is not in the CPU's caches by
+// then (asking earlier, with the tick's lookahead, measured no better).
+type syncHint struct {
+	field, hdr, grp, end uintptr
+}
+
+// find sets h from t's string map, which must be live (t's, now).
+func (h *syncHint) find(t *lua.LTable) {
+	*h = syncHint{}
+	if !strdictOK {
+		return
+	}
+	h.field = uintptr(unsafe.Pointer(t)) + strdictAt
+	hdr, n := mapAt(t, strdictAt)
+	h.hdr = uintptr(hdr)
+	h.grp, h.end = groupOf(hdr, n, strdictSlot)
+}
+
+// ask asks the CPU for the lines h names.
+func (h *syncHint) ask() {
+	if h.field == 0 {
+		return
+	}
+	prefetch.Line(h.field)
+	if h.hdr != 0 {
+		askMap(h.hdr, h.grp, h.end)
+	}
 }
 
 // syncedSmall is a synced struct of up to four fields with its slots in
@@ -183,6 +220,7 @@ func syncPlanOf(t reflect.Type) []syncField {
 // table lookup, and new numbers come from the worker's block of floats, so
 // a tick allocates nothing.
 func (s *synced) in(w *worker) {
+	s.hint.ask() // for out, after the agent's callbacks
 	for i := range s.plan {
 		f := &s.plan[i]
 		sl := &s.slots[i]
@@ -250,6 +288,7 @@ func (s *synced) out() {
 			}
 		}
 	}
+	s.hint.find(s.t)
 }
 
 func readNumber(p unsafe.Pointer, k reflect.Kind) float64 {

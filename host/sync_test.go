@@ -126,3 +126,31 @@ end } } }`)
 	require.Equal(t, []any{3.0, 3.0, 3.0}, a.Get("seen"))
 	require.Equal(t, uint8(3), m.Team)
 }
+
+// A synced table a script grows (its string map past one group of eight
+// keys, then back to one key of the struct) is still copied both ways.
+func TestSyncGrownTable(t *testing.T) {
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("grow.lua", `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { update = function(ctx)
+  local me = ctx.me
+  me.x = me.x + me.vx
+  ctx.n = (ctx.n or 0) + 1
+  if ctx.n == 2 then for i = 1, 40 do me["extra" .. i] = i end end
+  if ctx.n == 4 then for i = 1, 40 do me["extra" .. i] = nil end end
+end } } }`)
+	require.NoError(t, err)
+	a, err := h.Spawn(b, nil)
+	require.NoError(t, err)
+	m := &mover{X: 1, VX: 1, HP: 5, Name: "m"}
+	require.NoError(t, a.Sync("me", m))
+	for tick := 1; tick <= 6; tick++ {
+		m.VX = float64(tick)
+		require.NoError(t, h.Tick(0.1))
+		require.Equal(t, 1+float64(tick*(tick+1)/2), m.X, "tick %d", tick)
+	}
+	require.Equal(t, int32(5), m.HP)
+	require.Equal(t, "m", m.Name)
+}
