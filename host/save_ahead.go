@@ -1,0 +1,84 @@
+package host
+
+import (
+	"unsafe"
+
+	"github.com/luaai/luaai/host/internal/prefetch"
+	"github.com/luaai/luaai/internal/luaval"
+)
+
+// saveAhead asks the CPU for what the next agents' records will need
+// while a blocking binary save writes one (see package prefetch and the
+// tick's lookahead): the save reads each agent's records once, in the
+// order of the agents, and without the hints nearly every one is a wait
+// on memory. Each agent ahead gets one step of its chain of pointers, so
+// that every pointer is read from the cache once its target is on the way
+// there: five agents ahead the agent's lines the save reads, four ahead
+// its context table and its state and machine records, three ahead the
+// context's key list and string map and the machines' stacks, two ahead
+// the string map's slots (a map of up to eight keys) or its directory.
+type saveAhead []*Agent
+
+// saveAheadDepth is how many agents ahead of the one written the first
+// step is.
+const saveAheadDepth = 5
+
+// start asks for the first agents' steps, the save being about to write
+// the first.
+func (s saveAhead) start() {
+	for i := -saveAheadDepth; i < 0; i++ {
+		s.warm(i)
+	}
+}
+
+// warm is called as agent i is written.
+func (s saveAhead) warm(i int) {
+	n := len(s)
+	if j := i + saveAheadDepth; j < n && j >= 0 {
+		p := uintptr(unsafe.Pointer(s[j]))
+		// The lines of an Agent the save reads: the hot ones, then the
+		// behaviour, kind and random state, then the overruns.
+		prefetch.Lines4(p, p+64, p+128, p+192)
+		prefetch.Lines4(p+256, p+320, p+384, p+unsafe.Offsetof(s[j].overruns))
+	}
+	if j := i + 4; j < n && j >= 0 {
+		a := s[j]
+		n, m := records(a)
+		c := uintptr(unsafe.Pointer(a.ctx))
+		prefetch.Lines4(c, c+64, n, m)
+		saveLines(n, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
+		saveLines(m, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
+	}
+	if j := i + 3; j < n && j >= 0 {
+		a := s[j]
+		var keys uintptr
+		if k, ok := luaval.HashKeys(a.ctx); ok && len(k) > 0 {
+			keys = uintptr(unsafe.Pointer(unsafe.SliceData(k)))
+		}
+		var st [2]uintptr
+		for i := range min(len(a.ms), len(st)) {
+			if cap(a.ms[i].stack) > 0 {
+				st[i] = uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[i].stack)))
+			}
+		}
+		prefetch.Lines4(keys, uintptr(stringMap(a.ctx)), st[0], st[1])
+	}
+	if j := i + 2; j < n && j >= 0 {
+		if sd := stringMap(s[j].ctx); sd != nil {
+			// The map's third word is where its slots are, or its
+			// directory (Go's maps, as the tick's lookahead reads them; a
+			// hint only: a prefetch of any address is harmless).
+			g := *(*uintptr)(unsafe.Add(sd, 16))
+			prefetch.Lines4(g, g+64, g+128, g+192)
+		}
+	}
+}
+
+// saveLines asks for the lines of size bytes at base past the first, up to
+// maxRecordLines in all.
+func saveLines(base uintptr, size int) {
+	for off := 64; off < size && off < maxRecordLines*64; off += 256 {
+		p := base + uintptr(off)
+		prefetch.Lines4(p, p+64, p+128, p+192)
+	}
+}
