@@ -5,6 +5,7 @@ import (
 
 	"github.com/luaai/luaai/host/internal/prefetch"
 	"github.com/luaai/luaai/internal/luaval"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // saveAhead asks the CPU for what the next agents' records will need
@@ -15,8 +16,9 @@ import (
 // that every pointer is read from the cache once its target is on the way
 // there: five agents ahead the agent's lines the save reads, four ahead
 // its context table and its state and machine records, three ahead the
-// context's key list and string map and the machines' stacks, two ahead
-// the string map's slots (a map of up to eight keys) or its directory.
+// context's key list and string map and its first four machines' stacks,
+// two ahead the string map's slots (a map of up to eight keys) or its
+// directory.
 type saveAhead []*Agent
 
 // saveAheadDepth is how many agents ahead of the one written the first
@@ -43,25 +45,22 @@ func (s saveAhead) warm(i int) {
 	}
 	if j := i + 4; j < n && j >= 0 {
 		a := s[j]
-		n, m := records(a)
+		nodes, ms := records(a)
 		c := uintptr(unsafe.Pointer(a.ctx))
-		prefetch.Lines4(c, c+64, n, m)
-		saveLines(n, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
-		saveLines(m, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
+		prefetch.Lines4(c, c+64, nodes, ms)
+		saveLines(nodes, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
+		saveLines(ms, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
 	}
 	if j := i + 3; j < n && j >= 0 {
 		a := s[j]
-		var keys uintptr
-		if k, ok := luaval.HashKeys(a.ctx); ok && len(k) > 0 {
-			keys = uintptr(unsafe.Pointer(unsafe.SliceData(k)))
-		}
-		var st [2]uintptr
+		var st [4]uintptr
 		for i := range min(len(a.ms), len(st)) {
 			if cap(a.ms[i].stack) > 0 {
 				st[i] = uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[i].stack)))
 			}
 		}
-		prefetch.Lines4(keys, uintptr(stringMap(a.ctx)), st[0], st[1])
+		prefetch.Lines4(st[0], st[1], st[2], st[3])
+		prefetch.Lines4(keyList(a.ctx), uintptr(stringMap(a.ctx)), 0, 0)
 	}
 	if j := i + 2; j < n && j >= 0 {
 		if sd := stringMap(s[j].ctx); sd != nil {
@@ -81,4 +80,15 @@ func saveLines(base uintptr, size int) {
 		p := base + uintptr(off)
 		prefetch.Lines4(p, p+64, p+128, p+192)
 	}
+}
+
+// keyList is where t's key list is (0 for none).
+func keyList(t *lua.LTable) uintptr {
+	if t == nil {
+		return 0
+	}
+	if k, ok := luaval.HashKeys(t); ok && len(k) > 0 {
+		return uintptr(unsafe.Pointer(unsafe.SliceData(k)))
+	}
+	return 0
 }

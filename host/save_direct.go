@@ -40,14 +40,15 @@ func (w *binWriter) directRecord(b []byte, a *Agent, enc *encoder) ([]byte, erro
 	for _, s := range a.syncs {
 		b = w.str(b, s.key)
 	}
-	if b, err = enc.ctxBin(b, a.ctx); err != nil {
+	scratch := enc.buf
+	enc.buf = b
+	_, err = enc.encodeCtx(a.ctx)
+	b, enc.buf = enc.buf, scratch[:0]
+	if err != nil {
 		return b, fmt.Errorf("agent %d: %w", a.id, err)
 	}
 	b = w.statesOf(b, a.t, a.nodes, a.bt)
-	return w.machinesOf(b, a.t, func(mid int) ([]int, int, float64) {
-		m := &a.ms[mid]
-		return m.stack, m.history, m.decideAcc
-	}), nil
+	return w.machinesOf(b, a.t, a.ms, nil), nil
 }
 
 // behaviourName writes the name of b, the number of the last one met
@@ -70,27 +71,22 @@ func (w *binWriter) suspended(b []byte, r SuspendReason) []byte {
 	return w.known(b, &w.susp[r], r.String())
 }
 
-// ctxBin writes the context t onto b as encodeBinOnce does (after
-// reset), length-prefixed: a flat table at once, any other through
-// encodeBinOnce.
-func (e *encoder) ctxBin(b []byte, t *lua.LTable) ([]byte, error) {
-	scratch := e.buf[:0]
+// encodeCtx is reset and encodeBinOnce(t, "ctx"), with a flat table
+// written at once.
+func (e *encoder) encodeCtx(t *lua.LTable) ([]byte, error) {
 	if !e.noFlat && t != nil {
-		start := len(b)
-		e.buf = append(b, 0, 0, 0, 0, binTable)
+		start := len(e.buf)
+		e.buf = append(e.buf, 0, 0, 0, 0, binTable)
 		e.once, e.added = true, e.added[:0]
 		ok := e.flatBin(t)
 		e.once = false
 		if ok {
-			b, e.buf = e.buf, scratch
-			binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-			return b, nil
+			e.bound = nil
+			binary.LittleEndian.PutUint32(e.buf[start:], uint32(len(e.buf)-start-4))
+			return e.buf[start:len(e.buf):len(e.buf)], nil
 		}
-		b = e.buf[:start]
+		e.buf = e.buf[:start]
 	}
 	e.reset()
-	e.buf = b
-	_, err := e.encodeBinOnce(t, "ctx")
-	b, e.buf = e.buf, scratch
-	return b, err
+	return e.encodeBinOnce(t, "ctx")
 }

@@ -164,7 +164,17 @@ type layoutNames struct {
 	path  []int
 	child [][]int
 	// machines are the layout's machines, in layout order.
-	machines []*place
+	machines []machineNames
+}
+
+// machineNames is a machine's place in a layout: its machine index, its
+// path and its path's number, its children's names and their numbers.
+type machineNames struct {
+	mid     int
+	path    string
+	pathNum *int
+	kids    []string
+	nums    []int
 }
 
 // namesOf is t's string numbers.
@@ -178,7 +188,11 @@ func (w *binWriter) namesOf(t *layout) *layoutNames {
 		for _, n := range t.places {
 			ln.child[n.id] = make([]int, len(n.children))
 			if n.isMachine() {
-				ln.machines = append(ln.machines, n)
+				m := machineNames{mid: n.mid, path: n.path, pathNum: &ln.path[n.id], nums: ln.child[n.id]}
+				for _, c := range n.children {
+					m.kids = append(m.kids, c.name)
+				}
+				ln.machines = append(ln.machines, m)
 			}
 		}
 		w.names[t] = ln
@@ -284,8 +298,5 @@ func (w *binWriter) agent(b []byte, c *saveCopy) []byte {
 	}
 	b = append(b, r.Ctx...)
 	b = w.statesOf(b, c.t, c.nodes, c.bt)
-	return w.machinesOf(b, c.t, func(mid int) ([]int, int, float64) {
-		m := &c.ms[mid]
-		return m.stack, m.history, m.decideAcc
-	})
+	return w.machinesOf(b, c.t, nil, c.ms)
 }

@@ -21,8 +21,23 @@ func treeHeld(bt []btRT, n *place) bool {
 
 // held tells whether a state's record holds something (is not the zero
 // record).
-func (rt *placeRT) held() bool {
-	return rt.time != 0 || rt.every != 0 || rt.stepTime != 0 || rt.step != 0 || rt.stepSeen || rt.treeTime != 0
+func (rt *placeRT) held() bool { return stateFlags(rt) != 0 }
+
+// stateFlags is the flags of a state's record but binHasTree: 0 for the
+// zero record.
+func stateFlags(rt *placeRT) byte {
+	return bit(rt.time != 0, binHasTime) | bit(rt.every != 0, binHasEvery) |
+		bit(rt.step != 0, binHasStep) | bit(rt.stepTime != 0, binHasStepTime) |
+		bit(rt.stepSeen, binStepSeen) | bit(rt.treeTime != 0, binHasTreeTime)
+}
+
+// bit is f if on, else 0.
+func bit(on bool, f byte) byte {
+	var b byte
+	if on {
+		b = 1
+	}
+	return b * f
 }
 
 // statesOf writes the records of the states of t that hold something, in
@@ -45,62 +60,37 @@ func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []
 	n := 0
 	for _, p := range t.places {
 		rt := &nodes[p.id]
-		tree := p.bt != nil && treeHeld(bt, p)
-		if !tree && !rt.held() {
+		flags := stateFlags(rt)
+		if p.bt != nil && treeHeld(bt, p) {
+			flags |= binHasTree
+		}
+		if flags == 0 {
 			continue
 		}
 		n++
-		b = w.state(b, bt, ln, p, rt, tree)
+		b = w.known(b, &ln.path[p.id], p.path)
+		b = append(b, flags)
+		if flags&binHasTime != 0 {
+			b = appendFloat(b, rt.time)
+		}
+		if flags&binHasEvery != 0 {
+			b = appendFloat(b, rt.every)
+		}
+		if flags&binHasStep != 0 {
+			b = binary.AppendVarint(b, int64(rt.step))
+		}
+		if flags&binHasStepTime != 0 {
+			b = appendFloat(b, rt.stepTime)
+		}
+		if flags&binHasTreeTime != 0 {
+			b = appendFloat(b, rt.treeTime)
+		}
+		if flags&binHasTree != 0 {
+			b = w.tree(b, bt, p)
+		}
 	}
 	if len(t.places) < 128 {
 		b[at] = byte(n)
-	}
-	return b
-}
-
-// state writes the record of the state at n.
-func (w *binWriter) state(b []byte, bt []btRT, ln *layoutNames, n *place, rt *placeRT, tree bool) []byte {
-	b = w.known(b, &ln.path[n.id], n.path)
-	var flags byte
-	if rt.time != 0 {
-		flags |= binHasTime
-	}
-	if rt.every != 0 {
-		flags |= binHasEvery
-	}
-	if rt.step != 0 {
-		flags |= binHasStep
-	}
-	if rt.stepTime != 0 {
-		flags |= binHasStepTime
-	}
-	if rt.stepSeen {
-		flags |= binStepSeen
-	}
-	if rt.treeTime != 0 {
-		flags |= binHasTreeTime
-	}
-	if tree {
-		flags |= binHasTree
-	}
-	b = append(b, flags)
-	if rt.time != 0 {
-		b = appendFloat(b, rt.time)
-	}
-	if rt.every != 0 {
-		b = appendFloat(b, rt.every)
-	}
-	if rt.step != 0 {
-		b = binary.AppendVarint(b, int64(rt.step))
-	}
-	if rt.stepTime != 0 {
-		b = appendFloat(b, rt.stepTime)
-	}
-	if rt.treeTime != 0 {
-		b = appendFloat(b, rt.treeTime)
-	}
-	if tree {
-		b = w.tree(b, bt, n)
 	}
 	return b
 }
@@ -145,40 +135,45 @@ func (w *binWriter) tree(b []byte, bt []btRT, n *place) []byte {
 }
 
 // machinesOf writes the records of t's machines that hold something, in
-// layout order, after how many there are (as statesOf counts); rec is
-// machine mid's stack, history and decision clock.
-func (w *binWriter) machinesOf(b []byte, t *layout, rec func(mid int) ([]int, int, float64)) []byte {
+// layout order, after how many there are (as statesOf counts), from an
+// agent's records (ms) or from their copies.
+func (w *binWriter) machinesOf(b []byte, t *layout, ms []machineRT, copies []machineCopy) []byte {
 	ln := w.namesOf(t)
-	held := func(stack []int, history int, acc float64) bool {
-		return len(stack) > 0 || history >= 0 || acc != 0
+	rec := func(mid int) ([]int, int, float64) {
+		if ms != nil {
+			m := &ms[mid]
+			return m.stack, m.history, m.decideAcc
+		}
+		m := &copies[mid]
+		return m.stack, m.history, m.decideAcc
 	}
 	at := len(b)
 	if len(ln.machines) < 128 {
 		b = append(b, 0)
 	} else {
 		n := 0
-		for _, p := range ln.machines {
-			if held(rec(p.mid)) {
+		for i := range ln.machines {
+			if stack, history, acc := rec(ln.machines[i].mid); len(stack) > 0 || history >= 0 || acc != 0 {
 				n++
 			}
 		}
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	n := 0
-	for _, p := range ln.machines {
-		stack, history, acc := rec(p.mid)
-		if !held(stack, history, acc) {
+	for i := range ln.machines {
+		m := &ln.machines[i]
+		stack, history, acc := rec(m.mid)
+		if len(stack) == 0 && history < 0 && acc == 0 {
 			continue
 		}
 		n++
-		b = w.known(b, &ln.path[p.id], p.path)
+		b = w.known(b, m.pathNum, m.path)
 		b = binary.AppendUvarint(b, uint64(len(stack)))
-		names := ln.child[p.id]
-		for _, i := range stack {
-			b = w.known(b, &names[i], p.children[i].name)
+		for _, c := range stack {
+			b = w.known(b, &m.nums[c], m.kids[c])
 		}
 		if history >= 0 {
-			b = w.known(b, &names[history], p.children[history].name)
+			b = w.known(b, &m.nums[history], m.kids[history])
 		} else {
 			b = w.known(b, &w.empty, "")
 		}

@@ -186,7 +186,10 @@ func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
 	agents := make([]saveCopy, len(h.agents))
 	enc := &encoder{}
 	arena := newSaveArena(h.agents)
+	ahead := saveAhead(h.agents)
+	ahead.start()
 	for i, a := range h.agents {
+		ahead.warm(i)
 		if err := a.copyForSave(enc, &agents[i], arena, bin, false); err != nil {
 			return nil, 0, err
 		}
