@@ -21,9 +21,13 @@ import (
 // directory.
 type saveAhead []*Agent
 
-// saveAheadDepth is how many agents ahead of the one written the first
-// step is.
-const saveAheadDepth = 5
+// How many agents ahead of the one written each step is.
+const (
+	saveAheadDepth = 5 // the agent's lines
+	aheadRecords   = 4 // its context table, state and machine records
+	aheadLists     = 3 // the key list, string map and stacks
+	aheadSlots     = 2 // the map's slots
+)
 
 // start asks for the first agents' steps, the save being about to write
 // the first.
@@ -39,19 +43,24 @@ func (s saveAhead) warm(i int) {
 	if j := i + saveAheadDepth; j < n && j >= 0 {
 		p := uintptr(unsafe.Pointer(s[j]))
 		// The lines of an Agent the save reads: the hot ones, then the
-		// behaviour, kind and random state, then the overruns.
+		// behaviour, kind and random state, then the overruns (its tree
+		// records' line is read only for a behaviour with trees).
+		o := unsafe.Offsetof(s[j].overruns)
 		prefetch.Lines4(p, p+64, p+128, p+192)
-		prefetch.Lines4(p+256, p+320, p+384, p+unsafe.Offsetof(s[j].overruns))
+		prefetch.Lines4(p+320, p+384, p+o, p+o)
 	}
-	if j := i + 4; j < n && j >= 0 {
+	if j := i + aheadRecords; j < n && j >= 0 {
 		a := s[j]
 		nodes, ms := records(a)
 		c := uintptr(unsafe.Pointer(a.ctx))
 		prefetch.Lines4(c, c+64, nodes, ms)
 		saveLines(nodes, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
-		saveLines(ms, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
+		if len(a.ms) > 0 {
+			// Of the last machine, only its first fields are read.
+			saveLines(ms, (len(a.ms)-1)*int(unsafe.Sizeof(machineRT{}))+int(unsafe.Offsetof(machineRT{}.req)))
+		}
 	}
-	if j := i + 3; j < n && j >= 0 {
+	if j := i + aheadLists; j < n && j >= 0 {
 		a := s[j]
 		var st [4]uintptr
 		for i := range min(len(a.ms), len(st)) {
@@ -62,23 +71,33 @@ func (s saveAhead) warm(i int) {
 		prefetch.Lines4(st[0], st[1], st[2], st[3])
 		prefetch.Lines4(keyList(a.ctx), uintptr(stringMap(a.ctx)), 0, 0)
 	}
-	if j := i + 2; j < n && j >= 0 {
+	if j := i + aheadSlots; j < n && j >= 0 {
 		if sd := stringMap(s[j].ctx); sd != nil {
 			// The map's third word is where its slots are, or its
 			// directory (Go's maps, as the tick's lookahead reads them; a
-			// hint only: a prefetch of any address is harmless).
+			// hint only: a prefetch of any address is harmless). A small
+			// map fills its slots from the first: its control word, then
+			// 32 bytes a key.
 			g := *(*uintptr)(unsafe.Add(sd, 16))
-			prefetch.Lines4(g, g+64, g+128, g+192)
+			if used := 8 + 32*len(luaval.StringMap(s[j].ctx)); used <= 128 {
+				prefetch.Lines4(g, g+uintptr(min(64, used-1)), g+uintptr(used)-1, g)
+			} else {
+				prefetch.Lines4(g, g+64, g+128, g+192)
+			}
 		}
 	}
 }
 
-// saveLines asks for the lines of size bytes at base past the first, up to
-// maxRecordLines in all.
+// saveLines asks for the lines of size bytes at base past base's line,
+// up to maxRecordLines lines of them.
 func saveLines(base uintptr, size int) {
-	for off := 64; off < size && off < maxRecordLines*64; off += 256 {
-		p := base + uintptr(off)
+	end := base + uintptr(min(size, maxRecordLines*64))
+	p := base&^63 + 64
+	for ; p+192 < end; p += 256 {
 		prefetch.Lines4(p, p+64, p+128, p+192)
+	}
+	for ; p < end; p += 64 {
+		prefetch.Line(p)
 	}
 }
 

@@ -47,7 +47,11 @@ func (w *binWriter) directRecord(b []byte, a *Agent, enc *encoder) ([]byte, erro
 	if err != nil {
 		return b, fmt.Errorf("agent %d: %w", a.id, err)
 	}
-	b = w.statesOf(b, a.t, a.nodes, a.bt)
+	var bt []btRT
+	if w.namesOf(a.t).trees {
+		bt = a.bt // else not read: one line of the agent less
+	}
+	b = w.statesOf(b, a.t, a.nodes, bt)
 	return w.machinesOf(b, a.t, a.ms, nil), nil
 }
 

@@ -165,6 +165,19 @@ type layoutNames struct {
 	child [][]int
 	// machines are the layout's machines, in layout order.
 	machines []machineNames
+	// states are its places, in layout order; trees, whether any is a
+	// tree state.
+	states []stateNames
+	trees  bool
+}
+
+// stateNames is a place in a layout: its id, path and path's number, and
+// the place itself where it is a tree state (else nil).
+type stateNames struct {
+	id      int
+	path    string
+	pathNum *int
+	tree    *place
 }
 
 // machineNames is a machine's place in a layout: its machine index, its
@@ -186,6 +199,11 @@ func (w *binWriter) namesOf(t *layout) *layoutNames {
 	if !ok {
 		ln = &layoutNames{path: make([]int, len(t.places)), child: make([][]int, len(t.places))}
 		for _, n := range t.places {
+			st := stateNames{id: n.id, path: n.path, pathNum: &ln.path[n.id]}
+			if n.bt != nil {
+				st.tree, ln.trees = n, true
+			}
+			ln.states = append(ln.states, st)
 			ln.child[n.id] = make([]int, len(n.children))
 			if n.isMachine() {
 				m := machineNames{mid: n.mid, path: n.path, pathNum: &ln.path[n.id], nums: ln.child[n.id]}

@@ -42,33 +42,39 @@ func bit(on bool, f byte) byte {
 
 // statesOf writes the records of the states of t that hold something, in
 // layout order, after how many there are: a byte patched afterwards where
-// t has fewer than 128 states (most do), else counted first.
+// t has fewer than 128 states (most do), else counted first. bt is read
+// only where t has tree states.
 func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []byte {
 	ln := w.namesOf(t)
+	flagsOf := func(st *stateNames) byte {
+		f := stateFlags(&nodes[st.id])
+		if st.tree != nil && treeHeld(bt, st.tree) {
+			f |= binHasTree
+		}
+		return f
+	}
 	at := len(b)
-	if len(t.places) < 128 {
+	if len(ln.states) < 128 {
 		b = append(b, 0)
 	} else {
 		n := 0
-		for _, p := range t.places {
-			if nodes[p.id].held() || treeHeld(bt, p) {
+		for i := range ln.states {
+			if flagsOf(&ln.states[i]) != 0 {
 				n++
 			}
 		}
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	n := 0
-	for _, p := range t.places {
-		rt := &nodes[p.id]
-		flags := stateFlags(rt)
-		if p.bt != nil && treeHeld(bt, p) {
-			flags |= binHasTree
-		}
+	for i := range ln.states {
+		st := &ln.states[i]
+		flags := flagsOf(st)
 		if flags == 0 {
 			continue
 		}
 		n++
-		b = w.known(b, &ln.path[p.id], p.path)
+		rt := &nodes[st.id]
+		b = w.known(b, st.pathNum, st.path)
 		b = append(b, flags)
 		if flags&binHasTime != 0 {
 			b = appendFloat(b, rt.time)
@@ -86,10 +92,10 @@ func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []
 			b = appendFloat(b, rt.treeTime)
 		}
 		if flags&binHasTree != 0 {
-			b = w.tree(b, bt, p)
+			b = w.tree(b, bt, st.tree)
 		}
 	}
-	if len(t.places) < 128 {
+	if len(ln.states) < 128 {
 		b[at] = byte(n)
 	}
 	return b
