@@ -52,8 +52,9 @@ func (s saveAhead) warm(i int) {
 	if j := i + aheadRecords; j < n && j >= 0 {
 		a := s[j]
 		nodes, ms := records(a)
-		c := uintptr(unsafe.Pointer(a.ctx))
-		prefetch.Lines4(c, c+64, nodes, ms)
+		p := uintptr(unsafe.Pointer(a))
+		c := or(uintptr(unsafe.Pointer(a.ctx)), p)
+		prefetch.Lines4(c, c+64, or(nodes, p), or(ms, p))
 		saveLines(nodes, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
 		if len(a.ms) > 0 {
 			// Of the last machine, only its first fields are read.
@@ -62,14 +63,21 @@ func (s saveAhead) warm(i int) {
 	}
 	if j := i + aheadLists; j < n && j >= 0 {
 		a := s[j]
-		var st [4]uintptr
+		// Absent ones are asked for as the agent's first line (a hint
+		// for address 0 would cost a page walk).
+		p := uintptr(unsafe.Pointer(a))
+		st := [4]uintptr{p, p, p, p}
 		for i := range min(len(a.ms), len(st)) {
 			if cap(a.ms[i].stack) > 0 {
 				st[i] = uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[i].stack)))
 			}
 		}
 		prefetch.Lines4(st[0], st[1], st[2], st[3])
-		prefetch.Lines4(keyList(a.ctx), uintptr(stringMap(a.ctx)), 0, 0)
+		if a.ctx != nil {
+			k := keyList(a.ctx)
+			m := or(uintptr(stringMap(a.ctx)), k)
+			prefetch.Lines4(k, m, k, m)
+		}
 	}
 	if j := i + aheadSlots; j < n && j >= 0 {
 		if sd := stringMap(s[j].ctx); sd != nil {
@@ -79,7 +87,9 @@ func (s saveAhead) warm(i int) {
 			// map fills its slots from the first: its control word, then
 			// 32 bytes a key.
 			g := *(*uintptr)(unsafe.Add(sd, 16))
-			if used := 8 + 32*len(luaval.StringMap(s[j].ctx)); used <= 128 {
+			if g == 0 {
+				// no slots yet
+			} else if used := 8 + 32*len(luaval.StringMap(s[j].ctx)); used <= 128 {
 				prefetch.Lines4(g, g+uintptr(min(64, used-1)), g+uintptr(used)-1, g)
 			} else {
 				prefetch.Lines4(g, g+64, g+128, g+192)
@@ -101,13 +111,19 @@ func saveLines(base uintptr, size int) {
 	}
 }
 
-// keyList is where t's key list is (0 for none).
+// keyList is where t's key list is (t itself for none).
 func keyList(t *lua.LTable) uintptr {
-	if t == nil {
-		return 0
-	}
 	if k, ok := luaval.HashKeys(t); ok && len(k) > 0 {
 		return uintptr(unsafe.Pointer(unsafe.SliceData(k)))
 	}
-	return 0
+	return uintptr(unsafe.Pointer(t))
+}
+
+// or is p, or else (p is 0) q: a hint for address 0 would cost a page
+// walk.
+func or(p, q uintptr) uintptr {
+	if p == 0 {
+		return q
+	}
+	return p
 }

@@ -35,7 +35,11 @@ func (w *binWriter) directRecord(b []byte, a *Agent, enc *encoder) ([]byte, erro
 	b = binary.AppendUvarint(b, uint64(a.overruns))
 	b = appendFloat(b, a.owed)
 	b = binary.AppendUvarint(b, uint64(a.savedInterval()))
-	b = w.str(b, a.kind)
+	if a.kind == "" {
+		b = w.known(b, &w.empty, "")
+	} else {
+		b = w.str(b, a.kind)
+	}
 	b = binary.AppendUvarint(b, uint64(len(a.syncs)))
 	for _, s := range a.syncs {
 		b = w.str(b, s.key)

@@ -4,7 +4,14 @@ package host
 // written from an agent's own records (a blocking save) or from a copy of
 // them (an asynchronous save's): the same bytes either way.
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// placeWords is the size of a placeRT in words (it holds float64s, so its
+// size is a multiple of 8).
+const placeWords = unsafe.Sizeof(placeRT{}) / 8
 
 // treeHeld tells whether any of n's tree records in bt holds something.
 func treeHeld(bt []btRT, n *place) bool {
@@ -24,8 +31,16 @@ func treeHeld(bt []btRT, n *place) bool {
 func (rt *placeRT) held() bool { return stateFlags(rt) != 0 }
 
 // stateFlags is the flags of a state's record but binHasTree: 0 for the
-// zero record.
+// zero record, told at once where all its bytes are 0 (most records: the
+// states not active).
 func stateFlags(rt *placeRT) byte {
+	var bits uint64
+	for _, w := range (*[placeWords]uint64)(unsafe.Pointer(rt)) {
+		bits |= w
+	}
+	if bits == 0 {
+		return 0
+	}
 	return bit(rt.time != 0, binHasTime) | bit(rt.every != 0, binHasEvery) |
 		bit(rt.step != 0, binHasStep) | bit(rt.stepTime != 0, binHasStepTime) |
 		bit(rt.stepSeen, binStepSeen) | bit(rt.treeTime != 0, binHasTreeTime)
