@@ -5,7 +5,6 @@ import (
 
 	"github.com/luaai/luaai/host/internal/prefetch"
 	"github.com/luaai/luaai/internal/luaval"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // saveAhead asks the CPU for what the next agents' records will need
@@ -37,46 +36,45 @@ func (s saveAhead) start() {
 	}
 }
 
-// warm is called as agent i is written.
+// warm is called as agent i is written. It gathers the addresses of
+// every step and asks for them in one call.
 func (s saveAhead) warm(i int) {
+	var l hints
 	n := len(s)
 	if j := i + saveAheadDepth; j < n && j >= 0 {
 		p := uintptr(unsafe.Pointer(s[j]))
 		// The lines of an Agent the save reads: the hot ones, then the
 		// behaviour, kind and random state, then the overruns (its tree
 		// records' line is read only for a behaviour with trees).
-		o := unsafe.Offsetof(s[j].overruns)
-		prefetch.Lines4(p, p+64, p+128, p+192)
-		prefetch.Lines4(p+320, p+384, p+o, p+o)
+		l.add(p, p+64, p+128, p+192, p+320, p+384, p+unsafe.Offsetof(s[j].overruns))
 	}
 	if j := i + aheadRecords; j < n && j >= 0 {
 		a := s[j]
+		if a.ctx != nil {
+			c := uintptr(unsafe.Pointer(a.ctx))
+			l.add(c, c+64)
+		}
 		nodes, ms := records(a)
-		p := uintptr(unsafe.Pointer(a))
-		c := or(uintptr(unsafe.Pointer(a.ctx)), p)
-		prefetch.Lines4(c, c+64, or(nodes, p), or(ms, p))
-		saveLines(nodes, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
+		l.span(nodes, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
 		if len(a.ms) > 0 {
 			// Of the last machine, only its first fields are read.
-			saveLines(ms, (len(a.ms)-1)*int(unsafe.Sizeof(machineRT{}))+int(unsafe.Offsetof(machineRT{}.req)))
+			l.span(ms, (len(a.ms)-1)*int(unsafe.Sizeof(machineRT{}))+int(unsafe.Offsetof(machineRT{}.req)))
 		}
 	}
 	if j := i + aheadLists; j < n && j >= 0 {
 		a := s[j]
-		// Absent ones are asked for as the agent's first line (a hint
-		// for address 0 would cost a page walk).
-		p := uintptr(unsafe.Pointer(a))
-		st := [4]uintptr{p, p, p, p}
-		for i := range min(len(a.ms), len(st)) {
+		for i := range min(len(a.ms), 4) {
 			if cap(a.ms[i].stack) > 0 {
-				st[i] = uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[i].stack)))
+				l.add(uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[i].stack))))
 			}
 		}
-		prefetch.Lines4(st[0], st[1], st[2], st[3])
 		if a.ctx != nil {
-			k := keyList(a.ctx)
-			m := or(uintptr(stringMap(a.ctx)), k)
-			prefetch.Lines4(k, m, k, m)
+			if k, ok := luaval.HashKeys(a.ctx); ok && len(k) > 0 {
+				l.add(uintptr(unsafe.Pointer(unsafe.SliceData(k))))
+			}
+			if m := stringMap(a.ctx); m != nil {
+				l.add(uintptr(m))
+			}
 		}
 	}
 	if j := i + aheadSlots; j < n && j >= 0 {
@@ -86,44 +84,40 @@ func (s saveAhead) warm(i int) {
 			// hint only: a prefetch of any address is harmless). A small
 			// map fills its slots from the first: its control word, then
 			// 32 bytes a key.
-			g := *(*uintptr)(unsafe.Add(sd, 16))
-			if g == 0 {
-				// no slots yet
-			} else if used := 8 + 32*len(luaval.StringMap(s[j].ctx)); used <= 128 {
-				prefetch.Lines4(g, g+uintptr(min(64, used-1)), g+uintptr(used)-1, g)
-			} else {
-				prefetch.Lines4(g, g+64, g+128, g+192)
+			if g := *(*uintptr)(unsafe.Add(sd, 16)); g != 0 {
+				l.span(g, min(8+32*len(luaval.StringMap(s[j].ctx)), 256))
 			}
+		}
+	}
+	prefetch.List(l.addrs[:l.n])
+}
+
+// hints gathers the addresses warm asks for (never 0: a hint for address
+// 0 would cost a page walk).
+type hints struct {
+	addrs [32]uintptr
+	n     int
+}
+
+// add adds addresses.
+func (l *hints) add(ps ...uintptr) {
+	for _, p := range ps {
+		if l.n < len(l.addrs) {
+			l.addrs[l.n] = p
+			l.n++
 		}
 	}
 }
 
-// saveLines asks for the lines of size bytes at base past base's line,
-// up to maxRecordLines lines of them.
-func saveLines(base uintptr, size int) {
+// span adds the lines of size bytes at base (0: none), up to
+// maxRecordLines lines.
+func (l *hints) span(base uintptr, size int) {
+	if base == 0 {
+		return
+	}
 	end := base + uintptr(min(size, maxRecordLines*64))
-	p := base&^63 + 64
-	for ; p+192 < end; p += 256 {
-		prefetch.Lines4(p, p+64, p+128, p+192)
+	for p := base; p < end && l.n < len(l.addrs); p = p&^63 + 64 {
+		l.addrs[l.n] = p
+		l.n++
 	}
-	for ; p < end; p += 64 {
-		prefetch.Line(p)
-	}
-}
-
-// keyList is where t's key list is (t itself for none).
-func keyList(t *lua.LTable) uintptr {
-	if k, ok := luaval.HashKeys(t); ok && len(k) > 0 {
-		return uintptr(unsafe.Pointer(unsafe.SliceData(k)))
-	}
-	return uintptr(unsafe.Pointer(t))
-}
-
-// or is p, or else (p is 0) q: a hint for address 0 would cost a page
-// walk.
-func or(p, q uintptr) uintptr {
-	if p == 0 {
-		return q
-	}
-	return p
 }
