@@ -118,15 +118,16 @@ func (h *Host) binarySave() ([]byte, error) {
 // SnapshotAsyncWith is SnapshotAsync in the format opts names: its bytes
 // are those WriteSnapshotWith writes with the same options.
 func (h *Host) SnapshotAsyncWith(w io.Writer, opts SaveOptions) (*SaveJob, error) {
-	agents, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
+	s, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
 	if err != nil {
 		return nil, err
 	}
 	j := &SaveJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		j.n, j.err = w.Write(appendSave(make([]byte, 0, size), agents, opts.Format))
+		j.n, j.err = w.Write(appendSave(make([]byte, 0, size), s.agents, opts.Format))
 	}()
+	h.keepCopies(s, j.done)
 	return j, nil
 }
 
