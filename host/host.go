@@ -55,6 +55,7 @@ type Host struct {
 	remoteQ   []pendingMsg   // ai.send_to to other hosts, for Options.OnSendElsewhere
 	roster    int            // counts agents made, restored, imported, removed, exported
 	saveBuf   []byte         // the blocking binary save's document, reused by the next one
+	saveKept  *saveCopies    // the last save's copies, reused by the next one once unread
 	// fair: a frame deadline cut a tick and some agents are owed ticks
 	// others got (Agent.lag): ticks go by lag, across the workers
 	// (workers.go). lagFloor is what every agent of interval 1 is owed
@@ -263,6 +264,7 @@ func (h *Host) Close() {
 	}
 	h.closed = true
 	h.saveBuf = nil // the last binary save's buffer, kept for the next one
+	h.saveKept = nil
 	for _, w := range h.workers {
 		w.vm.Close()
 	}

@@ -45,15 +45,16 @@ func (j *SaveJob) Bytes() int {
 // calls it between two ticks and checks the previous job's Done or Wait
 // before starting the next.
 func (h *Host) SnapshotAsync(w io.Writer) (*SaveJob, error) {
-	agents, size, err := h.saveCopy()
+	s, size, err := h.saveCopyAs(false)
 	if err != nil {
 		return nil, err
 	}
 	j := &SaveJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		data := appendCopies(make([]byte, 0, size), agents)
+		data := appendCopies(make([]byte, 0, size), s.agents)
 		j.n, j.err = w.Write(data)
 	}()
+	h.keepCopies(s, j.done)
 	return j, nil
 }

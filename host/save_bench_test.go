@@ -206,3 +206,61 @@ func BenchmarkLoadReaders(b *testing.B) {
 	b.ReportMetric(float64(tSlow)/float64(tick), "json-load/tick")
 	b.ReportMetric(median(ratios), "json-load/load")
 }
+
+// BenchmarkBinarySaveVsTick measures, per iteration, a full tick of 50,000
+// guards, a blocking binary save of them and the game loop's part of an
+// asynchronous one (each after a collection), and reports the medians of
+// each save's process CPU time over the same iteration's tick's: the
+// ratios of BenchmarkSaveVsTick without its spawns and loads, which leave
+// each tick a heap of another size to run in.
+//
+//	go test ./host -run XXX -bench BinarySaveVsTick -benchtime 9x -count 3
+func BenchmarkBinarySaveVsTick(b *testing.B) {
+	const agents = 50_000
+	h := newGuards(b, agents, 1, false)
+	defer h.Close()
+	for i, a := range h.Agents() {
+		if i%2 == 0 {
+			a.Set("player", "found")
+		}
+	}
+	opts := host.SaveOptions{Format: host.SnapshotBinary}
+	var save, async, tickNs, saveNs []float64
+	var buf bytes.Buffer
+	b.ResetTimer()
+	for range b.N {
+		tick := measure(b, func() {
+			if err := h.Tick(0.016); err != nil {
+				b.Fatal(err)
+			}
+		})
+		buf.Reset()
+		blocking := measure(b, func() {
+			if err := h.WriteSnapshotWith(&buf, opts); err != nil {
+				b.Fatal(err)
+			}
+		})
+		var abuf bytes.Buffer
+		var job *host.SaveJob
+		loop := measure(b, func() {
+			var err error
+			if job, err = h.SnapshotAsyncWith(&abuf, opts); err != nil {
+				b.Fatal(err)
+			}
+		})
+		if err := job.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), abuf.Bytes()) {
+			b.Fatal("the async save differs from the blocking one")
+		}
+		save = append(save, float64(blocking.cpu)/float64(tick.cpu))
+		async = append(async, float64(loop.cpu)/float64(tick.cpu))
+		tickNs = append(tickNs, float64(tick.cpu.Nanoseconds())/agents)
+		saveNs = append(saveNs, float64(blocking.cpu.Nanoseconds())/agents)
+	}
+	b.ReportMetric(median(save), "cpu-bin-save/tick")
+	b.ReportMetric(median(async), "cpu-bin-async/tick")
+	b.ReportMetric(median(tickNs), "cpu-tick-ns/agent")
+	b.ReportMetric(median(saveNs), "cpu-save-ns/agent")
+}

@@ -72,13 +72,15 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, al
 	if !c.bin {
 		c.rec.RNG = base64.StdEncoding.EncodeToString(c.rng)
 	}
-	enc.reset()
 	if c.bin {
-		if c.rec.Ctx, err = enc.encodeBinOnce(a.ctx, "ctx"); err != nil {
+		if c.rec.Ctx, err = enc.encodeCtx(a.ctx); err != nil {
 			return fmt.Errorf("agent %d: %w", a.id, err)
 		}
-	} else if err := a.encodeJSON(enc, c); err != nil {
-		return err
+	} else {
+		enc.reset()
+		if err := a.encodeJSON(enc, c); err != nil {
+			return err
+		}
 	}
 	c.rec.Bound = enc.bound
 	c.t = a.t
@@ -273,19 +275,34 @@ func (a *saveArena) reset() {
 	a.nodes, a.ms, a.ints, a.bt, a.raw = a.nodes[:0], a.ms[:0], a.ints[:0], a.bt[:0], a.raw[:0]
 }
 
-// newSaveArena sizes an arena for the copies of agents, so that it grows
-// only for the encoded values.
+// newSaveArena sizes an arena for the copies of agents from the records
+// of up to arenaSample of them, spread over the list (a pass over every
+// agent would be one more wait on memory per agent); the arena grows by
+// append where the others hold more.
 func newSaveArena(agents []*Agent) *saveArena {
 	var nodes, ms, ints, bt int
-	for _, a := range agents {
+	step := max(1, len(agents)/arenaSample)
+	seen := 0
+	for i := 0; i < len(agents); i += step {
+		a := agents[i]
 		nodes, ms, bt = nodes+len(a.nodes), ms+len(a.ms), bt+len(a.bt)
 		for i := range a.ms {
 			ints += len(a.ms[i].stack)
 		}
+		seen++
+	}
+	scale := func(n int) int {
+		if seen == 0 {
+			return 0
+		}
+		return n*len(agents)/seen + n/seen + 1
 	}
 	return &saveArena{
-		nodes: make([]placeRT, 0, nodes), ms: make([]machineCopy, 0, ms),
-		ints: make([]int, 0, ints), bt: make([]btRT, 0, bt),
+		nodes: make([]placeRT, 0, scale(nodes)), ms: make([]machineCopy, 0, scale(ms)),
+		ints: make([]int, 0, scale(ints)), bt: make([]btRT, 0, scale(bt)),
 		raw: make([]byte, 0, 20*len(agents)),
 	}
 }
+
+// arenaSample is how many agents newSaveArena looks at.
+const arenaSample = 64

@@ -473,7 +473,11 @@ func compareKeys(a, b lua.LValue) int {
 // reset forgets the tables and bound values of the previous agent; the
 // arena and the key lists are kept.
 func (e *encoder) reset() {
-	clear(e.counts)
-	clear(e.ids)
+	if len(e.counts) > 0 {
+		clear(e.counts)
+	}
+	if len(e.ids) > 0 {
+		clear(e.ids)
+	}
 	e.bound, e.depth, e.segs = nil, 0, e.segs[:0]
 }

@@ -80,3 +80,35 @@ func fullAgentSnapshot() agentSnapshot {
 		Suspended: "fault", Overruns: 2, Owed: 0.016, Synced: []string{"me"}, Kind: odd,
 	}
 }
+
+// TestKeptCopies: a host reuses the copies of its last save only once
+// nothing reads them (done closed, or nil), and takes them back while in
+// use; a closed host keeps none.
+func TestKeptCopies(t *testing.T) {
+	h, err := New(Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	s := &saveCopies{}
+	h.keepCopies(s, done)
+	if got := h.keptCopies(); got == s {
+		t.Fatal("copies an asynchronous save still writes from were reused")
+	}
+	close(done)
+	if got := h.keptCopies(); got != s {
+		t.Fatal("the copies of a finished save were not reused")
+	}
+	if got := h.keptCopies(); got == s {
+		t.Fatal("copies in use were handed out twice")
+	}
+	h.keepCopies(s, nil)
+	if got := h.keptCopies(); got != s {
+		t.Fatal("the copies of a blocking save were not reused")
+	}
+	h.Close()
+	h.keepCopies(s, nil)
+	if h.saveKept != nil {
+		t.Fatal("a closed host keeps copies")
+	}
+}

@@ -181,3 +181,34 @@ return ai.fsm { initial = "s", states = { s = { update = function() game.save() 
 }
 
 var h2save *host.Host
+
+// Saves reuse the copies of the save before, never while an asynchronous
+// save still writes from them: saves taken, in both formats, while a save
+// waits on its writer leave it the state of when it was called, and each
+// gives what the blocking save gives.
+func TestSnapshotCopiesReused(t *testing.T) {
+	h := hostileHost(t)
+	want, err := h.Snapshot()
+	require.NoError(t, err)
+	g := &gate{entered: make(chan struct{}), release: make(chan struct{})}
+	held, err := h.SnapshotAsync(g)
+	require.NoError(t, err)
+	bin := host.SaveOptions{Format: host.SnapshotBinary}
+	for i := 0; i < 3; i++ {
+		require.NoError(t, h.Tick(0.1))
+		for _, a := range h.Agents() {
+			require.NoError(t, a.Set("n", i))
+		}
+		for _, opts := range []host.SaveOptions{{}, bin} {
+			var blocking, async bytes.Buffer
+			require.NoError(t, h.WriteSnapshotWith(&blocking, opts))
+			job, err := h.SnapshotAsyncWith(&async, opts)
+			require.NoError(t, err)
+			require.NoError(t, job.Wait())
+			require.Equal(t, blocking.Bytes(), async.Bytes(), "round %d, format %d", i, opts.Format)
+		}
+	}
+	close(g.release)
+	require.NoError(t, held.Wait())
+	require.Equal(t, string(want), g.buf.String())
+}

@@ -82,7 +82,7 @@ func (h *Host) binarySave() ([]byte, error) {
 		return nil, ErrReentrant
 	}
 	enc := &encoder{}
-	arena := &saveArena{}
+	var arena *saveArena
 	w := newBinWriter()
 	b := h.saveBuf[:0]
 	if need := 256*len(h.agents) + 64; cap(b) < need {
@@ -90,16 +90,22 @@ func (h *Host) binarySave() ([]byte, error) {
 	}
 	b = appendBinaryHead(b, len(h.agents))
 	var c saveCopy
-	for _, a := range h.agents {
-		arena.reset()
-		enc.buf = enc.buf[:0]
+	ahead := saveAhead(h.agents)
+	ahead.start()
+	for i, a := range h.agents {
+		ahead.warm(i)
 		if len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending() {
 			var err error
-			if b, err = w.directRecord(b, a, enc, &c, arena); err != nil {
+			if b, err = w.directRecord(b, a, enc); err != nil {
 				return nil, err
 			}
 			continue
 		}
+		if arena == nil {
+			arena = &saveArena{}
+		}
+		arena.reset()
+		enc.buf = enc.buf[:0]
 		if err := a.copyForSave(enc, &c, arena, true, true); err != nil {
 			return nil, err
 		}
@@ -112,15 +118,16 @@ func (h *Host) binarySave() ([]byte, error) {
 // SnapshotAsyncWith is SnapshotAsync in the format opts names: its bytes
 // are those WriteSnapshotWith writes with the same options.
 func (h *Host) SnapshotAsyncWith(w io.Writer, opts SaveOptions) (*SaveJob, error) {
-	agents, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
+	s, size, err := h.saveCopyAs(opts.Format == SnapshotBinary)
 	if err != nil {
 		return nil, err
 	}
 	j := &SaveJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		j.n, j.err = w.Write(appendSave(make([]byte, 0, size), agents, opts.Format))
+		j.n, j.err = w.Write(appendSave(make([]byte, 0, size), s.agents, opts.Format))
 	}()
+	h.keepCopies(s, j.done)
 	return j, nil
 }
 
@@ -143,6 +150,13 @@ type binWriter struct {
 	names map[*layout]*layoutNames
 	lastT *layout
 	last  *layoutNames
+	// lastB is the behaviour of the last agent and lastBNum its name's
+	// number; susp, the numbers of the suspension words, and empty, of ""
+	// (0: not written yet).
+	lastB    *Behaviour
+	lastBNum int
+	susp     [len(suspendNames)]int
+	empty    int
 }
 
 // layoutNames is a layout's string numbers: path by place id, child by
@@ -151,7 +165,30 @@ type layoutNames struct {
 	path  []int
 	child [][]int
 	// machines are the layout's machines, in layout order.
-	machines []*place
+	machines []machineNames
+	// states are its places, in layout order; trees, whether any is a
+	// tree state.
+	states []stateNames
+	trees  bool
+}
+
+// stateNames is a place in a layout: its id, path and path's number, and
+// the place itself where it is a tree state (else nil).
+type stateNames struct {
+	id      int
+	path    string
+	pathNum *int
+	tree    *place
+}
+
+// machineNames is a machine's place in a layout: its machine index, its
+// path and its path's number, its children's names and their numbers.
+type machineNames struct {
+	mid     int
+	path    string
+	pathNum *int
+	kids    []string
+	nums    []int
 }
 
 // namesOf is t's string numbers.
@@ -163,9 +200,18 @@ func (w *binWriter) namesOf(t *layout) *layoutNames {
 	if !ok {
 		ln = &layoutNames{path: make([]int, len(t.places)), child: make([][]int, len(t.places))}
 		for _, n := range t.places {
+			st := stateNames{id: n.id, path: n.path, pathNum: &ln.path[n.id]}
+			if n.bt != nil {
+				st.tree, ln.trees = n, true
+			}
+			ln.states = append(ln.states, st)
 			ln.child[n.id] = make([]int, len(n.children))
 			if n.isMachine() {
-				ln.machines = append(ln.machines, n)
+				m := machineNames{mid: n.mid, path: n.path, pathNum: &ln.path[n.id], nums: ln.child[n.id]}
+				for _, c := range n.children {
+					m.kids = append(m.kids, c.name)
+				}
+				ln.machines = append(ln.machines, m)
 			}
 		}
 		w.names[t] = ln
@@ -270,195 +316,6 @@ func (w *binWriter) agent(b []byte, c *saveCopy) []byte {
 		b = w.str(b, k)
 	}
 	b = append(b, r.Ctx...)
-	b = w.states(b, c)
-	return w.machines(b, c)
-}
-
-// treeHeld tells whether any of n's tree records holds something.
-func treeHeld(c *saveCopy, n *place) bool {
-	if n.bt == nil {
-		return false
-	}
-	for i := range n.bt.Nodes {
-		if c.bt[n.btBase+i] != (btRT{}) {
-			return true
-		}
-	}
-	return false
-}
-
-// held tells whether a state's record holds something (is not the zero
-// record).
-func (rt *placeRT) held() bool {
-	return rt.time != 0 || rt.every != 0 || rt.stepTime != 0 || rt.step != 0 || rt.stepSeen || rt.treeTime != 0
-}
-
-// counted writes the records body writes, after how many it wrote: in one
-// pass, the count's byte patched afterwards, where fewer than 128 records
-// may be written (most < 128), else counted by a first pass (count).
-func counted(b []byte, most int, count func() int, body func([]byte) ([]byte, int)) []byte {
-	if most < 128 {
-		at := len(b)
-		b = append(b, 0)
-		b, n := body(b)
-		b[at] = byte(n)
-		return b
-	}
-	b = binary.AppendUvarint(b, uint64(count()))
-	b, _ = body(b)
-	return b
-}
-
-// states writes the records of c's states that hold something, in layout
-// order.
-func (w *binWriter) states(b []byte, c *saveCopy) []byte {
-	ln := w.namesOf(c.t)
-	count := func() int {
-		n := 0
-		for _, p := range c.t.places {
-			if c.nodes[p.id].held() || treeHeld(c, p) {
-				n++
-			}
-		}
-		return n
-	}
-	return counted(b, len(c.t.places), count, func(b []byte) ([]byte, int) {
-		n := 0
-		for _, p := range c.t.places {
-			rt := &c.nodes[p.id]
-			tree := p.bt != nil && treeHeld(c, p)
-			if !tree && !rt.held() {
-				continue
-			}
-			n++
-			b = w.state(b, c, ln, p, rt, tree)
-		}
-		return b, n
-	})
-}
-
-// state writes the record of the state at n.
-func (w *binWriter) state(b []byte, c *saveCopy, ln *layoutNames, n *place, rt *placeRT, tree bool) []byte {
-	b = w.known(b, &ln.path[n.id], n.path)
-	var flags byte
-	if rt.time != 0 {
-		flags |= binHasTime
-	}
-	if rt.every != 0 {
-		flags |= binHasEvery
-	}
-	if rt.step != 0 {
-		flags |= binHasStep
-	}
-	if rt.stepTime != 0 {
-		flags |= binHasStepTime
-	}
-	if rt.stepSeen {
-		flags |= binStepSeen
-	}
-	if rt.treeTime != 0 {
-		flags |= binHasTreeTime
-	}
-	if tree {
-		flags |= binHasTree
-	}
-	b = append(b, flags)
-	if rt.time != 0 {
-		b = appendFloat(b, rt.time)
-	}
-	if rt.every != 0 {
-		b = appendFloat(b, rt.every)
-	}
-	if rt.step != 0 {
-		b = binary.AppendVarint(b, int64(rt.step))
-	}
-	if rt.stepTime != 0 {
-		b = appendFloat(b, rt.stepTime)
-	}
-	if rt.treeTime != 0 {
-		b = appendFloat(b, rt.treeTime)
-	}
-	if tree {
-		b = w.tree(b, c, n)
-	}
-	return b
-}
-
-// tree writes the records of n's tree nodes that hold something.
-func (w *binWriter) tree(b []byte, c *saveCopy, n *place) []byte {
-	recs := treeRecords(c.bt, n)
-	count := 0
-	for _, tn := range n.bt.Nodes {
-		if _, ok := recs[tn.Path]; ok {
-			count++
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(count))
-	for _, tn := range n.bt.Nodes {
-		s, ok := recs[tn.Path]
-		if !ok {
-			continue
-		}
-		b = w.str(b, tn.Path)
-		var flags byte
-		for bit, on := range []bool{s.Running, s.Child != 0, s.Start != 0, s.Done != "", s.Cool != nil} {
-			if on {
-				flags |= 1 << bit
-			}
-		}
-		b = append(b, flags)
-		if s.Child != 0 {
-			b = binary.AppendVarint(b, int64(s.Child))
-		}
-		if s.Start != 0 {
-			b = appendFloat(b, s.Start)
-		}
-		if s.Done != "" {
-			b = w.str(b, s.Done)
-		}
-		if s.Cool != nil {
-			b = appendFloat(b, *s.Cool)
-		}
-	}
-	return b
-}
-
-// machines writes the records of c's machines that hold something, in
-// layout order.
-func (w *binWriter) machines(b []byte, c *saveCopy) []byte {
-	ln := w.namesOf(c.t)
-	held := func(m *machineCopy) bool {
-		return len(m.stack) > 0 || m.history >= 0 || m.decideAcc != 0
-	}
-	count := func() int {
-		n := 0
-		for _, p := range ln.machines {
-			if held(&c.ms[p.mid]) {
-				n++
-			}
-		}
-		return n
-	}
-	return counted(b, len(ln.machines), count, func(b []byte) ([]byte, int) {
-		count := 0
-		for _, n := range ln.machines {
-			m := &c.ms[n.mid]
-			if !held(m) {
-				continue
-			}
-			count++
-			b = w.known(b, &ln.path[n.id], n.path)
-			b = binary.AppendUvarint(b, uint64(len(m.stack)))
-			for _, i := range m.stack {
-				b = w.known(b, &ln.child[n.id][i], n.children[i].name)
-			}
-			if m.history >= 0 {
-				b = w.known(b, &ln.child[n.id][m.history], n.children[m.history].name)
-			} else {
-				b = w.str(b, "")
-			}
-			b = appendFloat(b, m.decideAcc)
-		}
-		return b, count
-	})
+	b = w.statesOf(b, c.t, c.nodes, c.bt)
+	return w.machinesOf(b, c.t, nil, c.ms)
 }

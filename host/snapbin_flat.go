@@ -8,6 +8,7 @@ package host
 import (
 	"encoding/binary"
 	"strings"
+	"unsafe"
 
 	"github.com/luaai/luaai/internal/luaval"
 	lua "github.com/yuin/gopher-lua"
@@ -25,10 +26,13 @@ type flatPlan struct {
 // flatBin writes t's body as tableBin does when t is flat: no array part
 // and no key but strings, every key listed holding a value, and every
 // value a number, a boolean or a string; it returns false, having written
-// nothing, for any other table. The keys are checked to be in order
-// (tableBin sorts them), at no cost when they are the plan's.
+// nothing and numbered no string, for any other table. The keys are
+// checked to be in order (tableBin sorts them), at no cost when they are
+// the plan's. It writes as it checks, and takes back what it wrote when a
+// value is not a scalar: in encodeBinOnce's walk (once), the strings it
+// numbered are listed in added, whence they are forgotten.
 func (e *encoder) flatBin(t *lua.LTable) bool {
-	if !tableMirrored {
+	if !tableMirrored || !e.once {
 		return false
 	}
 	if arr, ok := luaval.ArrayPart(t); !ok || len(arr) > 0 {
@@ -39,45 +43,47 @@ func (e *encoder) flatBin(t *lua.LTable) bool {
 	if !ok || len(keys) == 0 || len(sm) != len(keys) {
 		return false
 	}
-	vals := e.flatVals[:0]
-	for _, k := range keys {
-		ks, ok := k.(lua.LString)
-		if !ok {
-			return false
-		}
-		v := sm[string(ks)]
-		switch v.(type) {
-		case lua.LNumber, lua.LBool, lua.LString:
-		default:
-			return false
-		}
-		vals = append(vals, v)
-	}
-	e.flatVals = vals
 	p := &e.plan
 	same := p.ok && len(p.keys) == len(keys)
 	for i := 0; same && i < len(keys); i++ {
-		same = p.keys[i] == keys[i]
+		same = sameBox(p.keys[i], keys[i])
 	}
 	if !same {
-		for i := 1; i < len(keys); i++ {
-			if strings.Compare(string(keys[i-1].(lua.LString)), string(keys[i].(lua.LString))) >= 0 {
+		for i, k := range keys {
+			ks, ok := k.(lua.LString)
+			if !ok || i > 0 && strings.Compare(string(keys[i-1].(lua.LString)), string(ks)) >= 0 {
 				return false
 			}
 		}
 	}
+	start, added := len(e.buf), len(e.added)
 	e.buf = append(e.buf, 0) // no list
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(keys)))
 	for i, k := range keys {
+		ks := string(k.(lua.LString))
+		v := sm[ks]
 		if same && p.nums[i] >= 0 {
 			e.buf = append(e.buf, binStrRef)
 			e.buf = binary.AppendUvarint(e.buf, uint64(p.nums[i]))
 		} else {
-			e.binString(string(k.(lua.LString)))
+			e.binString(ks)
 		}
-		e.writeScalar(vals[i])
+		switch v := v.(type) {
+		case lua.LNumber:
+			e.binNumber(float64(v))
+		case lua.LString:
+			e.binString(string(v))
+		case lua.LBool:
+			e.buf = append(e.buf, binFalse+byte(boolByte(bool(v))))
+		default:
+			e.buf = e.buf[:start]
+			for _, s := range e.added[added:] {
+				e.strs.forget(s)
+			}
+			e.added = e.added[:added]
+			return false
+		}
 	}
-	clear(vals)
 	if !same {
 		p.keys, p.nums, p.ok = append(p.keys[:0], keys...), p.nums[:0], true
 		for _, k := range keys {
@@ -89,6 +95,23 @@ func (e *encoder) flatBin(t *lua.LTable) bool {
 		}
 	}
 	return true
+}
+
+// boolByte is 1 for true, 0 for false.
+func boolByte(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// sameBox tells whether x and y are the same boxed value: the same type
+// and the same pointer to it (so equal; equal values in two boxes are
+// not the same box).
+func sameBox(x, y lua.LValue) bool {
+	type iface struct{ tab, data unsafe.Pointer }
+	a, b := (*iface)(unsafe.Pointer(&x)), (*iface)(unsafe.Pointer(&y))
+	return a.tab == b.tab && a.data == b.data
 }
 
 // writeScalar writes a number, boolean or string as writeBin does.

@@ -50,9 +50,11 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 		set("a", true, "b", false, "c", math.NaN()),
 		set("a", 1.0, "gone", 2.0, "gone", nil), // a deleted key stays listed
 		set(long, "v", "short", strings.Repeat("long value ", 5)),
-		set("t", list), // a table inside
-		list,           // a list
-		L.NewTable(),   // empty
+		set("t", list),               // a table inside
+		set("p", "fresh", "q", list), // strings numbered, then taken back
+		set("p", "fresh", "q", 1.0),
+		list,         // a list
+		L.NewTable(), // empty
 		defaults("none", 1e300), defaults("none", 2),
 		fillStrings(append(boxed[:2:2], lua.LString("z")), []lua.LValue{lua.LString("a"), lua.LNumber(1), lua.LTrue}),
 		fillStrings(boxed[:1], []lua.LValue{lua.LString("a")}),
@@ -76,6 +78,39 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 	}
 	if !fast.plan.ok || len(fast.plan.keys) != 2 {
 		t.Fatalf("the last plan is %+v, want the defaults' two keys", fast.plan)
+	}
+}
+
+// TestBinNumberTags: a whole number below 2^53 (not -0) is a varint, any
+// other number its 8 bytes; either reads back as the same number.
+func TestBinNumberTags(t *testing.T) {
+	whole := func(f float64) bool {
+		return f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f))
+	}
+	for _, f := range []float64{
+		0, math.Copysign(0, -1), 1, -1, 1.5, -2.5, 1<<53 - 1, -(1<<53 - 1), 1 << 53, -(1 << 53),
+		1 << 62, 1 << 63, -(1 << 63), 1 << 64, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.SmallestNonzeroFloat64, math.MaxFloat64, 4503599627370495.5,
+	} {
+		e := &encoder{}
+		e.binNumber(f)
+		want := byte(binFloat)
+		if whole(f) {
+			want = binInt
+		}
+		if e.buf[0] != want {
+			t.Errorf("%v: tag %d, want %d", f, e.buf[0], want)
+		}
+		d := &decoder{}
+		r := &binReader{b: e.buf}
+		v, err := d.binValue(r, 0)
+		if err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		got := float64(v.(lua.LNumber))
+		if math.Float64bits(got) != math.Float64bits(f) && !(math.IsNaN(f) && math.IsNaN(got)) {
+			t.Errorf("%v: read back as %v", f, got)
+		}
 	}
 }
 

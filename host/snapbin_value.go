@@ -101,9 +101,11 @@ func (e *encoder) binString(s string) {
 // binNumber writes a number: a whole one below 2^53 as a varint, any
 // other as its 8 bytes.
 func (e *encoder) binNumber(f float64) {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !(f == 0 && math.Signbit(f)) {
+	// i is f's value when f is whole and within int64 (Go converts any
+	// other to some int64, which the comparison then tells apart).
+	if i := int64(f); float64(i) == f && i < 1<<53 && i > -(1<<53) && (i != 0 || !math.Signbit(f)) {
 		e.buf = append(e.buf, binInt)
-		e.buf = binary.AppendVarint(e.buf, int64(f))
+		e.buf = binary.AppendVarint(e.buf, i)
 		return
 	}
 	e.buf = append(e.buf, binFloat)

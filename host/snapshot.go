@@ -166,33 +166,93 @@ func (h *Host) RestoreFrom(r io.Reader, opts RestoreOptions, behaviours ...*Beha
 // returned unless every agent could be saved. Called while the host ticks
 // (from a script or a hook) it returns ErrReentrant.
 func (h *Host) Snapshot() ([]byte, error) {
-	agents, size, err := h.saveCopy()
+	s, size, err := h.saveCopyAs(false)
 	if err != nil {
 		return nil, err
 	}
-	return appendCopies(make([]byte, 0, size), agents), nil
+	data := appendCopies(make([]byte, 0, size), s.agents)
+	h.keepCopies(s, nil)
+	return data, nil
 }
 
 // saveCopy (the method) is the game loop's part of a save: every agent's records, with
 // its Lua values already encoded (plain bytes, shared with nothing Lua
 // changes), and about how large the document will be.
-func (h *Host) saveCopy() ([]saveCopy, int, error) { return h.saveCopyAs(false) }
+func (h *Host) saveCopy() ([]saveCopy, int, error) {
+	s, size, err := h.saveCopyAs(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.agents, size, nil
+}
 
-// saveCopyAs is saveCopy for the binary format with bin.
-func (h *Host) saveCopyAs(bin bool) ([]saveCopy, int, error) {
+// saveCopies is the copies of a save (saveCopyAs): the agents' copies, the
+// arena their records are cut from and the encoder's, whose bytes the
+// copies' encoded values are. A host keeps those of its last save
+// (keepCopies) for the next one, once nothing reads them: a save every few
+// seconds then makes no new arrays of the size of all agents.
+type saveCopies struct {
+	agents []saveCopy
+	arena  *saveArena
+	buf    []byte
+	// done is closed once nothing reads the copies any more (nil: at once).
+	done <-chan struct{}
+}
+
+// saveCopyAs is saveCopy for the binary format with bin, into the kept
+// copies of the last save where nothing reads them any more.
+func (h *Host) saveCopyAs(bin bool) (*saveCopies, int, error) {
 	if h.running {
 		return nil, 0, ErrReentrant
 	}
-	agents := make([]saveCopy, len(h.agents))
-	enc := &encoder{}
-	arena := newSaveArena(h.agents)
+	s := h.keptCopies()
+	if cap(s.agents) < len(h.agents) {
+		s.agents = make([]saveCopy, len(h.agents))
+	}
+	s.agents = s.agents[:len(h.agents)]
+	if s.arena == nil {
+		s.arena = newSaveArena(h.agents)
+	}
+	s.arena.reset()
+	enc := &encoder{buf: s.buf[:0]}
+	ahead := saveAhead(h.agents)
+	ahead.start()
 	for i, a := range h.agents {
-		if err := a.copyForSave(enc, &agents[i], arena, bin, false); err != nil {
+		ahead.warm(i)
+		if err := a.copyForSave(enc, &s.agents[i], s.arena, bin, false); err != nil {
 			return nil, 0, err
 		}
 	}
+	s.buf = enc.buf
 	// The encoded values and, per agent, about 400 bytes of records.
-	return agents, len(enc.buf) + 400*len(agents) + 64, nil
+	return s, len(enc.buf) + 400*len(s.agents) + 64, nil
+}
+
+// keptCopies is the last save's copies where nothing reads them any more,
+// else new ones.
+func (h *Host) keptCopies() *saveCopies {
+	s := h.saveKept
+	if s == nil {
+		return &saveCopies{}
+	}
+	if s.done != nil {
+		select {
+		case <-s.done:
+		default:
+			return &saveCopies{} // an asynchronous save still writes from them
+		}
+	}
+	h.saveKept = nil
+	return s
+}
+
+// keepCopies keeps s for the next save, once done is closed (nil: now).
+func (h *Host) keepCopies(s *saveCopies, done <-chan struct{}) {
+	if h.closed {
+		return
+	}
+	s.done = done
+	h.saveKept = s
 }
 
 // snapshot saves a, encoding its Lua values with enc (reused across

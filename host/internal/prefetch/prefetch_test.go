@@ -23,6 +23,8 @@ func TestPrefetchChangesNothing(t *testing.T) {
 			Lines4(tt.a, tt.b, tt.c, tt.d)
 			Line(tt.a)
 			Line(tt.d)
+			List([]uintptr{tt.a, tt.b, tt.c, tt.d})
+			List(nil)
 			if buf[0] != 1 || buf[1] != 2 || buf[2] != 3 || buf[3] != 4 {
 				t.Fatalf("memory changed: %v", buf)
 			}

@@ -1,0 +1,207 @@
+package host
+
+// The state and machine records of a binary snapshot's agent record,
+// written from an agent's own records (a blocking save) or from a copy of
+// them (an asynchronous save's): the same bytes either way.
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// placeWords is the size of a placeRT in words (it holds float64s, so its
+// size is a multiple of 8).
+const placeWords = unsafe.Sizeof(placeRT{}) / 8
+
+// treeHeld tells whether any of n's tree records in bt holds something.
+func treeHeld(bt []btRT, n *place) bool {
+	if n.bt == nil {
+		return false
+	}
+	for i := range n.bt.Nodes {
+		if bt[n.btBase+i] != (btRT{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// held tells whether a state's record holds something (is not the zero
+// record).
+func (rt *placeRT) held() bool { return stateFlags(rt) != 0 }
+
+// stateFlags is the flags of a state's record but binHasTree: 0 for the
+// zero record, told at once where all its bytes are 0 (most records: the
+// states not active).
+func stateFlags(rt *placeRT) byte {
+	var bits uint64
+	for _, w := range (*[placeWords]uint64)(unsafe.Pointer(rt)) {
+		bits |= w
+	}
+	if bits == 0 {
+		return 0
+	}
+	return bit(rt.time != 0, binHasTime) | bit(rt.every != 0, binHasEvery) |
+		bit(rt.step != 0, binHasStep) | bit(rt.stepTime != 0, binHasStepTime) |
+		bit(rt.stepSeen, binStepSeen) | bit(rt.treeTime != 0, binHasTreeTime)
+}
+
+// bit is f if on, else 0.
+func bit(on bool, f byte) byte {
+	var b byte
+	if on {
+		b = 1
+	}
+	return b * f
+}
+
+// statesOf writes the records of the states of t that hold something, in
+// layout order, after how many there are: a byte patched afterwards where
+// t has fewer than 128 states (most do), else counted first. bt is read
+// only where t has tree states.
+func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []byte {
+	ln := w.namesOf(t)
+	flagsOf := func(st *stateNames) byte {
+		f := stateFlags(&nodes[st.id])
+		if st.tree != nil && treeHeld(bt, st.tree) {
+			f |= binHasTree
+		}
+		return f
+	}
+	at := len(b)
+	if len(ln.states) < 128 {
+		b = append(b, 0)
+	} else {
+		n := 0
+		for i := range ln.states {
+			if flagsOf(&ln.states[i]) != 0 {
+				n++
+			}
+		}
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	n := 0
+	for i := range ln.states {
+		st := &ln.states[i]
+		flags := flagsOf(st)
+		if flags == 0 {
+			continue
+		}
+		n++
+		rt := &nodes[st.id]
+		b = w.known(b, st.pathNum, st.path)
+		b = append(b, flags)
+		if flags&binHasTime != 0 {
+			b = appendFloat(b, rt.time)
+		}
+		if flags&binHasEvery != 0 {
+			b = appendFloat(b, rt.every)
+		}
+		if flags&binHasStep != 0 {
+			b = binary.AppendVarint(b, int64(rt.step))
+		}
+		if flags&binHasStepTime != 0 {
+			b = appendFloat(b, rt.stepTime)
+		}
+		if flags&binHasTreeTime != 0 {
+			b = appendFloat(b, rt.treeTime)
+		}
+		if flags&binHasTree != 0 {
+			b = w.tree(b, bt, st.tree)
+		}
+	}
+	if len(ln.states) < 128 {
+		b[at] = byte(n)
+	}
+	return b
+}
+
+// tree writes the records of n's tree nodes that hold something.
+func (w *binWriter) tree(b []byte, bt []btRT, n *place) []byte {
+	recs := treeRecords(bt, n)
+	count := 0
+	for _, tn := range n.bt.Nodes {
+		if _, ok := recs[tn.Path]; ok {
+			count++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, tn := range n.bt.Nodes {
+		s, ok := recs[tn.Path]
+		if !ok {
+			continue
+		}
+		b = w.str(b, tn.Path)
+		var flags byte
+		for bit, on := range []bool{s.Running, s.Child != 0, s.Start != 0, s.Done != "", s.Cool != nil} {
+			if on {
+				flags |= 1 << bit
+			}
+		}
+		b = append(b, flags)
+		if s.Child != 0 {
+			b = binary.AppendVarint(b, int64(s.Child))
+		}
+		if s.Start != 0 {
+			b = appendFloat(b, s.Start)
+		}
+		if s.Done != "" {
+			b = w.str(b, s.Done)
+		}
+		if s.Cool != nil {
+			b = appendFloat(b, *s.Cool)
+		}
+	}
+	return b
+}
+
+// machinesOf writes the records of t's machines that hold something, in
+// layout order, after how many there are (as statesOf counts), from an
+// agent's records (ms) or from their copies.
+func (w *binWriter) machinesOf(b []byte, t *layout, ms []machineRT, copies []machineCopy) []byte {
+	ln := w.namesOf(t)
+	rec := func(mid int) ([]int, int, float64) {
+		if ms != nil {
+			m := &ms[mid]
+			return m.stack, m.history, m.decideAcc
+		}
+		m := &copies[mid]
+		return m.stack, m.history, m.decideAcc
+	}
+	at := len(b)
+	if len(ln.machines) < 128 {
+		b = append(b, 0)
+	} else {
+		n := 0
+		for i := range ln.machines {
+			if stack, history, acc := rec(ln.machines[i].mid); len(stack) > 0 || history >= 0 || acc != 0 {
+				n++
+			}
+		}
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	n := 0
+	for i := range ln.machines {
+		m := &ln.machines[i]
+		stack, history, acc := rec(m.mid)
+		if len(stack) == 0 && history < 0 && acc == 0 {
+			continue
+		}
+		n++
+		b = w.known(b, m.pathNum, m.path)
+		b = binary.AppendUvarint(b, uint64(len(stack)))
+		for _, c := range stack {
+			b = w.known(b, &m.nums[c], m.kids[c])
+		}
+		if history >= 0 {
+			b = w.known(b, &m.nums[history], m.kids[history])
+		} else {
+			b = w.known(b, &w.empty, "")
+		}
+		b = appendFloat(b, acc)
+	}
+	if len(ln.machines) < 128 {
+		b[at] = byte(n)
+	}
+	return b
+}
