@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/scripterr"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -120,6 +121,9 @@ type machineRT struct {
 	decideAcc float64
 	req       request
 	blocked   int // tick in which a request was applied here
+	// reads: where a utility machine's score plan last found the agent's
+	// context fields (made at its first planned decision).
+	reads *defs.Reads
 }
 
 type event struct {

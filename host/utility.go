@@ -76,9 +76,16 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	if p == nil || a.w.prof != nil || a.tracesDecisions() {
 		p = nil
 	}
+	var r *defs.Reads
+	if p != nil {
+		if r = a.ms[n.mid].reads; r == nil {
+			r = new(defs.Reads)
+			a.ms[n.mid].reads = r
+		}
+	}
 	for i := 0; i < len(scores); i++ {
 		if p != nil {
-			if i = p.Run(a.w.vm, a.ctx, scores, i); i == len(scores) {
+			if i = p.RunReads(a.w.vm, a.ctx, r, scores, i); i == len(scores) {
 				return
 			}
 		}

@@ -4,8 +4,8 @@ import (
 	"unsafe"
 
 	"github.com/luaai/luaai/host/internal/prefetch"
-	"github.com/luaai/luaai/internal/luaval"
-	lua "github.com/yuin/gopher-lua"
+	"github.com/luaai/luaai/internal/strmap"
+	"github.com/luaai/luaai/luabind/defs"
 )
 
 // lookahead asks the CPU for what the next agents' ticks will read while
@@ -22,7 +22,7 @@ import (
 // point to (state and machine records' first lines, the context table),
 // four ahead the context's string map and the rest of the records, three
 // ahead the map's directory (or, for a map of up to eight keys, its
-// slots), two ahead the map's table, one ahead the table's slots and the
+// slots) and the root machine's remembered reads (defs.Reads), two ahead the map's table, one ahead the table's slots and the
 // root machine's stack. A prediction is never a decision: Host.Tick
 // decides as it comes to each agent (an agent's own tick may suspend
 // another's through agent:tick), and a wrong one costs a wasted hint.
@@ -106,7 +106,7 @@ func stage5(a *Agent) {
 // (up to maxRecordLines lines of each).
 func stage4(a *Agent) {
 	n, m := records(a)
-	prefetch.Lines4(uintptr(stringMap(a.ctx)), m+64, n+128, m+128)
+	prefetch.Lines4(uintptr(strmap.Of(a.ctx)), m+64, n+128, m+128)
 	rest(n, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
 	rest(m, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
 }
@@ -123,9 +123,14 @@ func rest(base uintptr, size int) {
 }
 
 // stage3 asks for the directory of a's context's string map, or the
-// slots of a map without one.
+// slots of a map without one, and where its root machine's score plan
+// last found its fields.
 func stage3(a *Agent) {
-	d, dir := mapDir(stringMap(a.ctx))
+	if len(a.ms) > 0 && a.ms[0].reads != nil {
+		p := uintptr(unsafe.Pointer(a.ms[0].reads))
+		prefetch.Lines4(p, p+unsafe.Sizeof(defs.Reads{})-1, p, p)
+	}
+	d, dir := strmap.Dir(strmap.Of(a.ctx))
 	if d == nil {
 		return
 	}
@@ -134,12 +139,12 @@ func stage3(a *Agent) {
 		prefetch.Line(p)
 		return
 	}
-	lines(p, groupSize)
+	lines(p, strmap.GroupSize)
 }
 
 // stage2 asks for the first table of a's context's string map.
 func stage2(a *Agent) {
-	if t := mapTable(stringMap(a.ctx)); t != nil {
+	if t := strmap.Table(strmap.Of(a.ctx)); t != nil {
 		prefetch.Line(uintptr(t))
 	}
 }
@@ -150,10 +155,13 @@ func stage1(a *Agent) {
 	if len(a.ms) > 0 && cap(a.ms[0].stack) > 0 {
 		prefetch.Line(uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[0].stack))))
 	}
-	if g, size := mapSlots(stringMap(a.ctx)); g != nil {
+	if g, size := strmap.TableSlots(strmap.Of(a.ctx)); g != nil {
 		lines(uintptr(g), size)
 	}
 }
+
+// maxSlotBytes bounds the bytes of a map's slots asked for.
+const maxSlotBytes = 12 * 64
 
 // lines asks for the lines of size bytes at p, up to maxSlotBytes.
 func lines(p, size uintptr) {
@@ -173,13 +181,4 @@ func records(a *Agent) (nodes, ms uintptr) {
 		ms = uintptr(unsafe.Pointer(&a.ms[0]))
 	}
 	return nodes, ms
-}
-
-// stringMap is where t's string map is, or nil.
-func stringMap(t *lua.LTable) unsafe.Pointer {
-	if t == nil {
-		return nil
-	}
-	m := luaval.StringMap(t)
-	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }

@@ -46,9 +46,12 @@ type ScorePlan struct {
 }
 
 // planCand is one candidate's scorer: eval over the fields in reads (nil:
-// the caller scores it), and its compiled Lua function, if it is one.
+// the caller scores it), form how eval computes (Run computes the forms
+// it knows itself, without a call), and its compiled Lua function, if it
+// is one.
 type planCand struct {
 	eval  lcomp.FieldFn
+	form  lcomp.Form
 	reads uint64
 	lua   *luabind.FieldNumber
 }
@@ -64,10 +67,10 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 		c := &p.cands[i]
 		if ls, ok := s.(LuaScorer); ok {
 			if f := vm.CompileFieldNumber(ls.Fn, &b); f != nil {
-				*c = planCand{eval: f.Eval, reads: f.Reads, lua: f}
+				*c = planCand{eval: f.Eval, form: f.Form, reads: f.Reads, lua: f}
 			}
 		} else if x, ok := b.native(s); ok {
-			*c = planCand{eval: x.Func(), reads: b.reads}
+			*c = planCand{eval: x.Func(), form: x.Form(), reads: b.reads}
 		}
 		any = any || c.eval != nil
 	}
@@ -93,11 +96,17 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 // (len(scores) when none is left): the caller scores that one itself, and
 // may run the plan again after it. It reads the context's fields afresh.
 func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int {
+	return p.run(vm, ctx, nil, scores, from)
+}
+
+// run is Run, reading the fields r remembers from where it remembers them
+// (r nil: none).
+func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, from int) int {
 	if vm != p.vm || ctx == nil || len(scores) != len(p.cands) {
 		return from
 	}
 	p.num, p.bad = 0, 0
-	p.load(ctx, p.after[from])
+	p.load(ctx, r, p.after[from])
 	// The budget's checks, once for the Lua scorers up to the next
 	// candidate the caller scores (for each, where that is refused).
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
@@ -113,7 +122,7 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 		} else if c.reads&p.bad != 0 {
 			return i // bound Go data on the way
 		}
-		x := c.eval(&p.v)
+		x := p.eval(c)
 		if x != x {
 			return i // NaN: the caller reports it
 		}
@@ -129,13 +138,45 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 	return len(p.cands)
 }
 
+// eval is c's score over the values read: its form computed here where it
+// is one of the shapes most scorers have (a product of a field and the
+// inverse of another, as a native or in Lua), else through its closure.
+func (p *ScorePlan) eval(c *planCand) float64 {
+	const m = lcomp.MaxFields - 1 // slots are below MaxFields
+	f := &c.form
+	switch f.Kind {
+	case lcomp.FormLeft:
+		a, b, d := p.v[f.A&m], p.v[f.B&m], p.v[f.C&m]
+		switch {
+		case f.Op == lcomp.OpTimes && f.Op2 == lcomp.OpMinus:
+			return a * (b - d)
+		case f.Op == lcomp.OpMul && f.Op2 == lcomp.OpSub:
+			r := b - d
+			if r == 0 {
+				r = 0 // Lua's arithmetic: +0
+			}
+			if r = a * r; r == 0 {
+				r = 0
+			}
+			return r
+		}
+		return f.Op.Apply(a, f.Op2.Apply(b, d))
+	case lcomp.FormFunc:
+		return c.eval(&p.v)
+	}
+	return f.Eval(&p.v)
+}
+
 // load reads the fields in need, raw: through tables, as ai.field and the
 // compiled path read them. A value is as ai.field scores it (a number, 1
 // for true, else 0); num marks the numbers, which are the Lua scorers'
 // values too (the compiled path needs a table at each step, and a number
 // at the end); bad marks a path through userdata (ai.field reads bound Go
 // data there, or calls __index), where the plan hands the call back.
-func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
+func (p *ScorePlan) load(ctx *lua.LTable, r *Reads, need uint64) {
+	if r != nil {
+		need = p.remembered(ctx, r, need)
+	}
 	for need != 0 {
 		i := bits.TrailingZeros64(need)
 		need &= need - 1
@@ -145,18 +186,24 @@ func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
 		} else {
 			x = walk(ctx, p.paths[i], &p.bad, i)
 		}
-		switch x := x.(type) {
-		case lua.LNumber:
-			p.v[i] = float64(x)
-			p.num |= 1 << i
-		case lua.LBool:
-			p.v[i] = 0
-			if x {
-				p.v[i] = 1
-			}
-		default:
-			p.v[i] = 0
+		p.set(i, x)
+	}
+}
+
+// set is field i's value x, read: as ai.field scores it, and whether it is
+// a number.
+func (p *ScorePlan) set(i int, x lua.LValue) {
+	switch x := x.(type) {
+	case lua.LNumber:
+		p.v[i] = float64(x)
+		p.num |= 1 << i
+	case lua.LBool:
+		p.v[i] = 0
+		if x {
+			p.v[i] = 1
 		}
+	default:
+		p.v[i] = 0
 	}
 }
 
