@@ -52,6 +52,7 @@ type ScorePlan struct {
 type planCand struct {
 	eval  lcomp.FieldFn
 	form  lcomp.Form
+	kern  kernel // form, where Run computes it in its loop
 	reads uint64
 	lua   *luabind.FieldNumber
 }
@@ -67,10 +68,10 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 		c := &p.cands[i]
 		if ls, ok := s.(LuaScorer); ok {
 			if f := vm.CompileFieldNumber(ls.Fn, &b); f != nil {
-				*c = planCand{eval: f.Eval, form: f.Form, reads: f.Reads, lua: f}
+				*c = planCand{eval: f.Eval, form: f.Form, kern: kernelOf(f.Form), reads: f.Reads, lua: f}
 			}
 		} else if x, ok := b.native(s); ok {
-			*c = planCand{eval: x.Func(), form: x.Form(), reads: b.reads}
+			*c = planCand{eval: x.Func(), form: x.Form(), kern: kernelOf(x.Form()), reads: b.reads}
 		}
 		any = any || c.eval != nil
 	}
@@ -122,7 +123,15 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 		} else if c.reads&p.bad != 0 {
 			return i // bound Go data on the way
 		}
-		x := p.eval(c)
+		var x float64
+		switch f := &c.form; c.kern {
+		case kernTimesMinus:
+			x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+		case kernMulSub:
+			x = mulSub(p.v[f.A&slotMask], p.v[f.B&slotMask], p.v[f.C&slotMask])
+		default:
+			x = p.eval(c)
+		}
 		if x != x {
 			return i // NaN: the caller reports it
 		}
@@ -138,29 +147,54 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 	return len(p.cands)
 }
 
-// eval is c's score over the values read: its form computed here where it
-// is one of the shapes most scorers have (a product of a field and the
-// inverse of another, as a native or in Lua), else through its closure.
+// kernel is a form most scorers have, which Run computes in its loop: a
+// product of a field and the inverse of another (a * (b - c)), as a
+// native computes it (kernTimesMinus) or as Lua does (kernMulSub).
+type kernel uint8
+
+const (
+	kernNone kernel = iota
+	kernTimesMinus
+	kernMulSub
+)
+
+// kernelOf is f's kernel (kernNone for another form).
+func kernelOf(f lcomp.Form) kernel {
+	switch {
+	case f.Kind != lcomp.FormLeft:
+		return kernNone
+	case f.Op == lcomp.OpTimes && f.Op2 == lcomp.OpMinus:
+		return kernTimesMinus
+	case f.Op == lcomp.OpMul && f.Op2 == lcomp.OpSub:
+		return kernMulSub
+	}
+	return kernNone
+}
+
+// slotMask keeps a slot below MaxFields, which every slot is, without a
+// bounds check.
+const slotMask = lcomp.MaxFields - 1
+
+// mulSub is a * (b - c) with Lua's arithmetic (a zero result is +0, as
+// gopher-lua boxes it).
+func mulSub(a, b, c float64) float64 {
+	r := b - c
+	if r == 0 {
+		r = 0
+	}
+	if r = a * r; r == 0 {
+		r = 0
+	}
+	return r
+}
+
+// eval is c's score over the values read: its form computed without a
+// call where it has one, else through its closure.
 func (p *ScorePlan) eval(c *planCand) float64 {
-	const m = lcomp.MaxFields - 1 // slots are below MaxFields
 	f := &c.form
 	switch f.Kind {
 	case lcomp.FormLeft:
-		a, b, d := p.v[f.A&m], p.v[f.B&m], p.v[f.C&m]
-		switch {
-		case f.Op == lcomp.OpTimes && f.Op2 == lcomp.OpMinus:
-			return a * (b - d)
-		case f.Op == lcomp.OpMul && f.Op2 == lcomp.OpSub:
-			r := b - d
-			if r == 0 {
-				r = 0 // Lua's arithmetic: +0
-			}
-			if r = a * r; r == 0 {
-				r = 0
-			}
-			return r
-		}
-		return f.Op.Apply(a, f.Op2.Apply(b, d))
+		return f.Op.Apply(p.v[f.A&slotMask], f.Op2.Apply(p.v[f.B&slotMask], p.v[f.C&slotMask]))
 	case lcomp.FormFunc:
 		return c.eval(&p.v)
 	}
@@ -193,18 +227,25 @@ func (p *ScorePlan) load(ctx *lua.LTable, r *Reads, need uint64) {
 // set is field i's value x, read: as ai.field scores it, and whether it is
 // a number.
 func (p *ScorePlan) set(i int, x lua.LValue) {
+	v, num := fieldValue(x)
+	p.v[i&slotMask] = v
+	if num {
+		p.num |= 1 << i
+	}
+}
+
+// fieldValue is x as ai.field scores it (a number, 1 for true, else 0),
+// and whether it is a number.
+func fieldValue(x lua.LValue) (float64, bool) {
 	switch x := x.(type) {
 	case lua.LNumber:
-		p.v[i] = float64(x)
-		p.num |= 1 << i
+		return float64(x), true
 	case lua.LBool:
-		p.v[i] = 0
 		if x {
-			p.v[i] = 1
+			return 1, false
 		}
-	default:
-		p.v[i] = 0
 	}
+	return 0, false
 }
 
 // walk reads a dotted path raw from ctx; through userdata it marks slot i

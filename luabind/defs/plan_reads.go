@@ -62,6 +62,7 @@ func (p *ScorePlan) remembered(ctx *lua.LTable, r *Reads, need uint64) uint64 {
 	}
 	hit := need & r.have
 	need &^= hit
+	num := p.num
 	for hit != 0 {
 		i := bits.TrailingZeros64(hit)
 		hit &= hit - 1
@@ -73,8 +74,13 @@ func (p *ScorePlan) remembered(ctx *lua.LTable, r *Reads, need uint64) uint64 {
 			need |= 1 << i
 			continue
 		}
-		p.set(i, *(*lua.LValue)(unsafe.Add(slot, strmap.KeySize)))
+		x, isNum := fieldValue(*(*lua.LValue)(unsafe.Add(slot, strmap.KeySize)))
+		p.v[i&slotMask] = x
+		if isNum {
+			num |= 1 << i
+		}
 	}
+	p.num = num
 	return need
 }
 
