@@ -6,7 +6,7 @@ import (
 )
 
 // The lookahead predicts the agents a host tick ticks: after each ticked
-// agent, the next aheadDepth that are neither suspended nor off their interval.
+// agent, the next four that are neither suspended nor off their interval.
 func TestLookaheadPredictsDueAgents(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -37,7 +37,7 @@ func TestLookaheadPredictsDueAgents(t *testing.T) {
 			l.start(ags, tn)
 			for x, k := range due {
 				l.warm(k)
-				want := due[x+1 : min(x+1+aheadDepth, len(due))]
+				want := due[x+1 : min(x+5, len(due))]
 				if got := l.due[:l.n]; !slices.Equal(got, want) {
 					t.Fatalf("after agent %d: predicted %v, want %v", k, got, want)
 				}

@@ -1,10 +1,9 @@
 //go:build go1.24 && !go1.27 && (go1.26 || goexperiment.swissmap)
 
 // Package strmap reads where a gopher-lua table's string map (a Go
-// map[string]lua.LValue) keeps its entries: for the engine's hints of
-// what a tick will read, and for a utility decision that remembers where
-// an agent's context fields are instead of looking each up (hashing the
-// key and probing) at every decision.
+// map[string]lua.LValue) keeps its entries: for a utility decision that
+// remembers where an agent's context fields are instead of looking each
+// up (hashing the key and probing) at every decision.
 //
 // Go's maps (internal/runtime/maps, Go 1.24 to 1.26) start with a header:
 // used (8 bytes), seed, dirPtr, dirLen. A map of up to eight entries has
@@ -104,24 +103,6 @@ func Of(t *lua.LTable) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
-// Dir is where m's directory (dirLen > 0) or its one group of slots is,
-// and whether it is a directory; nil for no map.
-func Dir(m unsafe.Pointer) (p unsafe.Pointer, dir bool) {
-	if m == nil || !known {
-		return nil, false
-	}
-	return *(*unsafe.Pointer)(unsafe.Add(m, mapDirPtr)), *(*int)(unsafe.Add(m, mapDirLen)) > 0
-}
-
-// Table is the first table of m, a map with a directory (nil otherwise).
-func Table(m unsafe.Pointer) unsafe.Pointer {
-	d, dir := Dir(m)
-	if d == nil || !dir {
-		return nil
-	}
-	return *(*unsafe.Pointer)(d)
-}
-
 // Groups is where m keeps its entries when it keeps them all in one array
 // of groups (a small map's one group, a larger one's one table), and how
 // many groups that holds; nil, 0 otherwise.
@@ -148,14 +129,4 @@ func groupsOf(m unsafe.Pointer) (unsafe.Pointer, int) {
 		return *(*unsafe.Pointer)(unsafe.Add(t, tableGroups)), int(*(*uint64)(unsafe.Add(t, tableMask)) + 1)
 	}
 	return nil, 0
-}
-
-// TableSlots is where the groups of m's first table are and their size in
-// bytes (nil, 0 for a map without a directory).
-func TableSlots(m unsafe.Pointer) (unsafe.Pointer, uintptr) {
-	t := Table(m)
-	if t == nil {
-		return nil, 0
-	}
-	return *(*unsafe.Pointer)(unsafe.Add(t, tableGroups)), uintptr(*(*uint64)(unsafe.Add(t, tableMask))+1) * GroupSize
 }

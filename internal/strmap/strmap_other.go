@@ -27,14 +27,5 @@ func Known() bool { return false }
 // Of is t's string map: nil, with this Go.
 func Of(*lua.LTable) unsafe.Pointer { return nil }
 
-// Dir is where m's directory or its group is: nil, with this Go.
-func Dir(unsafe.Pointer) (unsafe.Pointer, bool) { return nil, false }
-
-// Table is m's first table: nil, with this Go.
-func Table(unsafe.Pointer) unsafe.Pointer { return nil }
-
 // Groups is where m keeps its entries: nil, with this Go.
 func Groups(unsafe.Pointer) (unsafe.Pointer, int) { return nil, 0 }
-
-// TableSlots is where m's first table's groups are: nil, with this Go.
-func TableSlots(unsafe.Pointer) (unsafe.Pointer, uintptr) { return nil, 0 }

@@ -2,6 +2,8 @@ package strmap
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -13,7 +15,10 @@ import (
 // slot, under its key), and nothing else; a map of several tables has none.
 func TestGroupsHoldTheEntries(t *testing.T) {
 	if !Known() {
-		t.Fatal("Go's map layout not known: the lookahead and the score plans' remembered reads are off")
+		if v := runtime.Version(); strings.HasPrefix(v, "go1.24") || strings.HasPrefix(v, "go1.25") || strings.HasPrefix(v, "go1.26") {
+			t.Fatalf("%s's map layout not known: the score plans' remembered reads are off", v)
+		}
+		t.Skip("a Go whose maps strmap does not know: nothing is read")
 	}
 	for _, n := range []int{0, 1, 8, 9, 17, 100, 500, 3000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
