@@ -96,10 +96,13 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 // best is the highest score; the active child keeps a tie, else the first
 // (smallest) name wins.
 func best(scores []float64, active int) int {
-	w := -1
-	for i, s := range scores {
-		if w < 0 || s > scores[w] || s == scores[w] && i == active {
-			w = i
+	if len(scores) == 0 {
+		return -1
+	}
+	w, top := 0, scores[0]
+	for i := 1; i < len(scores); i++ {
+		if s := scores[i]; s > top || s == top && i == active {
+			w, top = i, s
 		}
 	}
 	return w

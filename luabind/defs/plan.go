@@ -40,6 +40,9 @@ type ScorePlan struct {
 	// luaSteps: by candidate, the most instructions its Lua scorers and
 	// those of the pure candidates after it, up to the next other one, run.
 	luaSteps []int
+	// natives: by candidate, whether it and every one after it is a
+	// native the plan runs (no Lua scorer, none the caller scores).
+	natives []bool
 	// num and bad: per field read this run, whether it holds a number, or
 	// was reached through bound Go data (userdata).
 	num, bad uint64
@@ -80,8 +83,11 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 	}
 	p.after = make([]uint64, len(p.cands)+1)
 	p.luaSteps = make([]int, len(p.cands)+1)
+	p.natives = make([]bool, len(p.cands)+1)
+	p.natives[len(p.cands)] = true
 	for i := len(p.cands) - 1; i >= 0; i-- {
 		if c := &p.cands[i]; c.eval != nil {
+			p.natives[i] = c.lua == nil && p.natives[i+1]
 			p.after[i] = c.reads | p.after[i+1]
 			p.luaSteps[i] = p.luaSteps[i+1]
 			if c.lua != nil {
@@ -110,6 +116,9 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 	p.load(ctx, r, p.after[from])
 	// The budget's checks, once for the Lua scorers up to the next
 	// candidate the caller scores (for each, where that is refused).
+	if p.bad == 0 && p.natives[from] {
+		return p.runNatives(scores, from)
+	}
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
@@ -141,6 +150,29 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 			} else if !vm.TakeFieldNumber(c.lua) {
 				return i
 			}
+		}
+		scores[i] = x
+	}
+	return len(p.cands)
+}
+
+// runNatives is run's loop where every candidate from from on is a native
+// it runs, and no field was read through bound Go data: a score stands
+// unless it is NaN.
+func (p *ScorePlan) runNatives(scores []float64, from int) int {
+	cands := p.cands[from:]
+	scores = scores[from:]
+	scores = scores[:len(cands)]
+	for i := range cands {
+		c := &cands[i]
+		var x float64
+		if f := &c.form; c.kern == kernTimesMinus {
+			x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+		} else {
+			x = p.eval(c)
+		}
+		if x != x {
+			return from + i // NaN: the caller reports it
 		}
 		scores[i] = x
 	}
