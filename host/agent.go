@@ -104,6 +104,9 @@ type Agent struct {
 	// followers: observations following the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	followers int
+	// reads: by machine index, where a utility machine's score plan last
+	// found the context's fields (made at the first planned decision).
+	reads []defs.Reads
 }
 
 type placeRT struct {
@@ -121,9 +124,6 @@ type machineRT struct {
 	decideAcc float64
 	req       request
 	blocked   int // tick in which a request was applied here
-	// reads: where a utility machine's score plan last found the agent's
-	// context fields (made at its first planned decision).
-	reads *defs.Reads
 }
 
 type event struct {

@@ -78,10 +78,10 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	}
 	var r *defs.Reads
 	if p != nil {
-		if r = a.ms[n.mid].reads; r == nil {
-			r = new(defs.Reads)
-			a.ms[n.mid].reads = r
+		if a.reads == nil {
+			a.reads = make([]defs.Reads, len(a.ms))
 		}
+		r = &a.reads[n.mid]
 	}
 	for i := 0; i < len(scores); i++ {
 		if p != nil {
