@@ -117,7 +117,25 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 	// The budget's checks, once for the Lua scorers up to the next
 	// candidate the caller scores (for each, where that is refused).
 	if p.bad == 0 && p.natives[from] {
-		return p.runNatives(scores, from)
+		// Natives only, none reading through bound Go data: a score
+		// stands unless it is NaN.
+		cands := p.cands[from:]
+		out := scores[from:]
+		out = out[:len(cands)]
+		for i := range cands {
+			c := &cands[i]
+			var x float64
+			if f := &c.form; c.kern == kernTimesMinus {
+				x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+			} else {
+				x = p.eval(c)
+			}
+			if x != x {
+				return from + i // NaN: the caller reports it
+			}
+			out[i] = x
+		}
+		return len(p.cands)
 	}
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
 	for i := from; i < len(p.cands); i++ {
@@ -150,29 +168,6 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 			} else if !vm.TakeFieldNumber(c.lua) {
 				return i
 			}
-		}
-		scores[i] = x
-	}
-	return len(p.cands)
-}
-
-// runNatives is run's loop where every candidate from from on is a native
-// it runs, and no field was read through bound Go data: a score stands
-// unless it is NaN.
-func (p *ScorePlan) runNatives(scores []float64, from int) int {
-	cands := p.cands[from:]
-	scores = scores[from:]
-	scores = scores[:len(cands)]
-	for i := range cands {
-		c := &cands[i]
-		var x float64
-		if f := &c.form; c.kern == kernTimesMinus {
-			x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
-		} else {
-			x = p.eval(c)
-		}
-		if x != x {
-			return from + i // NaN: the caller reports it
 		}
 		scores[i] = x
 	}
