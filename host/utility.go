@@ -78,7 +78,9 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	}
 	var r *defs.Reads
 	if p != nil {
-		if a.reads == nil {
+		if len(a.reads) != len(a.ms) {
+			// First planned decision, or a reload changed the machines
+			// (what is remembered is checked against the plan anyway).
 			a.reads = make([]defs.Reads, len(a.ms))
 		}
 		r = &a.reads[n.mid]
