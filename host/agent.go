@@ -172,6 +172,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
+	a.reads = t.pool.takeReads(t)
 	return a
 }
 
