@@ -30,6 +30,7 @@ var (
 		"internal/luatext":         nil,
 		"internal/luacode":         nil,
 		"internal/luaval":          {"internal/luatext"},
+		"internal/strmap":          {"internal/luaval"},
 		// The errors of scripts, shared by the machine, the definitions
 		// and host (which re-exports them).
 		"internal/scripterr": {"internal/luatext"},
@@ -41,7 +42,7 @@ var (
 		// The behaviour definitions, on top of the machine: defs imports
 		// luabind, never the reverse; host and the tools (luatest, explore,
 		// internal/inspect) may import defs, nothing below them.
-		"luabind/defs": {"luabind", "luabind/internal/srcpos", "luabind/internal/lcomp", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode"},
+		"luabind/defs": {"luabind", "luabind/internal/srcpos", "luabind/internal/lcomp", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "internal/luacode", "internal/strmap"},
 		"host":         {"luabind", "luabind/defs", "internal/suggest", "internal/scripterr", "internal/luatext", "internal/luaval", "host/internal/link", "host/internal/prefetch"},
 		// What tools read of a host, beside the engine (httptrace-style),
 		// through the functions host registers in link.

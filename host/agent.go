@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/luaai/luaai/internal/scripterr"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -104,6 +105,9 @@ type Agent struct {
 	// followers: observations following the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	followers int
+	// reads: by machine index, where a utility machine's score plan last
+	// found the context's fields (made at the first planned decision).
+	reads []defs.Reads
 }
 
 type placeRT struct {
@@ -169,6 +173,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
+	a.reads = t.pool.takeReads(t)
 	return a
 }
 

@@ -440,8 +440,11 @@ func BenchmarkScale(b *testing.B) {
 // compiled, the same run by the VM, natives) in turn, each iteration, and
 // reports the median per-tick ratios: lua/native (compiled Lua scorers
 // against natives) and vm/native (natives' speed-up over the VM's Lua
-// scorers), robust to a machine whose load changes between benchmarks.
+// scorers), robust to a machine whose load changes between benchmarks,
+// and the median times of a decision of the natives and of the VM's Lua
+// scorers (one decision per agent-tick).
 func BenchmarkUtilityRatio(b *testing.B) {
+	const agents = 1000
 	mk := func(native, compiled bool) *host.Host {
 		var states, ctx []string
 		ctx = append(ctx, "hunger = 0.5")
@@ -464,7 +467,7 @@ return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := 0; i < 1000; i++ {
+		for i := 0; i < agents; i++ {
 			if _, err := h.Spawn(beh, nil); err != nil {
 				b.Fatal(err)
 			}
@@ -482,13 +485,17 @@ return ai.utility { context = { %s }, states = { %s } }`, strings.Join(ctx, ", "
 		}
 		return time.Since(t0)
 	}
-	var luaNative, vmNative []float64
+	var luaNative, vmNative, nativeNs, vmNs []float64
 	b.ResetTimer()
 	for range b.N {
 		l, v, n := timed(lua), timed(vm), timed(native)
 		luaNative = append(luaNative, float64(l)/float64(n))
 		vmNative = append(vmNative, float64(v)/float64(n))
+		nativeNs = append(nativeNs, float64(n.Nanoseconds())/agents)
+		vmNs = append(vmNs, float64(v.Nanoseconds())/agents)
 	}
 	b.ReportMetric(median(luaNative), "lua/native")
 	b.ReportMetric(median(vmNative), "vm/native")
+	b.ReportMetric(median(nativeNs), "native-ns/decision")
+	b.ReportMetric(median(vmNs), "vm-ns/decision")
 }

@@ -1,5 +1,7 @@
 package host
 
+import "github.com/luaai/luaai/luabind/defs"
+
 // runPool hands out the per-agent records of one tree on one worker from
 // blocks shared by consecutive agents: ticked in spawn order, an agent's
 // records sit next to the previous agent's, so the tick sweeps memory
@@ -12,6 +14,7 @@ type runPool struct {
 	paths  []*place
 	scores []float64
 	bts    []btRT
+	reads  []defs.Reads // for trees with utility machines
 }
 
 // runBlock is how many agents' records a block holds when spawning.
@@ -29,6 +32,33 @@ func (p *runPool) reserve(t *layout, n int) {
 	p.paths = make([]*place, n*(t.maxDepth+1))
 	p.scores = make([]float64, n*t.maxKids)
 	p.bts = make([]btRT, n*t.btCount)
+	p.reads = nil
+	if hasUtility(t) {
+		p.reads = make([]defs.Reads, n*len(t.machines))
+	}
+}
+
+// hasUtility reports whether t has a utility machine.
+func hasUtility(t *layout) bool {
+	for _, m := range t.machines {
+		if m.def.Kind == defs.KindUtility {
+			return true
+		}
+	}
+	return false
+}
+
+// takeReads returns one agent's remembered reads, by machine, for a tree
+// with utility machines (nil otherwise): taken with its other records, so
+// that its first decisions allocate nothing.
+func (p *runPool) takeReads(t *layout) []defs.Reads {
+	n := len(t.machines)
+	if len(p.reads) < n || !hasUtility(t) {
+		return nil
+	}
+	r := p.reads[:n:n]
+	p.reads = p.reads[n:]
+	return r
 }
 
 // take returns one agent's records: fresh state records, machines with

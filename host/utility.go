@@ -76,9 +76,18 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	if p == nil || a.w.prof != nil || a.tracesDecisions() {
 		p = nil
 	}
+	var r *defs.Reads
+	if p != nil {
+		if len(a.reads) != len(a.ms) {
+			// First planned decision, or a reload changed the machines
+			// (what is remembered is checked against the plan anyway).
+			a.reads = make([]defs.Reads, len(a.ms))
+		}
+		r = &a.reads[n.mid]
+	}
 	for i := 0; i < len(scores); i++ {
 		if p != nil {
-			if i = p.Run(a.w.vm, a.ctx, scores, i); i == len(scores) {
+			if i = p.RunReads(a.w.vm, a.ctx, r, scores, i); i == len(scores) {
 				return
 			}
 		}
@@ -89,10 +98,13 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 // best is the highest score; the active child keeps a tie, else the first
 // (smallest) name wins.
 func best(scores []float64, active int) int {
-	w := -1
-	for i, s := range scores {
-		if w < 0 || s > scores[w] || s == scores[w] && i == active {
-			w = i
+	if len(scores) == 0 {
+		return -1
+	}
+	w, top := 0, scores[0]
+	for i := 1; i < len(scores); i++ {
+		if s := scores[i]; s > top || s == top && i == active {
+			w, top = i, s
 		}
 	}
 	return w

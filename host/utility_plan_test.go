@@ -80,3 +80,55 @@ func TestUtilityPlanMatchesScoring(t *testing.T) {
 		require.Positive(t, errs, "some scores raise or are not numbers")
 	}
 }
+
+// A reload that adds utility machines (the agent's remembered reads are
+// by machine) and one that changes the scorers' fields decide as a fresh
+// host with the new script does.
+func TestUtilityPlanAcrossReload(t *testing.T) {
+	v1 := `local ai = require("luaai")
+return ai.utility {
+  context = { a = 0.5, b = 0.25, c = 0.75, d = 0.1 },
+  states = {
+    s0 = { score = ai.product(ai.field("a"), ai.inverse(ai.field("b"))) },
+    s1 = { score = function(ctx) return ctx.c * (1 - ctx.d) end },
+  },
+}`
+	v2 := `local ai = require("luaai")
+return ai.utility {
+  context = { a = 0.5, b = 0.25, c = 0.75, d = 0.1 },
+  states = {
+    s0 = ai.utility { score = ai.field("a"), states = {
+      x = { score = ai.product(ai.field("d"), ai.inverse(ai.field("c"))) },
+      y = { score = function(ctx) return ctx.b * (1 - ctx.a) end },
+    } },
+    s1 = { score = function(ctx) return ctx.a * (1 - ctx.c) end },
+    s2 = { score = ai.product(ai.field("c"), ai.inverse(ai.field("d"))) },
+  },
+}`
+	run := func(reload bool) []string {
+		h, err := host.New(host.Options{Workers: 1})
+		require.NoError(t, err)
+		defer h.Close()
+		src := v2
+		if reload {
+			src = v1
+		}
+		b, err := h.LoadString("r.lua", src)
+		require.NoError(t, err)
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		require.NoError(t, h.Tick(0.1))
+		if reload {
+			require.NoError(t, b.ReloadSource(v2))
+		}
+		var paths []string
+		for i := 0; i < 4; i++ {
+			require.NoError(t, a.Set("a", float64(i)/4))
+			require.NoError(t, h.Tick(0.1))
+			paths = append(paths, a.Path())
+			require.Empty(t, a.TakeErrors())
+		}
+		return paths
+	}
+	require.Equal(t, run(false), run(true))
+}

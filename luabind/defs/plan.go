@@ -40,15 +40,22 @@ type ScorePlan struct {
 	// luaSteps: by candidate, the most instructions its Lua scorers and
 	// those of the pure candidates after it, up to the next other one, run.
 	luaSteps []int
+	// natives: by candidate, whether it and every one after it is a
+	// native the plan runs (no Lua scorer, none the caller scores).
+	natives []bool
 	// num and bad: per field read this run, whether it holds a number, or
 	// was reached through bound Go data (userdata).
 	num, bad uint64
 }
 
 // planCand is one candidate's scorer: eval over the fields in reads (nil:
-// the caller scores it), and its compiled Lua function, if it is one.
+// the caller scores it), form how eval computes (Run computes the forms
+// it knows itself, without a call), and its compiled Lua function, if it
+// is one.
 type planCand struct {
 	eval  lcomp.FieldFn
+	form  lcomp.Form
+	kern  kernel // form, where Run computes it in its loop
 	reads uint64
 	lua   *luabind.FieldNumber
 }
@@ -64,10 +71,10 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 		c := &p.cands[i]
 		if ls, ok := s.(LuaScorer); ok {
 			if f := vm.CompileFieldNumber(ls.Fn, &b); f != nil {
-				*c = planCand{eval: f.Eval, reads: f.Reads, lua: f}
+				*c = planCand{eval: f.Eval, form: f.Form, kern: kernelOf(f.Form), reads: f.Reads, lua: f}
 			}
 		} else if x, ok := b.native(s); ok {
-			*c = planCand{eval: x.Func(), reads: b.reads}
+			*c = planCand{eval: x.Func(), form: x.Form(), kern: kernelOf(x.Form()), reads: b.reads}
 		}
 		any = any || c.eval != nil
 	}
@@ -76,8 +83,11 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 	}
 	p.after = make([]uint64, len(p.cands)+1)
 	p.luaSteps = make([]int, len(p.cands)+1)
+	p.natives = make([]bool, len(p.cands)+1)
+	p.natives[len(p.cands)] = true
 	for i := len(p.cands) - 1; i >= 0; i-- {
 		if c := &p.cands[i]; c.eval != nil {
+			p.natives[i] = c.lua == nil && p.natives[i+1]
 			p.after[i] = c.reads | p.after[i+1]
 			p.luaSteps[i] = p.luaSteps[i+1]
 			if c.lua != nil {
@@ -93,13 +103,40 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 // (len(scores) when none is left): the caller scores that one itself, and
 // may run the plan again after it. It reads the context's fields afresh.
 func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int {
+	return p.run(vm, ctx, nil, scores, from)
+}
+
+// run is Run, reading the fields r remembers from where it remembers them
+// (r nil: none).
+func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, from int) int {
 	if vm != p.vm || ctx == nil || len(scores) != len(p.cands) {
 		return from
 	}
 	p.num, p.bad = 0, 0
-	p.load(ctx, p.after[from])
+	p.load(ctx, r, p.after[from])
 	// The budget's checks, once for the Lua scorers up to the next
 	// candidate the caller scores (for each, where that is refused).
+	if p.bad == 0 && p.natives[from] {
+		// Natives only, none reading through bound Go data: a score
+		// stands unless it is NaN.
+		cands := p.cands[from:]
+		out := scores[from:]
+		out = out[:len(cands)]
+		for i := range cands {
+			c := &cands[i]
+			var x float64
+			if f := &c.form; c.kern == kernTimesMinus {
+				x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+			} else {
+				x = p.eval(c)
+			}
+			if x != x {
+				return from + i // NaN: the caller reports it
+			}
+			out[i] = x
+		}
+		return len(p.cands)
+	}
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
@@ -113,7 +150,15 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 		} else if c.reads&p.bad != 0 {
 			return i // bound Go data on the way
 		}
-		x := c.eval(&p.v)
+		var x float64
+		switch f := &c.form; c.kern {
+		case kernTimesMinus:
+			x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+		case kernMulSub:
+			x = mulSub(p.v[f.A&slotMask], p.v[f.B&slotMask], p.v[f.C&slotMask])
+		default:
+			x = p.eval(c)
+		}
 		if x != x {
 			return i // NaN: the caller reports it
 		}
@@ -129,13 +174,70 @@ func (p *ScorePlan) Run(vm *VM, ctx *lua.LTable, scores []float64, from int) int
 	return len(p.cands)
 }
 
+// kernel is a form most scorers have, which Run computes in its loop: a
+// product of a field and the inverse of another (a * (b - c)), as a
+// native computes it (kernTimesMinus) or as Lua does (kernMulSub).
+type kernel uint8
+
+const (
+	kernNone kernel = iota
+	kernTimesMinus
+	kernMulSub
+)
+
+// kernelOf is f's kernel (kernNone for another form).
+func kernelOf(f lcomp.Form) kernel {
+	switch {
+	case f.Kind != lcomp.FormLeft:
+		return kernNone
+	case f.Op == lcomp.OpTimes && f.Op2 == lcomp.OpMinus:
+		return kernTimesMinus
+	case f.Op == lcomp.OpMul && f.Op2 == lcomp.OpSub:
+		return kernMulSub
+	}
+	return kernNone
+}
+
+// slotMask keeps a slot below MaxFields, which every slot is, without a
+// bounds check.
+const slotMask = lcomp.MaxFields - 1
+
+// mulSub is a * (b - c) with Lua's arithmetic (a zero result is +0, as
+// gopher-lua boxes it).
+func mulSub(a, b, c float64) float64 {
+	r := b - c
+	if r == 0 {
+		r = 0
+	}
+	if r = a * r; r == 0 {
+		r = 0
+	}
+	return r
+}
+
+// eval is c's score over the values read: its form computed without a
+// call where it has one, else through its closure.
+func (p *ScorePlan) eval(c *planCand) float64 {
+	f := &c.form
+	switch f.Kind {
+	case lcomp.FormLeft:
+		return f.Op.Apply(p.v[f.A&slotMask], f.Op2.Apply(p.v[f.B&slotMask], p.v[f.C&slotMask]))
+	case lcomp.FormFunc:
+		return c.eval(&p.v)
+	}
+	return f.Eval(&p.v)
+}
+
 // load reads the fields in need, raw: through tables, as ai.field and the
 // compiled path read them. A value is as ai.field scores it (a number, 1
 // for true, else 0); num marks the numbers, which are the Lua scorers'
 // values too (the compiled path needs a table at each step, and a number
 // at the end); bad marks a path through userdata (ai.field reads bound Go
 // data there, or calls __index), where the plan hands the call back.
-func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
+func (p *ScorePlan) load(ctx *lua.LTable, r *Reads, need uint64) {
+	if r != nil {
+		need = p.remembered(ctx, r, need)
+	}
 	for need != 0 {
 		i := bits.TrailingZeros64(need)
 		need &= need - 1
@@ -145,19 +247,32 @@ func (p *ScorePlan) load(ctx *lua.LTable, need uint64) {
 		} else {
 			x = walk(ctx, p.paths[i], &p.bad, i)
 		}
-		switch x := x.(type) {
-		case lua.LNumber:
-			p.v[i] = float64(x)
-			p.num |= 1 << i
-		case lua.LBool:
-			p.v[i] = 0
-			if x {
-				p.v[i] = 1
-			}
-		default:
-			p.v[i] = 0
+		p.set(i, x)
+	}
+}
+
+// set is field i's value x, read: as ai.field scores it, and whether it is
+// a number.
+func (p *ScorePlan) set(i int, x lua.LValue) {
+	v, num := fieldValue(x)
+	p.v[i&slotMask] = v
+	if num {
+		p.num |= 1 << i
+	}
+}
+
+// fieldValue is x as ai.field scores it (a number, 1 for true, else 0),
+// and whether it is a number.
+func fieldValue(x lua.LValue) (float64, bool) {
+	switch x := x.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LBool:
+		if x {
+			return 1, false
 		}
 	}
+	return 0, false
 }
 
 // walk reads a dotted path raw from ctx; through userdata it marks slot i

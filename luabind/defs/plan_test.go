@@ -36,7 +36,9 @@ func (g planGen) native(depth int) string {
 		}
 	}
 	sub := func() string { return g.native(depth - 1) }
-	switch g.r.IntN(9) {
+	switch g.r.IntN(10) {
+	case 9: // the shape plans run without a call
+		return fmt.Sprintf("ai.product(ai.field(%q), ai.inverse(ai.field(%q)))", planFields[g.r.IntN(len(planFields))], planFields[g.r.IntN(len(planFields))])
 	case 0:
 		return "ai.inverse(" + sub() + ")"
 	case 1:
@@ -69,8 +71,11 @@ func (g planGen) expr(depth int) string {
 		}
 		return "ctx." + planFields[g.r.IntN(len(planFields))]
 	}
-	if g.r.IntN(8) == 0 {
+	switch g.r.IntN(8) {
+	case 0:
 		return "-(" + g.expr(depth-1) + ")"
+	case 1: // the shape plans run without a call
+		return fmt.Sprintf("(ctx.%s * (%s - ctx.%s))", planFields[g.r.IntN(len(planFields))], g.num(), planFields[g.r.IntN(len(planFields))])
 	}
 	ops := []string{"+", "-", "*", "/", "%", "^"}
 	return "(" + g.expr(depth-1) + " " + ops[g.r.IntN(len(ops))] + " " + g.expr(depth-1) + ")"

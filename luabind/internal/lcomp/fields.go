@@ -34,6 +34,56 @@ type Operand struct {
 	sub  bool
 	op   Op
 	a, b int
+	// form: Fn's computation, where it is one of Form's (Kind FormFunc
+	// otherwise).
+	form Form
+}
+
+// Form is how an operand computes, for a caller that runs it in a loop of
+// its own, without a call; the same operations as its Func, in the same
+// order.
+type Form struct {
+	Kind    FormKind
+	Op, Op2 Op
+	A, B, C int
+}
+
+// FormKind is a Form's shape.
+type FormKind uint8
+
+// The shapes: FormFunc has none (run Func), FormSlot is v[A], FormBinary
+// Op of v[A] and v[B], FormLeft Op of v[A] and (Op2 of v[B] and v[C]),
+// FormRight Op of (Op2 of v[A] and v[B]) and v[C].
+const (
+	FormFunc FormKind = iota
+	FormSlot
+	FormBinary
+	FormLeft
+	FormRight
+)
+
+// Form is how o computes.
+func (o Operand) Form() Form {
+	if o.Fn == nil {
+		return Form{Kind: FormSlot, A: o.Slot}
+	}
+	return o.form
+}
+
+// Eval is f's value over v: the same as the Func of the operand it is the
+// form of (FormFunc: 0, which has none).
+func (f *Form) Eval(v *Fields) float64 {
+	switch f.Kind {
+	case FormSlot:
+		return v[f.A]
+	case FormBinary:
+		return f.Op.Apply(v[f.A], v[f.B])
+	case FormLeft:
+		return f.Op.Apply(v[f.A], f.Op2.Apply(v[f.B], v[f.C]))
+	case FormRight:
+		return f.Op.Apply(f.Op2.Apply(v[f.A], v[f.B]), v[f.C])
+	}
+	return 0
 }
 
 // Func is the operand as a FieldFn.
@@ -66,7 +116,8 @@ const (
 	OpMinus // a - b
 )
 
-func (op Op) apply(a, b float64) float64 {
+// Apply is a op b.
+func (op Op) Apply(a, b float64) float64 {
 	var r float64
 	switch op {
 	case OpTimes:
@@ -94,23 +145,25 @@ func Binary(op Op, x, y Operand) Operand {
 	switch {
 	case x.Fn == nil && y.Fn == nil:
 		i, j := x.Slot, y.Slot
-		f = func(v *Fields) float64 { return op.apply(v[i], v[j]) }
-		return Operand{Fn: f, sub: true, op: op, a: i, b: j}
+		f = func(v *Fields) float64 { return op.Apply(v[i], v[j]) }
+		return Operand{Fn: f, sub: true, op: op, a: i, b: j, form: Form{Kind: FormBinary, Op: op, A: i, B: j}}
 	case x.Fn == nil && y.sub:
 		i, yop, ya, yb := x.Slot, y.op, y.a, y.b
-		f = func(v *Fields) float64 { return op.apply(v[i], yop.apply(v[ya], v[yb])) }
+		f = func(v *Fields) float64 { return op.Apply(v[i], yop.Apply(v[ya], v[yb])) }
+		return Operand{Fn: f, form: Form{Kind: FormLeft, Op: op, Op2: yop, A: i, B: ya, C: yb}}
 	case x.sub && y.Fn == nil:
 		xop, xa, xb, j := x.op, x.a, x.b, y.Slot
-		f = func(v *Fields) float64 { return op.apply(xop.apply(v[xa], v[xb]), v[j]) }
+		f = func(v *Fields) float64 { return op.Apply(xop.Apply(v[xa], v[xb]), v[j]) }
+		return Operand{Fn: f, form: Form{Kind: FormRight, Op: op, Op2: xop, A: xa, B: xb, C: j}}
 	case x.Fn == nil:
 		i, g := x.Slot, y.Fn
-		f = func(v *Fields) float64 { return op.apply(v[i], g(v)) }
+		f = func(v *Fields) float64 { return op.Apply(v[i], g(v)) }
 	case y.Fn == nil:
 		g, j := x.Fn, y.Slot
-		f = func(v *Fields) float64 { a := g(v); return op.apply(a, v[j]) }
+		f = func(v *Fields) float64 { a := g(v); return op.Apply(a, v[j]) }
 	default:
 		g, h := x.Fn, y.Fn
-		f = func(v *Fields) float64 { a := g(v); return op.apply(a, h(v)) }
+		f = func(v *Fields) float64 { a := g(v); return op.Apply(a, h(v)) }
 	}
 	return Operand{Fn: f}
 }
@@ -126,10 +179,12 @@ func Unary(x Operand, f func(float64) float64) Operand {
 }
 
 // FieldNumber is a scorer compiled over shared reads: Eval is its result
-// when every field in Reads (a mask of indexes) holds a number; Steps and
-// MaxSteps are what RunNumber would charge and may need of the budget.
+// when every field in Reads (a mask of indexes) holds a number, Form how
+// Eval computes it; Steps and MaxSteps are what RunNumber would charge and
+// may need of the budget.
 type FieldNumber struct {
 	Eval     FieldFn
+	Form     Form
 	Reads    uint64
 	Steps    int
 	MaxSteps int
@@ -240,7 +295,7 @@ func (p *Program) OverFields(slots Slots) (*FieldNumber, bool) {
 			if !ok {
 				return nil, false
 			}
-			return &FieldNumber{Eval: x.Func(), Reads: reads, Steps: s.steps, MaxSteps: p.Steps()}, true
+			return &FieldNumber{Eval: x.Func(), Form: x.Form(), Reads: reads, Steps: s.steps, MaxSteps: p.Steps()}, true
 		default:
 			return nil, false
 		}
