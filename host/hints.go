@@ -84,7 +84,7 @@ type keysHint struct {
 // find sets h from the context t's key index (t must be live).
 func (h *keysHint) find(t *lua.LTable) {
 	*h = keysHint{}
-	if !k2iOK || t == nil {
+	if !k2iOK {
 		return
 	}
 	hdr, n := mapAt(t, k2iAt)
