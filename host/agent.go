@@ -57,8 +57,7 @@ type Agent struct {
 	incoming []event     // events sent since, for the next tick
 	inbox    []event     // ai.send_to messages from other agents, after incoming
 	syncs    []*synced   // Agent.Sync
-	keys     keysHint    // where ctx's key index is (hints.go)
-	// End of the hot fields (256 bytes).
+	// End of the hot fields (240 bytes).
 
 	path []*place // scratch: machines on the active path
 

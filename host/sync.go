@@ -113,36 +113,57 @@ type synced struct {
 	hint syncHint
 }
 
-// syncHint is where a synced table's lookups read (hints.go): the
-// table's string map field, the map and its slots, found by out (the last
-// time it ran) and asked for by in, so that the lookups of out, after the
-// agent's callbacks, do not each wait on memory: at 50,000 units the table
-// of a unit whose scripts do not read it is not in the CPU's caches by
-// then (asking earlier, with the tick's lookahead, measured no better).
+// syncHint is where a synced table's lookups read: the table's string
+// map field, the map and the map's slots, as addresses, found by out (the
+// last time it ran) and asked for by in, so that the lookups of out, after
+// the agent's callbacks, do not each wait on memory: at 50,000 units the
+// table of a unit whose scripts do not read it is not in the CPU's caches
+// by then (asking earlier, with the tick's lookahead, measured no
+// better). The addresses are only hints: one the table no longer uses
+// (its map grew) costs a wasted prefetch, and none is ever read through.
 type syncHint struct {
 	field, hdr, grp, end uintptr
 }
 
+// strdictAt is where an LTable keeps its string map (0 if it has none
+// there: then the hints name the table's first line only).
+var strdictAt = func() uintptr {
+	f, ok := reflect.TypeOf(lua.LTable{}).FieldByName("strdict")
+	if !ok || f.Type != reflect.TypeOf(map[string]lua.LValue(nil)) {
+		return 0
+	}
+	return f.Offset
+}()
+
 // find sets h from t's string map, which must be live (t's, now).
 func (h *syncHint) find(t *lua.LTable) {
-	*h = syncHint{}
-	if !strdictOK {
+	*h = syncHint{field: uintptr(unsafe.Pointer(t)) + strdictAt}
+	m := luaval.StringMap(t)
+	if m == nil {
 		return
 	}
-	h.field = uintptr(unsafe.Pointer(t)) + strdictAt
-	hdr, n := mapAt(t, strdictAt)
+	// A Go map (Go 1.24 on) starts with its count, its seed, where its
+	// slots are and the length of its directory: 0 for a map of one
+	// group, a control word then 8 slots of a key and a value, filled
+	// from the first. A larger map's slots are a directory away: the
+	// hints name its header only.
+	hdr := *(*unsafe.Pointer)(unsafe.Pointer(&m))
 	h.hdr = uintptr(hdr)
-	h.grp, h.end = groupOf(hdr, n, strdictSlot)
+	if len(m) <= 8 && *(*int)(unsafe.Add(hdr, 24)) == 0 {
+		h.grp = *(*uintptr)(unsafe.Add(hdr, 16))
+		h.end = h.grp + 8 + uintptr(len(m))*uintptr(unsafe.Sizeof("")+unsafe.Sizeof(lua.LValue(nil)))
+	}
 }
 
 // ask asks the CPU for the lines h names.
 func (h *syncHint) ask() {
-	if h.field == 0 {
+	if h.grp == 0 {
+		prefetch.Lines4(h.field, h.hdr, h.hdr+40, h.hdr)
 		return
 	}
-	prefetch.Line(h.field)
-	if h.hdr != 0 {
-		askMap(h.hdr, h.grp, h.end)
+	prefetch.Lines4(h.field, h.hdr, h.hdr+40, h.grp)
+	for p := h.grp&^63 + 64; p < h.end; p += 64 {
+		prefetch.Line(p)
 	}
 }
 

@@ -78,7 +78,6 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 
 	a.ticks++
 	a.clock += dt
-	a.keys.ask() // for the scripts' stores into ctx
 	a.advance(a.t.root, dt)
 	for _, s := range a.syncs {
 		s.in(a.w)
@@ -119,7 +118,6 @@ func (a *Agent) tick(dt float64, dtv lua.LValue) error {
 	for _, s := range a.syncs {
 		s.out()
 	}
-	a.keys.find(a.ctx)
 	return nil
 }
 
