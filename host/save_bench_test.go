@@ -22,13 +22,8 @@ import (
 //	go test ./host -run XXX -bench SaveVsTick -benchtime 3x -count 3
 func BenchmarkSaveVsTick(b *testing.B) {
 	const agents = 50_000
-	h := newGuards(b, agents, 1, false)
+	h := savedGuards(b, agents)
 	defer h.Close()
-	for i, a := range h.Agents() {
-		if i%2 == 0 {
-			a.Set("player", "found")
-		}
-	}
 	if err := h.Tick(0.016); err != nil {
 		b.Fatal(err)
 	}
@@ -79,6 +74,20 @@ func BenchmarkSaveVsTick(b *testing.B) {
 		load[f].report(b, format.name+"-load", tick)
 		b.ReportMetric(float64(size[f]), format.name+"-bytes")
 	}
+}
+
+// savedGuards is a host of n guards on one worker, half of them having
+// found the player (two states in use), as the save benchmarks save.
+func savedGuards(b *testing.B, n int) *host.Host {
+	h := newGuards(b, n, 1, false)
+	for i, a := range h.Agents() {
+		if i%2 == 0 {
+			if err := a.Set("player", "found"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return h
 }
 
 // cost is the wall and process CPU time of a part of a benchmark.
@@ -217,13 +226,8 @@ func BenchmarkLoadReaders(b *testing.B) {
 //	go test ./host -run XXX -bench BinarySaveVsTick -benchtime 9x -count 3
 func BenchmarkBinarySaveVsTick(b *testing.B) {
 	const agents = 50_000
-	h := newGuards(b, agents, 1, false)
+	h := savedGuards(b, agents)
 	defer h.Close()
-	for i, a := range h.Agents() {
-		if i%2 == 0 {
-			a.Set("player", "found")
-		}
-	}
 	opts := host.SaveOptions{Format: host.SnapshotBinary}
 	var save, async, tickNs, saveNs []float64
 	var buf bytes.Buffer

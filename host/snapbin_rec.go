@@ -55,6 +55,32 @@ func bit(on bool, f byte) byte {
 	return b * f
 }
 
+// countFirst starts a list of the records of candidates things, those
+// held says hold something: a count byte at the returned offset, to be
+// patched once they are written (patchCount), where there are fewer than
+// 128 candidates (most lists), else their count, varint, counted first.
+func countFirst(b []byte, candidates int, held func(i int) bool) ([]byte, int) {
+	at := len(b)
+	if candidates < 128 {
+		return append(b, 0), at
+	}
+	n := 0
+	for i := range candidates {
+		if held(i) {
+			n++
+		}
+	}
+	return binary.AppendUvarint(b, uint64(n)), at
+}
+
+// patchCount writes n, the records written, at the byte countFirst left at
+// at for fewer than 128 candidates.
+func patchCount(b []byte, at, candidates, n int) {
+	if candidates < 128 {
+		b[at] = byte(n)
+	}
+}
+
 // statesOf writes the records of the states of t that hold something, in
 // layout order, after how many there are: a byte patched afterwards where
 // t has fewer than 128 states (most do), else counted first. bt is read
@@ -68,18 +94,7 @@ func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []
 		}
 		return f
 	}
-	at := len(b)
-	if len(ln.states) < 128 {
-		b = append(b, 0)
-	} else {
-		n := 0
-		for i := range ln.states {
-			if flagsOf(&ln.states[i]) != 0 {
-				n++
-			}
-		}
-		b = binary.AppendUvarint(b, uint64(n))
-	}
+	b, at := countFirst(b, len(ln.states), func(i int) bool { return flagsOf(&ln.states[i]) != 0 })
 	n := 0
 	for i := range ln.states {
 		st := &ln.states[i]
@@ -110,9 +125,7 @@ func (w *binWriter) statesOf(b []byte, t *layout, nodes []placeRT, bt []btRT) []
 			b = w.tree(b, bt, st.tree)
 		}
 	}
-	if len(ln.states) < 128 {
-		b[at] = byte(n)
-	}
+	patchCount(b, at, len(ln.states), n)
 	return b
 }
 
@@ -168,18 +181,10 @@ func (w *binWriter) machinesOf(b []byte, t *layout, ms []machineRT, copies []mac
 		m := &copies[mid]
 		return m.stack, m.history, m.decideAcc
 	}
-	at := len(b)
-	if len(ln.machines) < 128 {
-		b = append(b, 0)
-	} else {
-		n := 0
-		for i := range ln.machines {
-			if stack, history, acc := rec(ln.machines[i].mid); len(stack) > 0 || history >= 0 || acc != 0 {
-				n++
-			}
-		}
-		b = binary.AppendUvarint(b, uint64(n))
-	}
+	b, at := countFirst(b, len(ln.machines), func(i int) bool {
+		stack, history, acc := rec(ln.machines[i].mid)
+		return len(stack) > 0 || history >= 0 || acc != 0
+	})
 	n := 0
 	for i := range ln.machines {
 		m := &ln.machines[i]
@@ -200,8 +205,6 @@ func (w *binWriter) machinesOf(b []byte, t *layout, ms []machineRT, copies []mac
 		}
 		b = appendFloat(b, acc)
 	}
-	if len(ln.machines) < 128 {
-		b[at] = byte(n)
-	}
+	patchCount(b, at, len(ln.machines), n)
 	return b
 }
