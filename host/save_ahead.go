@@ -79,12 +79,10 @@ func (s saveAhead) warm(i int) {
 	}
 	if j := i + aheadSlots; j < n && j >= 0 {
 		if sd := stringMap(s[j].ctx); sd != nil {
-			// The map's third word is where its slots are, or its
-			// directory (Go's maps, as the tick's lookahead reads them; a
-			// hint only: a prefetch of any address is harmless). A small
-			// map fills its slots from the first: its control word, then
-			// 32 bytes a key.
-			if g := *(*uintptr)(unsafe.Add(sd, 16)); g != 0 {
+			// Its slots, or its directory (mapSlots): a small map fills
+			// its slots from the first, its control word, then 32 bytes
+			// a key.
+			if g := mapSlots(sd); g != 0 {
 				l.span(g, min(8+32*len(luaval.StringMap(s[j].ctx)), 256))
 			}
 		}

@@ -142,15 +142,13 @@ func (h *syncHint) find(t *lua.LTable) {
 	if m == nil {
 		return
 	}
-	// A Go map (Go 1.24 on) starts with its count, its seed, where its
-	// slots are and the length of its directory: 0 for a map of one
-	// group, a control word then 8 slots of a key and a value, filled
-	// from the first. A larger map's slots are a directory away: the
-	// hints name its header only.
+	// A map of one group has its slots filled from the first (mapSlots);
+	// a larger map's slots are a directory away: the hints name its
+	// header only.
 	hdr := *(*unsafe.Pointer)(unsafe.Pointer(&m))
 	h.hdr = uintptr(hdr)
-	if len(m) <= 8 && *(*int)(unsafe.Add(hdr, 24)) == 0 {
-		h.grp = *(*uintptr)(unsafe.Add(hdr, 16))
+	if len(m) <= 8 && mapSmall(hdr) {
+		h.grp = mapSlots(hdr)
 		h.end = h.grp + 8 + uintptr(len(m))*uintptr(unsafe.Sizeof("")+unsafe.Sizeof(lua.LValue(nil)))
 	}
 }

@@ -119,12 +119,23 @@ func stage1(a *Agent) {
 		st = uintptr(unsafe.Pointer(unsafe.SliceData(a.ms[0].stack)))
 	}
 	if sd := stringMap(a.ctx); sd != nil {
-		// The map's third word is where its slots are (Go's maps; a hint
-		// only: a prefetch of any address is harmless).
-		g := *(*uintptr)(unsafe.Add(sd, 16))
+		g := mapSlots(sd)
 		prefetch.Lines4(st, g, g+64, g+128)
 	}
 }
+
+// mapSlots is where the Go map whose header is at m keeps its slots, for
+// hints (0 for none): a Go map (Go 1.24 on) starts with its count, its
+// seed, where its slots are and the length of its directory, and a map of
+// one group (up to 8 entries) has its slots there, a control word then 8
+// slots of a key and a value, filled from the first; a larger one has its
+// directory there. Only a hint may use it: with another layout, a
+// prefetch of whatever address it gives is harmless.
+func mapSlots(m unsafe.Pointer) uintptr { return *(*uintptr)(unsafe.Add(m, 16)) }
+
+// mapSmall reports whether the Go map whose header is at m keeps its
+// slots in one group (see mapSlots).
+func mapSmall(m unsafe.Pointer) bool { return *(*int)(unsafe.Add(m, 24)) == 0 }
 
 // records is where a's state and machine records start (0 for none).
 func records(a *Agent) (nodes, ms uintptr) {
