@@ -104,9 +104,6 @@ type Agent struct {
 	// followers: observations following the agent in full (its decisions,
 	// transitions and log lines are kept for it whatever the hooks).
 	followers int
-	// reads: by machine index, where a utility machine's score plan last
-	// found the context's fields (made at the first planned decision).
-	reads []defs.Reads
 }
 
 type placeRT struct {
@@ -119,8 +116,13 @@ type placeRT struct {
 }
 
 type machineRT struct {
-	stack     []int // child indices, top last
-	history   int   // child on top when last left, -1 for none
+	stack []int // child indices, top last
+	// reads: where a utility machine's score plan last found the
+	// context's fields (nil until its first planned decision, or from
+	// the records' pool); the tick's lookahead reads the root's in its
+	// first line.
+	reads     *defs.Reads
+	history   int // child on top when last left, -1 for none
 	decideAcc float64
 	req       request
 	blocked   int // tick in which a request was applied here
@@ -172,7 +174,7 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
 	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
-	a.reads = t.pool.takeReads(t)
+	t.pool.takeReads(t, a.ms)
 	return a
 }
 

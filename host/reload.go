@@ -375,6 +375,7 @@ func (p *remapPlan) apply(agents []*Agent) {
 // remap moves the agent onto the new tree with the given fresh records.
 func (a *Agent) remap(p *remapPlan) {
 	nodes, ms, bt, path, scores := p.nt.pool.take(p.nt)
+	p.nt.pool.takeReads(p.nt, ms)
 	var vanished []*place  // new machines whose active child is gone
 	var left []leftStates  // paused states of stacks that are no more
 	var restarted []*place // states whose steps start again

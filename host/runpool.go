@@ -48,17 +48,20 @@ func hasUtility(t *layout) bool {
 	return false
 }
 
-// takeReads returns one agent's remembered reads, by machine, for a tree
-// with utility machines (nil otherwise): taken with its other records, so
-// that its first decisions allocate nothing.
-func (p *runPool) takeReads(t *layout) []defs.Reads {
+// takeReads gives one agent's machine records ms their remembered reads,
+// for a tree with utility machines (none otherwise): taken with its other
+// records, so that its first decisions allocate nothing.
+func (p *runPool) takeReads(t *layout, ms []machineRT) {
 	n := len(t.machines)
-	if len(p.reads) < n || !hasUtility(t) {
-		return nil
+	if len(p.reads) < n || len(ms) != n || !hasUtility(t) {
+		return
 	}
-	r := p.reads[:n:n]
+	for i, m := range t.machines {
+		if m.def.Kind == defs.KindUtility {
+			ms[i].reads = &p.reads[i]
+		}
+	}
 	p.reads = p.reads[n:]
-	return r
 }
 
 // take returns one agent's records: fresh state records, machines with

@@ -78,12 +78,13 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	}
 	var r *defs.Reads
 	if p != nil {
-		if len(a.reads) != len(a.ms) {
-			// First planned decision, or a reload changed the machines
-			// (what is remembered is checked against the plan anyway).
-			a.reads = make([]defs.Reads, len(a.ms))
+		if r = a.ms[n.mid].reads; r == nil {
+			// First planned decision of a machine whose records came
+			// without (a reload's); what it remembers is checked
+			// against the plan anyway.
+			r = new(defs.Reads)
+			a.ms[n.mid].reads = r
 		}
-		r = &a.reads[n.mid]
 	}
 	for i := 0; i < len(scores); i++ {
 		if p != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/luaai/luaai/host/internal/prefetch"
 	"github.com/luaai/luaai/internal/luaval"
+	"github.com/luaai/luaai/luabind/defs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -20,8 +21,10 @@ import (
 // pointer is read from the cache once its target is on the way there:
 // four ahead the agent's other hot lines, three ahead what those point to
 // (state and machine records' first lines, the context table), two ahead
-// the context's string map and the rest of the records, one ahead the
-// map's slots and the root machine's stack. A prediction is never a decision: Host.Tick
+// the context's string map, the rest of the records and the root utility
+// machine's remembered reads (defs.Reads), one ahead the map's slots (or
+// its directory), the root machine's stack and, where the reads remember
+// fields, the map's table and the slots they were found in. A prediction is never a decision: Host.Tick
 // decides as it comes to each agent (an agent's own tick may suspend
 // another's through agent:tick), and a wrong one costs a wasted hint.
 type lookahead struct {
@@ -91,11 +94,15 @@ func stage3(a *Agent) {
 	prefetch.Lines4(n, m, uintptr(unsafe.Pointer(a.ctx)), n+64)
 }
 
-// stage2 asks for a's context's string map and the rest of its records
-// (up to maxRecordLines lines of each).
+// stage2 asks for a's context's string map, the rest of its records (up
+// to maxRecordLines lines of each) and its root utility machine's reads.
 func stage2(a *Agent) {
 	n, m := records(a)
 	prefetch.Lines4(uintptr(stringMap(a.ctx)), m+64, n+128, m+128)
+	if len(a.ms) > 0 && a.ms[0].reads != nil {
+		r := uintptr(unsafe.Pointer(a.ms[0].reads))
+		prefetch.Lines4(r, r+64, r+unsafe.Sizeof(defs.Reads{})-1, r)
+	}
 	rest(n, len(a.nodes)*int(unsafe.Sizeof(placeRT{})))
 	rest(m, len(a.ms)*int(unsafe.Sizeof(machineRT{})))
 }
@@ -112,7 +119,8 @@ func rest(base uintptr, size int) {
 }
 
 // stage1 asks for the slots of a's context's string map and its root
-// machine's stack.
+// machine's stack, and where the root's reads remember fields, the map's
+// table and the slots they hold (up to maxSlotLines lines).
 func stage1(a *Agent) {
 	var st uintptr
 	if len(a.ms) > 0 && cap(a.ms[0].stack) > 0 {
@@ -122,7 +130,18 @@ func stage1(a *Agent) {
 		g := mapSlots(sd)
 		prefetch.Lines4(st, g, g+64, g+128)
 	}
+	if len(a.ms) > 0 && a.ms[0].reads != nil {
+		tab, g, size := a.ms[0].reads.Hint()
+		p := uintptr(g)
+		prefetch.Lines4(uintptr(tab)+16, p, p+64, p+128)
+		for off := 192; off < size && off < maxSlotLines*64; off += 256 {
+			prefetch.Lines4(p+uintptr(off), p+uintptr(off)+64, p+uintptr(off)+128, p+uintptr(off)+192)
+		}
+	}
 }
+
+// maxSlotLines bounds the lines of a context map's slots asked for ahead.
+const maxSlotLines = 16
 
 // mapSlots is where the Go map whose header is at m keeps its slots, for
 // hints (0 for none): a Go map (Go 1.24 on) starts with its count, its

@@ -113,20 +113,34 @@ func Groups(m unsafe.Pointer) (unsafe.Pointer, int) {
 	return groupsOf(m)
 }
 
+// Table is Groups, with the table that holds the groups (nil for a small
+// map's one group).
+func Table(m unsafe.Pointer) (tab, g unsafe.Pointer, groups int) {
+	if m == nil || !known {
+		return nil, nil, 0
+	}
+	return tableOf(m)
+}
+
 func groupsOf(m unsafe.Pointer) (unsafe.Pointer, int) {
+	_, g, n := tableOf(m)
+	return g, n
+}
+
+func tableOf(m unsafe.Pointer) (tab, g unsafe.Pointer, groups int) {
 	d := *(*unsafe.Pointer)(unsafe.Add(m, mapDirPtr))
 	if d == nil {
-		return nil, 0
+		return nil, nil, 0
 	}
 	switch *(*int)(unsafe.Add(m, mapDirLen)) {
 	case 0:
-		return d, 1
+		return nil, d, 1
 	case 1:
 		t := *(*unsafe.Pointer)(d)
 		if t == nil {
-			return nil, 0
+			return nil, nil, 0
 		}
-		return *(*unsafe.Pointer)(unsafe.Add(t, tableGroups)), int(*(*uint64)(unsafe.Add(t, tableMask)) + 1)
+		return t, *(*unsafe.Pointer)(unsafe.Add(t, tableGroups)), int(*(*uint64)(unsafe.Add(t, tableMask)) + 1)
 	}
-	return nil, 0
+	return nil, nil, 0
 }

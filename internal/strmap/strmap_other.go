@@ -29,3 +29,6 @@ func Of(*lua.LTable) unsafe.Pointer { return nil }
 
 // Groups is where m keeps its entries: nil, with this Go.
 func Groups(unsafe.Pointer) (unsafe.Pointer, int) { return nil, 0 }
+
+// Table is Groups with the table holding them: none, with this Go.
+func Table(unsafe.Pointer) (tab, g unsafe.Pointer, groups int) { return nil, nil, 0 }

@@ -26,6 +26,8 @@ import (
 type Reads struct {
 	plan *ScorePlan
 	m, g unsafe.Pointer // the string map and its slots, as remembered
+	tab  unsafe.Pointer // the map's table, nil for a map of one group (Hint)
+	size int            // bytes of slots at g
 	have uint64         // the fields whose slots at holds
 	// at: by field, its slot's control byte's offset in g, and its key's
 	// offset shifted 16 bits up.
@@ -50,15 +52,16 @@ func (p *ScorePlan) RunReads(vm *VM, ctx *lua.LTable, r *Reads, scores []float64
 // each, and returns those left to look up.
 func (p *ScorePlan) remembered(ctx *lua.LTable, r *Reads, need uint64) uint64 {
 	m := strmap.Of(ctx)
-	if m == nil {
-		return need
-	}
-	g, groups := strmap.Groups(m)
+	tab, g, groups := strmap.Table(m)
 	if g == nil || groups > maxReadGroups {
+		if r.plan != nil {
+			*r = Reads{} // nothing to hint at either
+		}
 		return need
 	}
 	if r.plan != p || r.m != m || r.g != g {
 		p.remember(r, m, g, groups)
+		r.tab = tab
 	}
 	hit := need & r.have
 	need &^= hit
@@ -84,10 +87,21 @@ func (p *ScorePlan) remembered(ctx *lua.LTable, r *Reads, need uint64) uint64 {
 	return need
 }
 
+// Hint tells where the next run through r will read, for a caller that
+// asks the CPU for it ahead: the context map's table (nil for a map of one
+// group) and size bytes of its slots at slots; nothing while r remembers
+// nothing. The addresses are only hints: the run checks all it reads.
+func (r *Reads) Hint() (tab, slots unsafe.Pointer, size int) {
+	if r.have == 0 {
+		return nil, nil, 0
+	}
+	return r.tab, r.g, r.size
+}
+
 // remember makes r the slots where map m, whose slots are groups groups
 // at g, holds p's fields (those with a key, among the first maxReads).
 func (p *ScorePlan) remember(r *Reads, m, g unsafe.Pointer, groups int) {
-	*r = Reads{plan: p, m: m, g: g}
+	*r = Reads{plan: p, m: m, g: g, size: groups * int(strmap.GroupSize)}
 	n := min(len(p.paths), maxReads)
 	for gi := range groups {
 		base := uintptr(gi) * strmap.GroupSize

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luaai/luaai/internal/strmap"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -64,7 +65,7 @@ func TestRunReadsMatchesRun(t *testing.T) {
 	}
 	ctxs := []*lua.LTable{newCtx(), newCtx()}
 	var reads Reads
-	extra, remembered := 0, 0
+	extra, remembered, large := 0, 0, 0
 	for step := 0; step < 4000; step++ {
 		ctx := ctxs[r.IntN(len(ctxs))]
 		switch op := r.IntN(20); {
@@ -98,6 +99,19 @@ func TestRunReadsMatchesRun(t *testing.T) {
 		if reads.have != 0 {
 			remembered++
 		}
+		// The hints name where the run just read, the context's table
+		// and slots as they are now, or nothing (a map too large).
+		tab, g, groups := strmap.Table(strmap.Of(ctx))
+		htab, hg, size := reads.Hint()
+		if groups > maxReadGroups {
+			large++
+			require.True(t, hg == nil && size == 0, "step %d: hints for a map too large", step)
+		} else if hg != nil {
+
+			require.True(t, hg == g && htab == tab, "step %d: hinted slots", step)
+			require.Equal(t, groups*int(strmap.GroupSize), size, "step %d: hinted size", step)
+		}
 	}
+	require.Greater(t, large, 100, "runs on maps too large to remember")
 	require.Greater(t, remembered, 1000, "runs with remembered fields")
 }
