@@ -23,10 +23,11 @@ import (
 // served to every caller.
 type Agent struct {
 	// Hot: what every tick touches, first, packed into the struct's first
-	// four cache lines (an agent's first touch in a tick is a cache miss,
-	// and each line more is one more; Agents are 64-byte aligned, by their
-	// size class). The first line is all that Host.Tick reads of an agent
-	// it skips (suspended, or not due at its interval).
+	// five cache lines (an agent's first touch in a tick is a cache miss,
+	// and each line more is one more unless the tick's lookahead asked
+	// for it; Agents are 64-byte aligned, by their size class). The first
+	// line is all that Host.Tick reads of an agent it skips (suspended, or
+	// not due at its interval).
 	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
 	ticking    bool
 	// tickStopped: the agent's tick budget stopped this tick, and it was
@@ -38,6 +39,8 @@ type Agent struct {
 	// requested: a machine may hold a pending request (ai.push/pop/replace,
 	// a restored or reloaded one): the next tick's step 1 looks for them.
 	requested bool
+	// watch: the agent keeps its last decisions (WatchDecisions).
+	watch bool
 	// interval: tick interval (SetInterval); 0 and 1 both tick every host tick
 	interval int
 	id       int
@@ -57,9 +60,12 @@ type Agent struct {
 	incoming []event     // events sent since, for the next tick
 	inbox    []event     // ai.send_to messages from other agents, after incoming
 	syncs    []*synced   // Agent.Sync
-	// End of the hot fields (240 bytes).
-
-	path []*place // scratch: machines on the active path
+	path     []*place    // scratch: machines on the active path
+	scores   []float64   // scratch: utility scores
+	// followers: observations following the agent in full (its decisions,
+	// transitions and log lines are kept for it whatever the hooks).
+	followers int
+	// End of the hot fields (296 bytes).
 
 	bt []btRT // behaviour-tree nodes' records, by tree state's btBase + node index
 	// lag and frameAt order the host's ticks after a frame deadline
@@ -81,14 +87,11 @@ type Agent struct {
 	// ownPCG and ownRand: where pcg and rng point after seedRandom.
 	ownPCG  rand.PCG
 	ownRand rand.Rand
-	scores  []float64 // scratch: utility scores
-	order   []int     // scratch: random_top candidates
-	parts   [][]Part  // scratch: native scorers' parts, when decisions are traced
+	order   []int    // scratch: random_top candidates
+	parts   [][]Part // scratch: native scorers' parts, when decisions are traced
 
-	errs    []*ScriptError
-	dropped int // errors MaxErrors discarded
-	// watch: the agent keeps its last decisions (WatchDecisions).
-	watch     bool
+	errs      []*ScriptError
+	dropped   int                 // errors MaxErrors discarded
 	decisions map[string]Decision // last decision by machine path, when watched
 	user      any                 // SetUserData
 	removed   bool                // by Remove or Despawn
@@ -101,9 +104,6 @@ type Agent struct {
 	evNil     bool      // it came with no payload (for the hint of an error indexing it)
 	bound     []uintptr // Go values this agent binds (Host.boundBy)
 	overruns  int       // callbacks stopped by the time budget since spawn or Resume
-	// followers: observations following the agent in full (its decisions,
-	// transitions and log lines are kept for it whatever the hooks).
-	followers int
 }
 
 type placeRT struct {

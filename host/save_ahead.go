@@ -43,10 +43,12 @@ func (s saveAhead) warm(i int) {
 	n := len(s)
 	if j := i + saveAheadDepth; j < n && j >= 0 {
 		p := uintptr(unsafe.Pointer(s[j]))
-		// The lines of an Agent the save reads: the hot ones, then the
-		// behaviour, kind and random state, then the overruns (its tree
-		// records' line is read only for a behaviour with trees).
-		l.add(p, p+64, p+128, p+192, p+320, p+384, p+unsafe.Offsetof(s[j].overruns))
+		// The lines of an Agent the save reads: the first four hot ones,
+		// then those of its tree records, kind, behaviour, random state
+		// and overruns (some share a line).
+		a := s[j]
+		l.add(p, p+64, p+128, p+192, p+unsafe.Offsetof(a.bt), p+unsafe.Offsetof(a.kind),
+			p+unsafe.Offsetof(a.b), p+unsafe.Offsetof(a.pcg), p+unsafe.Offsetof(a.overruns))
 	}
 	if j := i + aheadRecords; j < n && j >= 0 {
 		a := s[j]

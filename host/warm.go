@@ -83,7 +83,7 @@ func (l *lookahead) warm(k int) {
 	}
 	if l.n > 3 {
 		p := uintptr(unsafe.Pointer(l.ags[l.due[3]]))
-		prefetch.Lines4(p+64, p+128, p+192, p+192)
+		prefetch.Lines4(p+64, p+128, p+192, p+256)
 	}
 }
 
@@ -130,10 +130,16 @@ func stage1(a *Agent) {
 		g := mapSlots(sd)
 		prefetch.Lines4(st, g, g+64, g+128)
 	}
-	if len(a.ms) > 0 && a.ms[0].reads != nil {
-		tab, g, size := a.ms[0].reads.Hint()
+	if len(a.ms) == 0 || a.ms[0].reads == nil {
+		return
+	}
+	if tab, g, size := a.ms[0].reads.Hint(); g != nil {
 		p := uintptr(g)
-		prefetch.Lines4(uintptr(tab)+16, p, p+64, p+128)
+		t := p // no table (a map of one group): a hint for address 0 costs a page walk
+		if tab != nil {
+			t = uintptr(tab) + 16
+		}
+		prefetch.Lines4(t, p, p+64, p+128)
 		for off := 192; off < size && off < maxSlotLines*64; off += 256 {
 			prefetch.Lines4(p+uintptr(off), p+uintptr(off)+64, p+uintptr(off)+128, p+uintptr(off)+192)
 		}
