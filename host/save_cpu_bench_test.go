@@ -14,11 +14,10 @@ import (
 
 // BenchmarkBinarySaveCPU: a blocking binary save's CPU time per agent,
 // saves one after another (no tick or collection between them), on the
-// game loop's thread: of 1,000 guards, whose records stay in the caches,
-// and of 50,000, whose records are read from memory. The same time per
-// agent at both sizes says the save is held by its own work (encoding),
-// not by waits on memory. It reports the median and the lowest tenth
-// (p10, what a save costs when the machine's other work leaves it alone).
+// game loop's thread: of 1,000 guards, whose records fit in the caches
+// (when other programs leave them there), and of 50,000, whose records
+// are read from memory. It reports the median and the lowest tenth (p10,
+// what a save costs when the machine's other work leaves it alone).
 //
 //	go test ./host -run '^$' -bench BinarySaveCPU -benchtime 200x -count 3
 func BenchmarkBinarySaveCPU(b *testing.B) {
