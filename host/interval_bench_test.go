@@ -209,3 +209,53 @@ func BenchmarkIntervalLocality(b *testing.B) {
 		b.ReportMetric(median(loop[i+1])/median(loop[0]), s.name+"/all")
 	}
 }
+
+// BenchmarkIntervalSkip: what an agent that a frame skips costs, against
+// one it ticks. 50,000 agents; frames that tick all of them, against
+// frames where none is due (all at an interval no run reaches: each one is
+// checked, and owed the frame's time). It reports the median loop CPU time
+// per agent of each kind of frame, and their ratio.
+func BenchmarkIntervalSkip(b *testing.B) {
+	const agents, frames = 50_000, 8
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	beh, err := h.LoadString("lod.lua", lodSource)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := make([]*host.Agent, 0, agents)
+	for range agents {
+		a, err := h.Spawn(beh, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, a)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var ticked, skipped []float64
+	for range b.N {
+		for _, k := range []int{1, 1 << 30} {
+			for _, a := range all {
+				gmust(b, a.SetInterval(k))
+			}
+			gmust(b, h.Tick(0.05)) // the owed time of those skipped is handed over
+			for range frames {
+				c0 := rusageThread(b)
+				gmust(b, h.Tick(0.05))
+				per := float64(rusageThread(b)-c0) / agents
+				if k == 1 {
+					ticked = append(ticked, per)
+				} else {
+					skipped = append(skipped, per)
+				}
+			}
+		}
+	}
+	b.ReportMetric(median(ticked), "ns/ticked-agent")
+	b.ReportMetric(median(skipped), "ns/skipped-agent")
+	b.ReportMetric(median(skipped)/median(ticked), "skipped/ticked")
+}

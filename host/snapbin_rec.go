@@ -13,6 +13,13 @@ import (
 // size is a multiple of 8).
 const placeWords = unsafe.Sizeof(placeRT{}) / 8
 
+// stateFlags reads a placeRT's six words one by one: these fail to
+// compile when its size changes.
+var (
+	_ [placeWords - 6]struct{}
+	_ [6 - placeWords]struct{}
+)
+
 // treeHeld tells whether any of n's tree records in bt holds something.
 func treeHeld(bt []btRT, n *place) bool {
 	if n.bt == nil {
@@ -34,11 +41,8 @@ func (rt *placeRT) held() bool { return stateFlags(rt) != 0 }
 // zero record, told at once where all its bytes are 0 (most records: the
 // states not active).
 func stateFlags(rt *placeRT) byte {
-	var bits uint64
-	for _, w := range (*[placeWords]uint64)(unsafe.Pointer(rt)) {
-		bits |= w
-	}
-	if bits == 0 {
+	w := (*[placeWords]uint64)(unsafe.Pointer(rt))
+	if w[0]|w[1]|w[2]|w[3]|w[4]|w[5] == 0 {
 		return 0
 	}
 	return bit(rt.time != 0, binHasTime) | bit(rt.every != 0, binHasEvery) |
