@@ -170,7 +170,8 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
-	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
+	a := w.takeAgent()
+	a.h, a.w, a.id, a.b, a.t, a.requested = w.h, w, id, b, t, true
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	a.reads = t.pool.takeReads(t)
 	return a

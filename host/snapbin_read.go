@@ -36,6 +36,8 @@ type binReader struct {
 	last   []*place
 	// tmpl is binPairs' template of a context's maps.
 	tmpl tableTemplate
+	// tables: the blocks binPairs makes tables from.
+	tables tableSlab
 }
 
 // fail records the first error, at the current offset, and returns it.
