@@ -173,17 +173,26 @@ const maxFilled = 16
 // ordinary one, and otherwise as binTable makes it (the same table).
 func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 	base := len(r.pairs)
-	defer func() { r.pairs = r.pairs[:base] }()
 	plain := true
 	for range n {
 		k, v, err := d.binPair(r, depth)
 		if err != nil {
+			r.pairs = r.pairs[:base]
 			return nil, err
 		}
 		plain = plain && plainPair(k, v, r.pairs[base:])
 		r.pairs = append(r.pairs, k, v)
 	}
-	kv := r.pairs[base:]
+	t, err := d.pairsTable(r, r.pairs[base:], plain)
+	r.pairs = r.pairs[:base]
+	return t, err
+}
+
+// pairsTable makes binPairs' table of the keys and values in kv (key,
+// value, key, ...); plain: every key a distinct string, every value an
+// ordinary one.
+func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LValue, error) {
+	n := len(kv) / 2
 	if plain {
 		t, keys := r.tables.take(n)
 		for i := range keys {

@@ -38,6 +38,10 @@ type binReader struct {
 	tmpl tableTemplate
 	// tables: the blocks binPairs makes tables from.
 	tables tableSlab
+	// num is the last number boxed (as bits): agents' contexts often
+	// hold the same numbers, and one box serves them all.
+	num     lua.LValue
+	numBits uint64
 }
 
 // fail records the first error, at the current offset, and returns it.
@@ -120,6 +124,15 @@ func (r *binReader) varint() int64 {
 // the checks of the record then refuse).
 func (r *binReader) number() int {
 	return int(min(r.uvarint(), maxSnapshotCount+1))
+}
+
+// boxed is f as a Lua value, the box of the last number read when f is
+// the same (boxes are never written to).
+func (r *binReader) boxed(f float64) lua.LValue {
+	if bits := math.Float64bits(f); r.num == nil || bits != r.numBits {
+		r.num, r.numBits = lua.LNumber(f), bits
+	}
+	return r.num
 }
 
 // count reads how many items follow, each of at least size bytes: more
