@@ -38,6 +38,8 @@ type binReader struct {
 	tmpl tableTemplate
 	// tables: the blocks binPairs makes tables from.
 	tables tableSlab
+	// machines: the last machine records read in full.
+	machines machinesMemo
 	// num is the last number boxed (as bits): agents' contexts often
 	// hold the same numbers, and one box serves them all.
 	num     lua.LValue
@@ -421,8 +423,42 @@ func binTree(r *binReader) map[string]nodeSnapshot {
 	return out
 }
 
-// binMachines reads the machine records of a binary record.
+// binMachines reads the machine records of a binary record. Records that
+// are the same bytes as the last agent's read in full (agents in the same
+// states, with no decide timer running: most of a save) give the same
+// machines, copied from that agent's without the lookups and checks.
 func (a *Agent) binMachines(r *binReader, d *decoder, maxDepth int) error {
+	m := &r.machines
+	if p := m.prev; p != nil && p.t == a.t && bytes.HasPrefix(r.b[r.i:], m.bytes) {
+		for i := range a.ms {
+			to, from := &a.ms[i], &p.ms[i]
+			to.stack = append(to.stack[:0], from.stack...)
+			to.history, to.decideAcc = from.history, from.decideAcc
+		}
+		r.i += len(m.bytes)
+		m.prev = a
+		return nil
+	}
+	start, strs := r.i, len(r.strs)
+	if err := a.binMachinesRead(r, d, maxDepth); err != nil {
+		return err
+	}
+	m.prev, m.bytes = nil, nil
+	if len(r.strs) == strs { // a record that names a new string is read again
+		m.prev, m.bytes = a, r.b[start:r.i]
+	}
+	return nil
+}
+
+// machinesMemo is the agent whose machine records binMachines read last
+// and their bytes.
+type machinesMemo struct {
+	prev  *Agent
+	bytes []byte
+}
+
+// binMachinesRead reads the machine records of a binary record.
+func (a *Agent) binMachinesRead(r *binReader, d *decoder, maxDepth int) error {
 	for range r.count(2) {
 		n, path := r.placeAt(a.t)
 		ms := machineSnapshot{Stack: r.stack[:0]}
