@@ -24,9 +24,10 @@ import (
 type Agent struct {
 	// Hot: what every tick touches, first, packed into the struct's first
 	// four cache lines (an agent's first touch in a tick is a cache miss,
-	// and each line more is one more; Agents are 64-byte aligned, by their
-	// size class). The first line is all that Host.Tick reads of an agent
-	// it skips (suspended, or not due at its interval).
+	// and each line more is one more; Agents are 64-byte aligned, each
+	// padded to a multiple of 64 bytes in its block: agentslab.go). The
+	// first line is all that Host.Tick reads of an agent it skips
+	// (suspended, or not due at its interval).
 	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
 	ticking    bool
 	// tickStopped: the agent's tick budget stopped this tick, and it was

@@ -38,8 +38,8 @@ type binReader struct {
 	tmpl tableTemplate
 	// tables: the blocks binPairs makes tables from.
 	tables tableSlab
-	// machines: the last machine records read in full.
-	machines machinesMemo
+	// machines: the last machine records read in full, the last first.
+	machines [4]machinesMemo
 	// num is the last number boxed (as bits): agents' contexts often
 	// hold the same numbers, and one box serves them all.
 	num     lua.LValue
@@ -424,36 +424,38 @@ func binTree(r *binReader) map[string]nodeSnapshot {
 }
 
 // binMachines reads the machine records of a binary record. Records that
-// are the same bytes as the last agent's read in full (agents in the same
-// states, with no decide timer running: most of a save) give the same
-// machines, copied from that agent's without the lookups and checks.
+// are the same bytes as those of one of the last agents read in full
+// (agents in the same states, with no decide timer running: most of a
+// save, often in a few kinds taking turns) give the same machines, copied
+// from that agent's without the lookups and checks.
 func (a *Agent) binMachines(r *binReader, d *decoder, maxDepth int) error {
-	m := &r.machines
-	if p := m.prev; p != nil && p.t == a.t && bytes.HasPrefix(r.b[r.i:], m.bytes) {
-		for i := range a.ms {
-			to, from := &a.ms[i], &p.ms[i]
-			to.stack = append(to.stack[:0], from.stack...)
-			to.history, to.decideAcc = from.history, from.decideAcc
+	memo := &r.machines
+	for _, m := range memo {
+		if p := m.agent; p != nil && p.t == a.t && bytes.HasPrefix(r.b[r.i:], m.bytes) {
+			for i := range a.ms {
+				to, from := &a.ms[i], &p.ms[i]
+				to.stack = append(to.stack[:0], from.stack...)
+				to.history, to.decideAcc = from.history, from.decideAcc
+			}
+			r.i += len(m.bytes)
+			return nil
 		}
-		r.i += len(m.bytes)
-		m.prev = a
-		return nil
 	}
 	start, strs := r.i, len(r.strs)
 	if err := a.binMachinesRead(r, d, maxDepth); err != nil {
 		return err
 	}
-	m.prev, m.bytes = nil, nil
 	if len(r.strs) == strs { // a record that names a new string is read again
-		m.prev, m.bytes = a, r.b[start:r.i]
+		copy(memo[1:], memo[:])
+		memo[0] = machinesMemo{agent: a, bytes: r.b[start:r.i]}
 	}
 	return nil
 }
 
-// machinesMemo is the agent whose machine records binMachines read last
-// and their bytes.
+// machinesMemo is an agent whose machine records binMachines read in
+// full, and their bytes.
 type machinesMemo struct {
-	prev  *Agent
+	agent *Agent
 	bytes []byte
 }
 
