@@ -25,9 +25,10 @@ type Agent struct {
 	// Hot: what every tick touches, first, packed into the struct's first
 	// five cache lines (an agent's first touch in a tick is a cache miss,
 	// and each line more is one more unless the tick's lookahead asked
-	// for it; Agents are 64-byte aligned, by their size class). The first
-	// line is all that Host.Tick reads of an agent it skips (suspended, or
-	// not due at its interval).
+	// for it; Agents are 64-byte aligned, each padded to a multiple of 64
+	// bytes in its block: agentslab.go). The first line is all that
+	// Host.Tick reads of an agent it skips (suspended, or not due at its
+	// interval).
 	suspension SuspendReason // NotSuspended while the agent ticks (suspend.go)
 	ticking    bool
 	// tickStopped: the agent's tick budget stopped this tick, and it was
@@ -172,7 +173,8 @@ func (c callback) isHook() bool { return c >= cbEnter && c <= cbAction }
 // once. Spawn and Restore both build their agents with it; the caller sets
 // the context, the random numbers and, for a restore, the saved state.
 func (w *worker) newAgent(id int, b *Behaviour, t *layout) *Agent {
-	a := &Agent{h: w.h, w: w, id: id, b: b, t: t, requested: true}
+	a := w.takeAgent()
+	a.h, a.w, a.id, a.b, a.t, a.requested = w.h, w, id, b, t, true
 	a.nodes, a.ms, a.bt, a.path, a.scores = t.pool.take(t)
 	t.pool.takeReads(t, a.ms)
 	return a

@@ -49,6 +49,7 @@ type layout struct {
 	btCount  int            // behaviour-tree nodes of every tree state, each placed at its node's btBase
 	regions  bool           // some state is ai.regions: the active states are a tree, not a path
 	pool     runPool        // the agents' records (agent.go)
+	tables   tableSlab      // their contexts' tables, where fillStrings makes them
 	info     any            // hosttool.Structure's, built when first asked
 	covItems []keyedItem    // its parts as coverage lists them, built when first asked
 	covIndex map[covKey]int // covItems by their counts' key (CoverageHits)
@@ -289,7 +290,7 @@ func (t *layout) newContext(L *lua.LState) *lua.LTable {
 			break
 		}
 	}
-	return fillStrings(p.keys, vals)
+	return fillStrings(&t.tables, p.keys, vals)
 }
 
 // copyPlan is newContext through RawSet.

@@ -25,9 +25,9 @@ var tableMirrored = luaval.StringsLayout()
 // fillStrings makes a table holding vals[i] at keys[i], each key a
 // distinct lua.LString and each value not nil: what RawSetString of each
 // in turn on a table made by CreateTable(0, len(keys)) makes. It needs
-// tableMirrored.
-func fillStrings(keys, vals []lua.LValue) *lua.LTable {
-	t, list := tableWithKeys(len(keys))
+// tableMirrored. The table is taken from s (nil: allocated alone).
+func fillStrings(s *tableSlab, keys, vals []lua.LValue) *lua.LTable {
+	t, list := s.take(len(keys))
 	copy(list, keys)
 	f := filledTable(t, list)
 	for i, k := range keys {
@@ -109,6 +109,60 @@ func tableWithKeys(n int) (*lua.LTable, []lua.LValue) {
 	return &lua.LTable{Metatable: lua.LNil}, make([]lua.LValue, n)
 }
 
+// tableBlock is how many tables a tableSlab allocates at once.
+const tableBlock = 64
+
+// tableSlab hands out what tableWithKeys makes from blocks of tableBlock
+// tables of each size, one allocation per block: a load or a batch of
+// spawns makes its contexts from one. A block lives as long as any of its
+// tables (a context a script keeps keeps its block, at most tableBlock
+// tables of a few keys each, with their maps).
+type tableSlab struct {
+	t2 []table2
+	t4 []table4
+	t8 []table8
+}
+
+// take is tableWithKeys(n), from the slab's blocks (from no block for a
+// nil slab).
+func (s *tableSlab) take(n int) (*lua.LTable, []lua.LValue) {
+	switch {
+	case s == nil:
+		return tableWithKeys(n)
+	case n <= 2:
+		if len(s.t2) == 0 {
+			s.t2 = make([]table2, tableBlock)
+		}
+		x := &s.t2[0]
+		if s.t2 = s.t2[1:]; len(s.t2) == 0 {
+			s.t2 = nil // an empty slice would still hold the block
+		}
+		x.t.Metatable = lua.LNil
+		return &x.t, x.keys[:n]
+	case n <= 4:
+		if len(s.t4) == 0 {
+			s.t4 = make([]table4, tableBlock)
+		}
+		x := &s.t4[0]
+		if s.t4 = s.t4[1:]; len(s.t4) == 0 {
+			s.t4 = nil // an empty slice would still hold the block
+		}
+		x.t.Metatable = lua.LNil
+		return &x.t, x.keys[:n]
+	case n <= 8:
+		if len(s.t8) == 0 {
+			s.t8 = make([]table8, tableBlock)
+		}
+		x := &s.t8[0]
+		if s.t8 = s.t8[1:]; len(s.t8) == 0 {
+			s.t8 = nil // an empty slice would still hold the block
+		}
+		x.t.Metatable = lua.LNil
+		return &x.t, x.keys[:n]
+	}
+	return &lua.LTable{Metatable: lua.LNil}, make([]lua.LValue, n)
+}
+
 // maxFilled is the most pairs binPairs reads before making the table (its
 // check that the keys are distinct is quadratic).
 const maxFilled = 16
@@ -119,19 +173,28 @@ const maxFilled = 16
 // ordinary one, and otherwise as binTable makes it (the same table).
 func (d *decoder) binPairs(r *binReader, depth, n int) (lua.LValue, error) {
 	base := len(r.pairs)
-	defer func() { r.pairs = r.pairs[:base] }()
 	plain := true
 	for range n {
 		k, v, err := d.binPair(r, depth)
 		if err != nil {
+			r.pairs = r.pairs[:base]
 			return nil, err
 		}
 		plain = plain && plainPair(k, v, r.pairs[base:])
 		r.pairs = append(r.pairs, k, v)
 	}
-	kv := r.pairs[base:]
+	t, err := d.pairsTable(r, r.pairs[base:], plain)
+	r.pairs = r.pairs[:base]
+	return t, err
+}
+
+// pairsTable makes binPairs' table of the keys and values in kv (key,
+// value, key, ...); plain: every key a distinct string, every value an
+// ordinary one.
+func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LValue, error) {
+	n := len(kv) / 2
 	if plain {
-		t, keys := tableWithKeys(n)
+		t, keys := r.tables.take(n)
 		for i := range keys {
 			keys[i] = kv[2*i]
 		}

@@ -25,7 +25,7 @@ func TestFillStringsLikeRawSet(t *testing.T) {
 			vals[i] = []lua.LValue{lua.LNumber(i), lua.LString("v"), lua.LTrue, inner}[i%4]
 			want.RawSetString(k, vals[i])
 		}
-		got := fillStrings(boxed, vals)
+		got := fillStrings(nil, boxed, vals)
 		walk := func(tb *lua.LTable) (out []lua.LValue) {
 			for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
 				out = append(out, k, v)

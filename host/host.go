@@ -97,6 +97,7 @@ type worker struct {
 	busy     bool            // inside Host.Tick or a reload: no dispatch, spawns are queued
 	spawnSeq int             // spawns queued with no running agent
 	nums     numberBlock     // Lua numbers for Agent.Sync
+	cells    func() *Agent   // the next zero agent of a block (agentslab.go)
 	rotated  bool            // this tick did not tick the agents in id order
 	// cut: TickContext's context ended before this worker ticked every
 	// agent it was to tick. lagMin1, lagMax1 and lagMaxK: the extremes of

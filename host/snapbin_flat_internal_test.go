@@ -21,7 +21,7 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 	long := strings.Repeat("k", binInternMax+1)
 	boxed := []lua.LValue{lua.LString("player"), lua.LString("x")}
 	defaults := func(player string, x float64) *lua.LTable {
-		return fillStrings(boxed, []lua.LValue{lua.LString(player), lua.LNumber(x)})
+		return fillStrings(nil, boxed, []lua.LValue{lua.LString(player), lua.LNumber(x)})
 	}
 	set := func(kv ...any) *lua.LTable {
 		tb := L.NewTable()
@@ -56,8 +56,8 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 		list,         // a list
 		L.NewTable(), // empty
 		defaults("none", 1e300), defaults("none", 2),
-		fillStrings(append(boxed[:2:2], lua.LString("z")), []lua.LValue{lua.LString("a"), lua.LNumber(1), lua.LTrue}),
-		fillStrings(boxed[:1], []lua.LValue{lua.LString("a")}),
+		fillStrings(nil, append(boxed[:2:2], lua.LString("z")), []lua.LValue{lua.LString("a"), lua.LNumber(1), lua.LTrue}),
+		fillStrings(nil, boxed[:1], []lua.LValue{lua.LString("a")}),
 		defaults("none", 7),
 	}
 	fast, slow := &encoder{}, &encoder{noFlat: true}

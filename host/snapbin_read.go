@@ -36,6 +36,14 @@ type binReader struct {
 	last   []*place
 	// tmpl is binPairs' template of a context's maps.
 	tmpl tableTemplate
+	// tables: the blocks binPairs makes tables from.
+	tables tableSlab
+	// machines: the last machine records read in full, the last first.
+	machines [4]machinesMemo
+	// num is the last number boxed (as bits): agents' contexts often
+	// hold the same numbers, and one box serves them all.
+	num     lua.LValue
+	numBits uint64
 }
 
 // fail records the first error, at the current offset, and returns it.
@@ -118,6 +126,15 @@ func (r *binReader) varint() int64 {
 // the checks of the record then refuse).
 func (r *binReader) number() int {
 	return int(min(r.uvarint(), maxSnapshotCount+1))
+}
+
+// boxed is f as a Lua value, the box of the last number read when f is
+// the same (boxes are never written to).
+func (r *binReader) boxed(f float64) lua.LValue {
+	if bits := math.Float64bits(f); r.num == nil || bits != r.numBits {
+		r.num, r.numBits = lua.LNumber(f), bits
+	}
+	return r.num
 }
 
 // count reads how many items follow, each of at least size bytes: more
@@ -406,8 +423,44 @@ func binTree(r *binReader) map[string]nodeSnapshot {
 	return out
 }
 
-// binMachines reads the machine records of a binary record.
+// binMachines reads the machine records of a binary record. Records that
+// are the same bytes as those of one of the last agents read in full
+// (agents in the same states, with no decide timer running: most of a
+// save, often in a few kinds taking turns) give the same machines, copied
+// from that agent's without the lookups and checks.
 func (a *Agent) binMachines(r *binReader, d *decoder, maxDepth int) error {
+	memo := &r.machines
+	for _, m := range memo {
+		if p := m.agent; p != nil && p.t == a.t && bytes.HasPrefix(r.b[r.i:], m.bytes) {
+			for i := range a.ms {
+				to, from := &a.ms[i], &p.ms[i]
+				to.stack = append(to.stack[:0], from.stack...)
+				to.history, to.decideAcc = from.history, from.decideAcc
+			}
+			r.i += len(m.bytes)
+			return nil
+		}
+	}
+	start, strs := r.i, len(r.strs)
+	if err := a.binMachinesRead(r, d, maxDepth); err != nil {
+		return err
+	}
+	if len(r.strs) == strs { // a record that names a new string is read again
+		copy(memo[1:], memo[:])
+		memo[0] = machinesMemo{agent: a, bytes: r.b[start:r.i]}
+	}
+	return nil
+}
+
+// machinesMemo is an agent whose machine records binMachines read in
+// full, and their bytes.
+type machinesMemo struct {
+	agent *Agent
+	bytes []byte
+}
+
+// binMachinesRead reads the machine records of a binary record.
+func (a *Agent) binMachinesRead(r *binReader, d *decoder, maxDepth int) error {
 	for range r.count(2) {
 		n, path := r.placeAt(a.t)
 		ms := machineSnapshot{Stack: r.stack[:0]}

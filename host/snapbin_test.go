@@ -295,3 +295,97 @@ return ai.fsm { initial = "a", context = { x = 0, player = "none" }, states = { 
 		require.EqualValues(t, 2, a.Get("keys"), "agent %d walks its own keys", a.ID())
 	}
 }
+
+// memoSrc: machines whose records differ by the state on top, a pushed
+// state under it, a machine's history and a utility machine's decide
+// timer, all set through the context.
+const memoSrc = `local ai = require("luaai")
+return ai.fsm {
+  initial = "patrol",
+  context = { mode = 0 },
+  states = {
+    patrol = ai.fsm {
+      initial = "walk", history = true,
+      transitions = { { to = "combat", when = function(ctx) return ctx.mode == 1 end } },
+      states = {
+        walk = { transitions = {
+          { push = "look", when = function(ctx) return ctx.mode == 2 end },
+          { to = "rest", when = function(ctx) return ctx.mode == 3 end } } },
+        look = {}, rest = {},
+      },
+    },
+    combat = ai.utility {
+      decide_every = 1,
+      transitions = { { to = "patrol", when = function(ctx) return ctx.mode == 4 end } },
+      states = { aim = { score = function() return 1 end }, fire = { score = function() return 0 end } },
+    },
+  },
+}`
+
+// Agents saved one after another with machine records alike, different
+// and alike again (binMachines copies a record the same as the last
+// one's) load to the same agents: the saves of the load are the saves of
+// the originals, and they go on alike.
+func TestBinaryLoadMachineRecordsAlike(t *testing.T) {
+	newHost := func() (*host.Host, *host.Behaviour, *host.Behaviour) {
+		h, err := host.New(host.Options{Workers: 2})
+		require.NoError(t, err)
+		t.Cleanup(h.Close)
+		a, err := h.LoadString("memo.lua", memoSrc)
+		require.NoError(t, err)
+		g, err := h.LoadString("guard.lua", guardSource(false))
+		require.NoError(t, err)
+		return h, a, g
+	}
+	h, memo, guard := newHost()
+	// modes in spawn order: runs of equal records, changes, and a guard
+	// (another behaviour) between two alike.
+	modes := []int{0, 0, 0, 2, 2, 0, 3, 3, 1, 1, -1, 1, 0, 4, 4, 2, -1, 2, 3}
+	for _, m := range modes {
+		b := memo
+		if m < 0 {
+			b = guard
+		}
+		a, err := h.Spawn(b, nil)
+		require.NoError(t, err)
+		if m >= 0 {
+			require.NoError(t, a.Set("mode", m))
+		}
+	}
+	require.NoError(t, h.Tick(0.25))
+	for i, a := range h.Agents() {
+		if modes[i] == 4 || modes[i] == 3 { // back to patrol, history kept; rest then walk again
+			require.NoError(t, a.Set("mode", map[int]int{4: 0, 3: 1}[modes[i]]))
+		}
+	}
+	require.NoError(t, h.Tick(0.25))
+	require.NoError(t, h.Tick(0.25))
+	var bin bytes.Buffer
+	require.NoError(t, h.WriteSnapshotWith(&bin, host.SaveOptions{Format: host.SnapshotBinary}))
+	want, err := h.Snapshot()
+	require.NoError(t, err)
+
+	h2, memo2, guard2 := newHost()
+	_, err = h2.RestoreFrom(bytes.NewReader(bin.Bytes()), host.RestoreOptions{}, memo2, guard2)
+	require.NoError(t, err)
+	got, err := h2.Snapshot()
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+	states := map[string]bool{}
+	for i, a := range h2.Agents() {
+		p, _ := a.State()
+		o, _ := h.Agents()[i].State()
+		require.Equal(t, o, p, "agent %d", a.ID())
+		states[p] = true
+	}
+	require.GreaterOrEqual(t, len(states), 4, "the agents are in too few states to test: %v", states)
+	for range 3 {
+		require.NoError(t, h.Tick(0.25))
+		require.NoError(t, h2.Tick(0.25))
+	}
+	want, err = h.Snapshot()
+	require.NoError(t, err)
+	got, err = h2.Snapshot()
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "the loaded agents went on otherwise")
+}

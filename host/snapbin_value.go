@@ -228,13 +228,13 @@ func (d *decoder) binValue(r *binReader, depth int) (lua.LValue, error) {
 	case binTrue:
 		return lua.LTrue, nil
 	case binFloat:
-		return lua.LNumber(math.Float64frombits(r.u64())), r.err
+		return r.boxed(math.Float64frombits(r.u64())), r.err
 	case binInt:
 		n := r.varint()
 		if n >= 1<<53 || n <= -(1<<53) {
 			return nil, r.fail("number %d out of range", n)
 		}
-		return lua.LNumber(n), r.err
+		return r.boxed(float64(n)), r.err
 	case binStr:
 		s := r.bytes(binInternMax)
 		if r.err != nil {

@@ -66,3 +66,38 @@ func BenchmarkBinarySave(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkBinaryLoadVsTick measures, per iteration, a full tick of 50,000
+// guards (half of them having found the player) and a load of their binary
+// save into an empty host (each after a collection), and reports the
+// medians of the load's time over the same iteration's tick's, in process
+// CPU time (cpu-) and wall time: BenchmarkSaveVsTick's bin-load/tick with
+// a tick beside each load, and medians, which one slow tick or load of a
+// busy machine does not move as it moves a sum.
+//
+//	go test ./host -run XXX -bench BinaryLoadVsTick -benchtime 9x -count 3
+func BenchmarkBinaryLoadVsTick(b *testing.B) {
+	const agents = 50_000
+	h := savedGuards(b, agents)
+	defer h.Close()
+	var save bytes.Buffer
+	if err := h.WriteSnapshotWith(&save, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
+		b.Fatal(err)
+	}
+	var cpu, wall, loadNs []float64
+	b.ResetTimer()
+	for range b.N {
+		tick := measure(b, func() {
+			if err := h.Tick(0.016); err != nil {
+				b.Fatal(err)
+			}
+		})
+		load := loadInto(b, bytes.NewBuffer(save.Bytes()))
+		cpu = append(cpu, float64(load.cpu)/float64(tick.cpu))
+		wall = append(wall, float64(load.wall)/float64(tick.wall))
+		loadNs = append(loadNs, float64(load.cpu.Nanoseconds())/agents)
+	}
+	b.ReportMetric(median(cpu), "cpu-bin-load/tick")
+	b.ReportMetric(median(wall), "bin-load/tick")
+	b.ReportMetric(median(loadNs), "cpu-load-ns/agent")
+}
