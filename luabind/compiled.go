@@ -319,3 +319,14 @@ func (vm *VM) TakeFieldNumbers(maxSteps int) bool {
 // ChargeFieldNumber charges f's steps as its call would, after
 // TakeFieldNumbers allowed it.
 func (vm *VM) ChargeFieldNumber(f *FieldNumber) { vm.chargeCompiled(f.Steps) }
+
+// Work is the work the VM has counted since it was made: its instructions
+// and the sandbox's Go work, as its time budget sees the progress of a
+// call; a compiled callback counts the instructions the VM would have run.
+// 0 for a VM without a budget.
+func (vm *VM) Work() uint64 {
+	if b := vm.guard.bud; b != nil {
+		return b.ctx.work
+	}
+	return 0
+}

@@ -207,7 +207,7 @@ func TestTakeFieldNumberCounts(t *testing.T) {
 		ctx := vm.L.NewTable()
 		ctx.RawSetString("hunger", lua.LNumber(0.5))
 		ctx.RawSetString("d", lua.LNumber(0.25))
-		before := vm.guard.bud.ctx.work
+		before := vm.Work()
 		if i == 0 {
 			n, err := vm.CallNumber(fn, ctx)
 			require.NoError(t, err)
@@ -226,7 +226,7 @@ func TestTakeFieldNumberCounts(t *testing.T) {
 				vm.ChargeFieldNumber(f)
 			}
 		}
-		work[i] = vm.guard.bud.ctx.work - before
+		work[i] = vm.Work() - before
 		vm.Close()
 	}
 	require.Equal(t, work[0], work[1])

@@ -17,7 +17,13 @@ const nativeChunk = "natives_test.lua"
 // newNativeVM is a VM with the native constructors as the global table ai.
 func newNativeVM(t testing.TB) *VM {
 	t.Helper()
-	vm := NewVM(luabind.Options{})
+	return newNativeVMWith(t, luabind.Options{})
+}
+
+// newNativeVMWith is newNativeVM with the VM's options.
+func newNativeVMWith(t testing.TB, opts luabind.Options) *VM {
+	t.Helper()
+	vm := NewVM(opts)
 	t.Cleanup(vm.Close)
 	registerNativeTypes(vm.L)
 	ai := vm.L.NewTable()

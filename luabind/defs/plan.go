@@ -43,6 +43,9 @@ type ScorePlan struct {
 	// natives: by candidate, whether it and every one after it is a
 	// native the plan runs (no Lua scorer, none the caller scores).
 	natives []bool
+	// luas: by candidate, whether it and every one after it is a Lua
+	// scorer the plan runs (no native, none the caller scores).
+	luas []bool
 	// num and bad: per field read this run, whether it holds a number, or
 	// was reached through bound Go data (userdata).
 	num, bad uint64
@@ -85,9 +88,12 @@ func PlanScores(vm *VM, scorers []Scorer) *ScorePlan {
 	p.luaSteps = make([]int, len(p.cands)+1)
 	p.natives = make([]bool, len(p.cands)+1)
 	p.natives[len(p.cands)] = true
+	p.luas = make([]bool, len(p.cands)+1)
+	p.luas[len(p.cands)] = true
 	for i := len(p.cands) - 1; i >= 0; i-- {
 		if c := &p.cands[i]; c.eval != nil {
 			p.natives[i] = c.lua == nil && p.natives[i+1]
+			p.luas[i] = c.lua != nil && p.luas[i+1]
 			p.after[i] = c.reads | p.after[i+1]
 			p.luaSteps[i] = p.luaSteps[i+1]
 			if c.lua != nil {
@@ -138,6 +144,9 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 		return len(p.cands)
 	}
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
+	if batch && p.luas[from] && p.after[from]&p.num == p.after[from] {
+		return p.runLua(vm, scores, from)
+	}
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
 		if c.eval == nil {
@@ -170,6 +179,30 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 			}
 		}
 		scores[i] = x
+	}
+	return len(p.cands)
+}
+
+// runLua is run's loop for Lua scorers only, every field they read a
+// number and their instructions taken (TakeFieldNumbers): each scored and
+// charged as the general loop does, without its checks per candidate.
+func (p *ScorePlan) runLua(vm *VM, scores []float64, from int) int {
+	cands := p.cands[from:]
+	out := scores[from:]
+	out = out[:len(cands)]
+	for i := range cands {
+		c := &cands[i]
+		var x float64
+		if f := &c.form; c.kern == kernMulSub {
+			x = mulSub(p.v[f.A&slotMask], p.v[f.B&slotMask], p.v[f.C&slotMask])
+		} else {
+			x = p.eval(c)
+		}
+		if x != x {
+			return from + i // NaN: the caller reports it
+		}
+		vm.ChargeFieldNumber(c.lua)
+		out[i] = x
 	}
 	return len(p.cands)
 }

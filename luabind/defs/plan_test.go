@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/luaai/luaai/luabind"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -148,9 +150,10 @@ func (g planGen) context(L *lua.LState) *lua.LTable {
 // from each hand-back on, it covers the rest (host's scoreAll loop).
 func TestScorePlanMatchesScore(t *testing.T) {
 	g := planGen{r: rand.New(rand.NewPCG(1, 38))}
-	planned, handed := 0, 0
+	planned, handed, luaWork := 0, 0, 0
 	for trial := 0; trial < 300; trial++ {
-		vm := newNativeVM(t)
+		// A time budget (never reached) makes the VM count its work.
+		vm := newNativeVMWith(t, luabind.Options{Budget: time.Hour})
 		n := 1 + g.r.IntN(8)
 		srcs := make([]string, n)
 		for i := range srcs {
@@ -173,9 +176,12 @@ func TestScorePlanMatchesScore(t *testing.T) {
 			ctx := g.context(vm.L)
 			got := make([]float64, n)
 			var byPlan []bool
+			var planWork uint64
 			for i := 0; i < n; {
 				if p != nil {
+					w0 := vm.Work()
 					j := p.Run(vm, ctx, got, i)
+					planWork += vm.Work() - w0
 					for ; i < j; i++ {
 						byPlan = append(byPlan, true)
 					}
@@ -187,19 +193,29 @@ func TestScorePlanMatchesScore(t *testing.T) {
 				byPlan = append(byPlan, false)
 				i++
 			}
+			var callWork uint64 // the planned Lua scorers', called one by one
 			for i, s := range scorers {
+				w0 := vm.Work()
 				want, err := s.Score(vm, ctx)
 				if !byPlan[i] {
 					handed++
 					continue
+				}
+				if p.cands[i].lua != nil {
+					callWork += vm.Work() - w0
+					luaWork++
 				}
 				planned++
 				require.NoError(t, err, "%s: the plan scored a call that raises", srcs[i])
 				require.False(t, math.IsNaN(want), "%s: the plan scored a NaN", srcs[i])
 				require.Equal(t, math.Float64bits(want), math.Float64bits(got[i]), "%s: %v against %v", srcs[i], got[i], want)
 			}
+			// The instructions the budget counts: the plan's runs count
+			// what the calls of the Lua scorers it scored count.
+			require.Equal(t, callWork, planWork, "%v: work counted", srcs)
 		}
 	}
+	require.Greater(t, luaWork, 500, "Lua scorers planned")
 	require.Greater(t, planned, 1000)
 	require.Greater(t, handed, 100)
 }
