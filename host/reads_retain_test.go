@@ -33,44 +33,6 @@ func collected[T any](w weak.Pointer[T]) bool {
 	return false
 }
 
-// An agent taken out of the host (Despawn, Remove, Export, a Restart with
-// a new context) leaves nothing of its context alive, though its records
-// share a block with agents that go on: the utility decisions' remembered
-// reads pointed at its context's map.
-func TestRemovedAgentsContextIsCollected(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		out  func(h *host.Host, a *host.Agent) error
-	}{
-		{"despawn", func(h *host.Host, a *host.Agent) error { return h.Despawn(a) }},
-		{"remove", func(h *host.Host, a *host.Agent) error { return h.Remove(a) }},
-		{"export", func(h *host.Host, a *host.Agent) error { _, err := h.Export(a); return err }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h, err := host.New(host.Options{Workers: 1})
-			require.NoError(t, err)
-			defer h.Close()
-			b, err := h.LoadString("r.lua", retainScorers)
-			require.NoError(t, err)
-			var w weak.Pointer[heldThing]
-			func() {
-				obj := &heldThing{}
-				w = weak.Make(obj)
-				a, err := h.Spawn(b, map[string]any{"obj": obj})
-				require.NoError(t, err)
-				_, err = h.Spawn(b, nil) // shares a's block of records
-				require.NoError(t, err)
-				for range 3 {
-					require.NoError(t, h.Tick(0.1))
-				}
-				require.NoError(t, tc.out(h, a))
-			}()
-			require.NoError(t, h.Tick(0.1))
-			require.True(t, collected(w), "the removed agent's context is kept alive")
-		})
-	}
-}
-
 // A utility machine that is left keeps nothing alive of the context's map
 // as it was when it last decided: here the map grows (new slots) and the
 // bound value is taken out of it after the machine is left.
