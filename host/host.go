@@ -498,7 +498,10 @@ func (h *Host) Remove(a *Agent) error {
 	return nil
 }
 
-// release forgets the Go values a bound (Options.Workers' rule for them).
+// release forgets the Go values a bound (Options.Workers' rule for them),
+// and what its utility machines remember of its context's map: the
+// records share a block with other agents', which would keep the map, and
+// all it holds, alive as long as any of them.
 func (h *Host) release(a *Agent) {
 	for _, k := range a.bound {
 		if h.boundBy[k] == a.id {
@@ -506,6 +509,9 @@ func (h *Host) release(a *Agent) {
 		}
 	}
 	a.bound = nil
+	for i := range a.ms {
+		a.ms[i].forget()
+	}
 }
 
 func removeAgent(list []*Agent, a *Agent) []*Agent {

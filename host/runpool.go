@@ -86,3 +86,12 @@ func (p *runPool) take(t *layout) (nodes []placeRT, ms []machineRT, bt []btRT, p
 	}
 	return nodes, ms, bt, path, scores
 }
+
+// forget makes m's remembered reads remember nothing: a machine left, or
+// an agent taken out, keeps no context map's slots (and the values they
+// held) alive. Its next decision finds the fields again.
+func (m *machineRT) forget() {
+	if r := m.reads; r != nil {
+		*r = defs.Reads{}
+	}
+}

@@ -222,6 +222,7 @@ func (a *Agent) exit(n *place) {
 			m.stack = m.stack[:len(m.stack)-1]
 		}
 		m.req = request{}
+		m.forget()
 	}
 	if n.bt != nil {
 		a.resetTree(n) // halted: no Lua runs
