@@ -123,6 +123,19 @@ type tableSlab struct {
 	t8 []table8
 }
 
+// fromBlock is the next cell of *blk, the rest of a block of tableBlock
+// cells (a new block when it is used up).
+func fromBlock[T any](blk *[]T) *T {
+	if len(*blk) == 0 {
+		*blk = make([]T, tableBlock)
+	}
+	x := &(*blk)[0]
+	if *blk = (*blk)[1:]; len(*blk) == 0 {
+		*blk = nil // an empty slice would still hold the block
+	}
+	return x
+}
+
 // take is tableWithKeys(n), from the slab's blocks (from no block for a
 // nil slab).
 func (s *tableSlab) take(n int) (*lua.LTable, []lua.LValue) {
@@ -130,33 +143,15 @@ func (s *tableSlab) take(n int) (*lua.LTable, []lua.LValue) {
 	case s == nil:
 		return tableWithKeys(n)
 	case n <= 2:
-		if len(s.t2) == 0 {
-			s.t2 = make([]table2, tableBlock)
-		}
-		x := &s.t2[0]
-		if s.t2 = s.t2[1:]; len(s.t2) == 0 {
-			s.t2 = nil // an empty slice would still hold the block
-		}
+		x := fromBlock(&s.t2)
 		x.t.Metatable = lua.LNil
 		return &x.t, x.keys[:n]
 	case n <= 4:
-		if len(s.t4) == 0 {
-			s.t4 = make([]table4, tableBlock)
-		}
-		x := &s.t4[0]
-		if s.t4 = s.t4[1:]; len(s.t4) == 0 {
-			s.t4 = nil // an empty slice would still hold the block
-		}
+		x := fromBlock(&s.t4)
 		x.t.Metatable = lua.LNil
 		return &x.t, x.keys[:n]
 	case n <= 8:
-		if len(s.t8) == 0 {
-			s.t8 = make([]table8, tableBlock)
-		}
-		x := &s.t8[0]
-		if s.t8 = s.t8[1:]; len(s.t8) == 0 {
-			s.t8 = nil // an empty slice would still hold the block
-		}
+		x := fromBlock(&s.t8)
 		x.t.Metatable = lua.LNil
 		return &x.t, x.keys[:n]
 	}

@@ -58,23 +58,8 @@ func BenchmarkIntervals(b *testing.B) {
 
 func benchIntervals(b *testing.B, agents int) {
 	const frames = 8 // frames of each kind per iteration
-	h, err := host.New(host.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, all := lodAgents(b, agents)
 	defer h.Close()
-	beh, err := h.LoadString("lod.lua", lodSource)
-	if err != nil {
-		b.Fatal(err)
-	}
-	all := make([]*host.Agent, 0, agents)
-	for range agents {
-		a, err := h.Spawn(beh, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		all = append(all, a)
-	}
 	setTiers := func(k int) {
 		for _, a := range all {
 			if a.ID()%5 != 0 {
@@ -210,6 +195,29 @@ func BenchmarkIntervalLocality(b *testing.B) {
 	}
 }
 
+// lodAgents is a host of one worker ticking n agents of lodSource.
+func lodAgents(b *testing.B, n int) (*host.Host, []*host.Agent) {
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	beh, err := h.LoadString("lod.lua", lodSource)
+	if err != nil {
+		h.Close()
+		b.Fatal(err)
+	}
+	all := make([]*host.Agent, 0, n)
+	for range n {
+		a, err := h.Spawn(beh, nil)
+		if err != nil {
+			h.Close()
+			b.Fatal(err)
+		}
+		all = append(all, a)
+	}
+	return h, all
+}
+
 // BenchmarkIntervalSkip: what an agent that a frame skips costs, against
 // one it ticks. 50,000 agents; frames that tick all of them, against
 // frames where none is due (all at an interval no run reaches: each one is
@@ -217,23 +225,8 @@ func BenchmarkIntervalLocality(b *testing.B) {
 // per agent of each kind of frame, and their ratio.
 func BenchmarkIntervalSkip(b *testing.B) {
 	const agents, frames = 50_000, 8
-	h, err := host.New(host.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, all := lodAgents(b, agents)
 	defer h.Close()
-	beh, err := h.LoadString("lod.lua", lodSource)
-	if err != nil {
-		b.Fatal(err)
-	}
-	all := make([]*host.Agent, 0, agents)
-	for range agents {
-		a, err := h.Spawn(beh, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		all = append(all, a)
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var ticked, skipped []float64

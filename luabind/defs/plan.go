@@ -125,27 +125,11 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 	if p.bad == 0 && p.natives[from] {
 		// Natives only, none reading through bound Go data: a score
 		// stands unless it is NaN.
-		cands := p.cands[from:]
-		out := scores[from:]
-		out = out[:len(cands)]
-		for i := range cands {
-			c := &cands[i]
-			var x float64
-			if f := &c.form; c.kern == kernTimesMinus {
-				x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
-			} else {
-				x = p.eval(c)
-			}
-			if x != x {
-				return from + i // NaN: the caller reports it
-			}
-			out[i] = x
-		}
-		return len(p.cands)
+		return p.runPure(vm, scores, from, false)
 	}
 	batch := p.luaSteps[from] > 0 && vm.TakeFieldNumbers(p.luaSteps[from])
 	if batch && p.luas[from] && p.after[from]&p.num == p.after[from] {
-		return p.runLua(vm, scores, from)
+		return p.runPure(vm, scores, from, true)
 	}
 	for i := from; i < len(p.cands); i++ {
 		c := &p.cands[i]
@@ -183,25 +167,32 @@ func (p *ScorePlan) run(vm *VM, ctx *lua.LTable, r *Reads, scores []float64, fro
 	return len(p.cands)
 }
 
-// runLua is run's loop for Lua scorers only, every field they read a
-// number and their instructions taken (TakeFieldNumbers): each scored and
-// charged as the general loop does, without its checks per candidate.
-func (p *ScorePlan) runLua(vm *VM, scores []float64, from int) int {
+// runPure is run's loop for candidates of one kind from from on: natives
+// only, none reading through bound Go data, or (lua) Lua scorers only,
+// every field they read a number and their instructions taken
+// (TakeFieldNumbers). Each is scored, and a Lua scorer charged, as the
+// general loop does, without its checks per candidate.
+func (p *ScorePlan) runPure(vm *VM, scores []float64, from int, lua bool) int {
 	cands := p.cands[from:]
 	out := scores[from:]
 	out = out[:len(cands)]
 	for i := range cands {
 		c := &cands[i]
 		var x float64
-		if f := &c.form; c.kern == kernMulSub {
+		switch f := &c.form; c.kern {
+		case kernTimesMinus:
+			x = p.v[f.A&slotMask] * (p.v[f.B&slotMask] - p.v[f.C&slotMask])
+		case kernMulSub:
 			x = mulSub(p.v[f.A&slotMask], p.v[f.B&slotMask], p.v[f.C&slotMask])
-		} else {
+		default:
 			x = p.eval(c)
 		}
 		if x != x {
 			return from + i // NaN: the caller reports it
 		}
-		vm.ChargeFieldNumber(c.lua)
+		if lua {
+			vm.ChargeFieldNumber(c.lua)
+		}
 		out[i] = x
 	}
 	return len(p.cands)
