@@ -62,14 +62,20 @@ func TestUtilityChurningContext(t *testing.T) {
 	}
 	on, off := run(true), run(false)
 	require.Equal(t, off, on)
-	selects, errs := 0, 0
-	for _, s := range on {
+	selects, errs := countDecisions(on)
+	require.Greater(t, selects, 1000, "decisions that changed state")
+	require.Greater(t, errs, 10, "scorers that failed on a nil field")
+}
+
+// countDecisions counts, in a run's lines, the decisions that changed
+// state (select) and the scorers' errors.
+func countDecisions(lines []string) (selects, errs int) {
+	for _, s := range lines {
 		if strings.HasPrefix(s, "error ") {
 			errs++
 		} else if strings.Contains(s, "select") {
 			selects++
 		}
 	}
-	require.Greater(t, selects, 1000, "decisions that changed state")
-	require.Greater(t, errs, 10, "scorers that failed on a nil field")
+	return selects, errs
 }

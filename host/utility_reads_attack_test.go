@@ -3,7 +3,6 @@ package host_test
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/luaai/luaai/host"
@@ -170,13 +169,8 @@ func TestUtilityRemembersAcrossChurn(t *testing.T) {
 			want := attackRun(t, tc.workers, modeTraced, tc.reload, tc.restore, tc.despawn)
 			selects, errs := 0, 0
 			for _, lines := range want {
-				for _, s := range lines {
-					if strings.HasPrefix(s, "error ") {
-						errs++
-					} else if strings.Contains(s, "select") {
-						selects++
-					}
-				}
+				s, e := countDecisions(lines)
+				selects, errs = selects+s, errs+e
 			}
 			require.Greater(t, selects, 300, "decisions that changed state")
 			require.Greater(t, errs, 30, "scorers that failed on a field not a number")
