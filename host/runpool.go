@@ -53,8 +53,8 @@ func hasUtility(t *layout) bool {
 // records, so that its first decisions allocate nothing.
 func (p *runPool) takeReads(t *layout, ms []machineRT) {
 	n := len(t.machines)
-	if len(p.reads) < n || len(ms) != n || !hasUtility(t) {
-		return
+	if len(p.reads) < n || len(ms) != n {
+		return // a tree without utility machines has no reads in its pool
 	}
 	for i, m := range t.machines {
 		if m.def.Kind == defs.KindUtility {

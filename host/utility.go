@@ -79,9 +79,10 @@ func (a *Agent) scoreAll(n *place, scores []float64, active int) {
 	var r *defs.Reads
 	if p != nil {
 		if r = a.ms[n.mid].reads; r == nil {
-			// First planned decision of a machine whose records came
-			// without (a reload's); what it remembers is checked
-			// against the plan anyway.
+			// Records made without them (spawns, loads and reloads
+			// take them from the records' pool): made at the first
+			// planned decision; what they remember is checked against
+			// the plan anyway.
 			r = new(defs.Reads)
 			a.ms[n.mid].reads = r
 		}
