@@ -101,18 +101,8 @@ const rtsSquad = 5
 // commanders each followed by their 5 soldiers, 40 workers and 12 towers.
 func newRTS(b testing.TB, units int) (*host.Host, *rtsWorld) {
 	b.Helper()
-	w := &rtsWorld{bodies: make([]rtsBody, units), moves: make([]float64, units), damage: make([]float64, units)}
-	h, err := host.New(host.Options{Roots: []string{"testdata/rts"}, Funcs: map[string]map[string]any{"world": w.funcs()}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	kinds := map[string]*host.Behaviour{}
-	for _, k := range []string{"worker", "soldier", "tower", "commander"} {
-		kinds[k], err = h.LoadFile("testdata/rts/" + k + ".lua")
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	w := newRTSWorld(units)
+	h, kinds := rtsHost(b, w)
 	spawn := func(kind string, overrides map[string]any) *host.Agent {
 		i := h.Len()
 		w.bodies[i] = rtsBody{X: float64(i%100 - 50), Y: float64(i % 37), HP: 100, Enemy: 100}
@@ -146,6 +136,33 @@ func newRTS(b testing.TB, units int) (*host.Host, *rtsWorld) {
 		b.Fatal(err)
 	}
 	return h, w
+}
+
+// newRTSWorld is the game's side of a match of units, before any spawns.
+func newRTSWorld(units int) *rtsWorld {
+	return &rtsWorld{bodies: make([]rtsBody, units), moves: make([]float64, units), damage: make([]float64, units)}
+}
+
+// rtsKinds are the match's behaviours, in the order rtsHost loads them.
+var rtsKinds = []string{"worker", "soldier", "tower", "commander"}
+
+// rtsHost is a host of no units with w's functions and the match's
+// behaviours loaded, by kind.
+func rtsHost(b testing.TB, w *rtsWorld) (*host.Host, map[string]*host.Behaviour) {
+	b.Helper()
+	h, err := host.New(host.Options{Roots: []string{"testdata/rts"}, Funcs: map[string]map[string]any{"world": w.funcs()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kinds := map[string]*host.Behaviour{}
+	for _, k := range rtsKinds {
+		kinds[k], err = h.LoadFile("testdata/rts/" + k + ".lua")
+		if err != nil {
+			h.Close()
+			b.Fatal(err)
+		}
+	}
+	return h, kinds
 }
 
 // recordRTSFloor records the Lua calls of one tick (tick) and returns
