@@ -56,6 +56,11 @@ type Host struct {
 	roster    int            // counts agents made, restored, imported, removed, exported
 	saveBuf   []byte         // the blocking binary save's document, reused by the next one
 	saveKept  *saveCopies    // the last save's copies, reused by the next one once unread
+	// attaching is the restored agent RestoreOptions.Attach is given, and
+	// attachKeys the keys it was saved with synced (Agent.Sync fills the
+	// restored tables there).
+	attaching  *Agent
+	attachKeys []string
 	// fair: a frame deadline cut a tick and some agents are owed ticks
 	// others got (Agent.lag): ticks go by lag, across the workers
 	// (workers.go). lagFloor is what every agent of interval 1 is owed

@@ -180,9 +180,9 @@ func (h *Host) makeRestored(what string, data []byte, opts restoreMode, behaviou
 	if isBinarySnapshot(data) {
 		out = make([]*Agent, 0, binaryCount(data))
 		ids.reserve(cap(out))
-		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte) error {
+		err := readBinary(what, data, take, func(r *binReader, s *agentSnapshot, rng []byte, pending bool) error {
 			return add(s.Behaviour, s.ID, s.Synced, func(b *Behaviour, id int) (*Agent, []boundSlot, error) {
-				return h.restoreBin(b, r, s, rng, id)
+				return h.restoreBin(b, r, s, rng, pending, id, opts.ids)
 			})
 		})
 		if err == nil {
@@ -251,8 +251,11 @@ func (h *Host) finishRestored(what string, out []*Agent, rebinds [][]boundSlot, 
 		}
 	}
 	if opts.Attach != nil {
+		defer func() { h.attaching, h.attachKeys = nil, nil }()
 		for i, a := range out {
+			h.attaching, h.attachKeys = a, synced[i]
 			if err := opts.Attach(a, synced[i]); err != nil {
+				h.attaching, h.attachKeys = nil, nil
 				undo()
 				return nil, fmt.Errorf("%s: agent %d: attach: %w", what, a.id, err)
 			}

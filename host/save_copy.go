@@ -16,7 +16,9 @@ type saveCopy struct {
 	rec agentSnapshot
 	// bin: the record is for the binary format (rec.Ctx is binary, rng
 	// the random state); else it is JSON's.
-	bin   bool
+	bin bool
+	// pend is what a binary record's agent has pending (nil: nothing).
+	pend  *binPending
 	rng   []byte
 	t     *layout
 	nodes []placeRT
@@ -53,11 +55,12 @@ func cut[T any](arena *[]T, src []T) []T {
 // copyForSave fills c with a's state, encoding its Lua values with enc in
 // the order the format numbers shared tables: the context, the pending
 // requests (machines in layout order), the events, the messages. With bin,
-// an agent with nothing pending is copied for the binary format. With
+// the agent is copied for the binary format. With
 // alias (a blocking save, which writes c before a can change) its state
 // records and machine stacks are not copied: c refers to a's own.
 func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, alias bool) error {
-	c.bin = bin && len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending()
+	pending := a.hasPending()
+	c.bin, c.pend = bin, nil
 	c.rec = agentSnapshot{
 		ID: a.id, Behaviour: a.b.name, Ticks: a.ticks, Clock: a.clock,
 		Suspended: a.suspension.String(), Overruns: a.overruns, Owed: a.owed,
@@ -72,11 +75,16 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, al
 	if !c.bin {
 		c.rec.RNG = base64.StdEncoding.EncodeToString(c.rng)
 	}
-	if c.bin {
+	switch {
+	case c.bin && pending:
+		if err := a.copyPending(enc, c); err != nil {
+			return err
+		}
+	case c.bin:
 		if c.rec.Ctx, err = enc.encodeCtx(a.ctx); err != nil {
 			return fmt.Errorf("agent %d: %w", a.id, err)
 		}
-	} else {
+	default:
 		enc.reset()
 		if err := a.encodeJSON(enc, c); err != nil {
 			return err
@@ -101,7 +109,7 @@ func (a *Agent) copyForSave(enc *encoder, c *saveCopy, arena *saveArena, bin, al
 	}
 	c.ms = arena.ms[start:len(arena.ms):len(arena.ms)]
 	if c.bin {
-		return nil // nothing pending: no request, event or message to save
+		return nil // what is pending is in c.pend
 	}
 	for _, n := range a.t.places {
 		if !n.isMachine() {

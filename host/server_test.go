@@ -780,3 +780,44 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = {
 		require.Equal(t, 1.0, n)
 	}
 }
+
+// Sync in Attach fills the table the save restored at its key: what
+// scripts added to a synced table comes back with it (in either format),
+// the struct's fields win, and the table is synced both ways. Sync after
+// the restore, outside Attach, puts a new table there as at spawn.
+func TestAttachSyncKeepsScriptFields(t *testing.T) {
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  enter = function(ctx) ctx.body.note = "seen at " .. ctx.body.hp end,
+  update = function(ctx) ctx.body.x = ctx.body.x + 1 end } } }`
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
+	require.NoError(t, err)
+	for _, format := range []host.SnapshotFormat{host.SnapshotJSON, host.SnapshotBinary} {
+		var save bytes.Buffer
+		require.NoError(t, h.WriteSnapshotWith(&save, host.SaveOptions{Format: format}))
+		h2, err := host.New(host.Options{})
+		require.NoError(t, err)
+		b2, err := h2.LoadString("unit.lua", src)
+		require.NoError(t, err)
+		bd := &body{X: 100, HP: 3}
+		got, err := h2.RestoreFrom(&save, host.RestoreOptions{Attach: func(a *host.Agent, synced []string) error {
+			return a.Sync("body", bd)
+		}}, b2)
+		require.NoError(t, err)
+		a := got[0]
+		bodyOf := func() map[string]any { return a.Get("body").(map[string]any) }
+		require.Equal(t, "seen at 7", bodyOf()["note"], "format %d: the script's field is lost", format)
+		require.Equal(t, 3.0, bodyOf()["hp"], "the struct's field is not synced in")
+		require.NoError(t, h2.Tick(0.1))
+		require.Equal(t, 101.0, bd.X, "the script's write is not synced out")
+
+		require.NoError(t, a.Sync("body", &body{HP: 1}))
+		require.NotContains(t, bodyOf(), "note", "Sync outside Attach keeps the old table")
+		h2.Close()
+	}
+}

@@ -4,9 +4,11 @@ package host
 // compact bytes a save writes and a load reads about twice as fast.
 //
 //	magic "\x89LUAAI\r\n", version (uvarint), agent count (uvarint), then
-//	per agent a record: tag 1 and the binary record, or tag 2, a length
-//	(4 bytes) and the agent's JSON record (an agent with pending events,
-//	messages or requests: rare, kept in the readable form).
+//	per agent a record: tag 1 and the binary record; tag 3, the binary
+//	record and what the agent has pending (events, messages, requests:
+//	snapbin_pending.go); or tag 2, a length (4 bytes) and the agent's
+//	JSON record (what saves before tag 3 wrote for an agent with
+//	something pending, still read).
 //
 // Numbers are uvarints or zigzag varints, floats 8 bytes little-endian;
 // record strings (behaviours, state paths, state names) are written once
@@ -16,8 +18,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"slices"
-	"strings"
 )
 
 // SnapshotFormat is how a save is written (SaveOptions.Format). Restore,
@@ -142,8 +142,7 @@ func appendSave(b []byte, agents []saveCopy, f SnapshotFormat) []byte {
 // binWriter writes a binary document's records; strs numbers the record
 // strings written so far.
 type binWriter struct {
-	strs   strNums
-	byPath map[*layout][]*place
+	strs strNums
 	// names holds, per layout, the numbers of its places' paths and of
 	// their children's names once written (0: not yet), so that an agent's
 	// strings cost no lookup by text; last is the layout met last.
@@ -246,7 +245,7 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 func newBinWriter() *binWriter {
-	return &binWriter{byPath: map[*layout][]*place{}, names: map[*layout]*layoutNames{}}
+	return &binWriter{names: map[*layout]*layoutNames{}}
 }
 
 // appendBinaryHead opens a binary document of n agents.
@@ -266,23 +265,15 @@ func appendBinary(b []byte, agents []saveCopy) []byte {
 	return b
 }
 
-// record writes c's record: binary, or its JSON record.
+// record writes c's binary record (c is a copy for the binary format):
+// tag 1, or tag 3 with what the agent has pending.
 func (w *binWriter) record(b []byte, c *saveCopy) []byte {
-	if c.bin {
-		b = append(b, binRecAgent)
-		return w.agent(b, c)
+	if c.pend != nil {
+		b = append(b, binRecPending)
+		return w.pending(w.agent(b, c), c.pend)
 	}
-	places, ok := w.byPath[c.t]
-	if !ok {
-		places = slices.Clone(c.t.places)
-		slices.SortFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
-		w.byPath[c.t] = places
-	}
-	b = append(b, binRecJSON, 0, 0, 0, 0)
-	start := len(b)
-	b = c.appendJSON(b, places)
-	binary.LittleEndian.PutUint32(b[start-4:], uint32(len(b)-start))
-	return b
+	b = append(b, binRecAgent)
+	return w.agent(b, c)
 }
 
 // State and node record flags: which fields follow.
@@ -296,8 +287,8 @@ const (
 	binHasTree
 )
 
-// agent writes c's binary record (an agent with nothing pending: no
-// events, messages or requests).
+// agent writes c's binary record, up to its machines (what the agent
+// has pending follows: pending).
 func (w *binWriter) agent(b []byte, c *saveCopy) []byte {
 	r := &c.rec
 	b = binary.AppendVarint(b, int64(r.ID))

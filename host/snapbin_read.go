@@ -229,7 +229,7 @@ func (r *binReader) placeAt(t *layout) (*place, string) {
 // jsonRec and each binary one, its plain fields read into s (reused) and
 // rng, to binRec, which reads the rest from r. Their errors are returned
 // as they are; the reader's name what (the operation).
-func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, binRec func(r *binReader, s *agentSnapshot, rng []byte) error) error {
+func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, binRec func(r *binReader, s *agentSnapshot, rng []byte, pending bool) error) error {
 	r := &binReader{b: data, i: len(binMagic)}
 	version := r.number()
 	if r.err == nil && version != SnapshotVersion {
@@ -253,7 +253,7 @@ func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, bi
 			if err := jsonRecord(what, rec, jsonRec); err != nil {
 				return err
 			}
-		case binRecAgent:
+		case binRecAgent, binRecPending:
 			s = agentSnapshot{ID: int(r.varint()), Behaviour: r.str(), Ticks: r.number(), Clock: r.float()}
 			rng := r.raw(64)
 			s.Suspended, s.Overruns, s.Owed, s.Interval, s.Kind = r.str(), r.number(), r.float(), r.number(), r.str()
@@ -266,7 +266,7 @@ func readBinary(what string, data []byte, jsonRec func(*agentSnapshot) error, bi
 			if r.err != nil {
 				break
 			}
-			if err := binRec(r, &s, rng); err != nil {
+			if err := binRec(r, &s, rng, tag == binRecPending); err != nil {
 				return err
 			}
 		default:
@@ -314,7 +314,7 @@ func jsonRecord(what string, rec []byte, take func(*agentSnapshot) error) error 
 
 // restoreBin makes the agent of a binary record: s and rng hold its plain
 // fields; its context, states and machines are read from r.
-func (h *Host) restoreBin(b *Behaviour, r *binReader, s *agentSnapshot, rng []byte, id int) (*Agent, []boundSlot, error) {
+func (h *Host) restoreBin(b *Behaviour, r *binReader, s *agentSnapshot, rng []byte, pending bool, id int, ids map[int]int) (*Agent, []boundSlot, error) {
 	a, err := h.restoreHead(b, s, rng, id)
 	if err != nil {
 		return nil, nil, err
@@ -348,12 +348,18 @@ func (h *Host) restoreBin(b *Behaviour, r *binReader, s *agentSnapshot, rng []by
 	if err := a.binMachines(r, d, h.opts.MaxStackDepth); err != nil {
 		return nil, nil, bad(err)
 	}
+	ctxSlots := d.bound // a payload's bound values are not bound again, as in JSON
+	if pending {
+		if err := a.binPendingRead(r, d, h.tickNo, ids); err != nil {
+			return nil, nil, bad(err)
+		}
+	}
 	for _, n := range a.activeMachines() {
 		if len(a.ms[n.mid].stack) == 0 && n.def.Kind != defs.KindUtility {
 			return nil, nil, bad(fmt.Errorf("%s %q has no active state", n.def.Kind, n.path))
 		}
 	}
-	return a, d.bound, nil
+	return a, ctxSlots, nil
 }
 
 // binStates reads the state records of a binary record.

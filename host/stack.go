@@ -309,10 +309,6 @@ func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 	if len(r.Where) > 1024 {
 		return request{}, fmt.Errorf("request where is %d bytes long", len(r.Where))
 	}
-	if !n.isFSM() {
-		// ai.push, ai.pop and ai.replace reach fsms only.
-		return request{}, fmt.Errorf("a %s machine takes no request", n.def.Kind)
-	}
 	var payload lua.LValue = lua.LNil
 	if len(r.Payload) > 0 {
 		var err error
@@ -320,17 +316,7 @@ func restoreRequest(n *place, d *decoder, r *requestSnapshot) (request, error) {
 			return request{}, fmt.Errorf("request payload: %w", err)
 		}
 	}
-	req := request{pending: true, target: -1, payload: payload, where: r.Where}
-	switch req.kind, _ = defs.ParseTransitionKind(r.Kind); req.kind {
-	case defs.Push, defs.Replace:
-		if req.target = n.def.Child(r.Target); req.target < 0 {
-			return request{}, fmt.Errorf("request for state %q, which it does not have", r.Target)
-		}
-	case defs.Pop:
-	default:
-		return request{}, fmt.Errorf("request kind %q", r.Kind)
-	}
-	return req, nil
+	return requestFor(n, r.Kind, r.Target, r.Where, payload)
 }
 
 // remapStack carries machine o's stack over a reload to n (idx: o's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -36,7 +37,10 @@ var ErrNotSyncable = errors.New("not a pointer to a struct with lua-tagged numbe
 // while a tick runs, and with Options.Workers > 1 one struct can be synced
 // into one agent only, as for Bind. Methods are not reachable from Lua:
 // bind the object as well (under another key) for those. A snapshot saves
-// the table as plain data; after Restore, call Sync again.
+// the table as plain data; after Restore, call Sync again: in
+// RestoreOptions.Attach, Sync fills the table the snapshot saved at key
+// (the fields scripts added to it stay), elsewhere it puts a new one
+// there.
 func (a *Agent) Sync(key string, ptr any) error {
 	if err := a.usable(); err != nil {
 		return err
@@ -53,7 +57,7 @@ func (a *Agent) Sync(key string, ptr any) error {
 	if err := c.own(ptr); err != nil {
 		return fmt.Errorf("sync %q: %w", key, err)
 	}
-	t := a.w.vm.L.CreateTable(0, len(plan))
+	t, restored := a.syncTable(key, len(plan))
 	s := newSynced(len(plan))
 	s.key, s.base, s.plan, s.t, s.ptr = key, rv.UnsafePointer(), plan, t, ptr
 	for i := range a.syncs {
@@ -64,10 +68,25 @@ func (a *Agent) Sync(key string, ptr any) error {
 	}
 	a.syncs = append(a.syncs, s)
 	a.bound = append(a.bound, c.bound...)
-	a.ctx.RawSetString(key, t)
+	if !restored {
+		a.ctx.RawSetString(key, t)
+	}
 	s.in(a.w)
 	s.hint.find(t)
 	return nil
+}
+
+// syncTable is the table Sync fills at key: while the agent is given to
+// RestoreOptions.Attach, the table its restore made at a key saved as
+// synced (restored: only what the agent saved reaches it, and the fields
+// its scripts added stay); else a new one.
+func (a *Agent) syncTable(key string, fields int) (t *lua.LTable, restored bool) {
+	if a.h.attaching == a && slices.Contains(a.h.attachKeys, key) {
+		if t, ok := a.ctx.RawGetString(key).(*lua.LTable); ok && t.Metatable == lua.LNil {
+			return t, true
+		}
+	}
+	return a.w.vm.L.CreateTable(0, fields), false
 }
 
 // Unsync stops copying the object synced at key; the table stays in the
