@@ -52,10 +52,9 @@ type stringParts struct {
 	k2i     map[lua.LValue]int
 }
 
-// tableTemplate is the string map and key index of the last context of
-// string keys a load filled, for the next one with the same keys (the
-// same boxed strings, in the same order) to copy instead of filling maps
-// key by key.
+// tableTemplate is the string map and key index of a table of string
+// keys a load filled, for the next one with the same keys (the same boxed
+// strings, in the same order) to copy instead of filling maps key by key.
 type tableTemplate struct {
 	keys    []lua.LValue
 	strdict map[string]lua.LValue
@@ -73,6 +72,30 @@ func (tt *tableTemplate) like(keys []lua.LValue) bool {
 		}
 	}
 	return true
+}
+
+// tableTemplates are the templates of the last few sets of keys a load
+// met (a unit's context and the tables in it, of a few kinds of units,
+// alternate), the oldest replaced.
+type tableTemplates struct {
+	t    [8]tableTemplate
+	next int
+}
+
+// find is the template of keys, or nil.
+func (ts *tableTemplates) find(keys []lua.LValue) *tableTemplate {
+	for i := range ts.t {
+		if ts.t[i].like(keys) {
+			return &ts.t[i]
+		}
+	}
+	return nil
+}
+
+// add makes t the template of its keys, in place of the oldest.
+func (ts *tableTemplates) add(t tableTemplate) {
+	ts.t[ts.next] = t
+	ts.next = (ts.next + 1) % len(ts.t)
 }
 
 // The tables tableWithKeys makes, each with room for its first keys.
@@ -193,10 +216,10 @@ func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LVa
 		for i := range keys {
 			keys[i] = kv[2*i]
 		}
-		if r.tmpl.like(keys) {
-			// The key index is the last one's; the string map its copy, its
+		if tt := r.tmpl.find(keys); tt != nil {
+			// The key index is the template's; the string map its copy, its
 			// values replaced.
-			strdict, k2i := maps.Clone(r.tmpl.strdict), maps.Clone(r.tmpl.k2i)
+			strdict, k2i := maps.Clone(tt.strdict), maps.Clone(tt.k2i)
 			for i, k := range keys {
 				strdict[string(k.(lua.LString))] = kv[2*i+1]
 			}
@@ -208,7 +231,7 @@ func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LVa
 			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
 			f.k2i[k] = i
 		}
-		r.tmpl = tableTemplate{keys: slices.Clone(keys), strdict: maps.Clone(f.strdict), k2i: maps.Clone(f.k2i)}
+		r.tmpl.add(tableTemplate{keys: slices.Clone(keys), strdict: maps.Clone(f.strdict), k2i: maps.Clone(f.k2i)})
 		return t, nil
 	}
 	t := d.L.CreateTable(0, n)

@@ -34,8 +34,8 @@ type binReader struct {
 	places map[*layout][]*place
 	lastT  *layout
 	last   []*place
-	// tmpl is binPairs' template of a context's maps.
-	tmpl tableTemplate
+	// tmpl are binPairs' templates of tables' maps.
+	tmpl tableTemplates
 	// tables: the blocks binPairs makes tables from.
 	tables tableSlab
 	// machines: the last machine records read in full, the last first.
