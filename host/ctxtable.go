@@ -52,13 +52,12 @@ type stringParts struct {
 	k2i     map[lua.LValue]int
 }
 
-// tableTemplate is the string map and key index of a table of string
-// keys a load filled, for the next one with the same keys (the same boxed
-// strings, in the same order) to copy instead of filling maps key by key.
+// tableTemplate is the key index of a table of string keys a load filled,
+// for the next one with the same keys (the same boxed strings, in the same
+// order) to copy instead of filling it key by key.
 type tableTemplate struct {
-	keys    []lua.LValue
-	strdict map[string]lua.LValue
-	k2i     map[lua.LValue]int
+	keys []lua.LValue
+	k2i  map[lua.LValue]int
 }
 
 // like tells whether keys are the template's.
@@ -217,9 +216,10 @@ func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LVa
 			keys[i] = kv[2*i]
 		}
 		if tt := r.tmpl.find(keys); tt != nil {
-			// The key index is the template's; the string map its copy, its
-			// values replaced.
-			strdict, k2i := maps.Clone(tt.strdict), maps.Clone(tt.k2i)
+			// The key index is the template's copy; the string map is filled
+			// anew (cheaper than a copy whose values are all replaced, and
+			// a full map of one group would grow at the first of them).
+			strdict, k2i := make(map[string]lua.LValue, n), maps.Clone(tt.k2i)
 			for i, k := range keys {
 				strdict[string(k.(lua.LString))] = kv[2*i+1]
 			}
@@ -231,7 +231,7 @@ func (d *decoder) pairsTable(r *binReader, kv []lua.LValue, plain bool) (lua.LVa
 			f.strdict[string(k.(lua.LString))] = kv[2*i+1]
 			f.k2i[k] = i
 		}
-		r.tmpl.add(tableTemplate{keys: slices.Clone(keys), strdict: maps.Clone(f.strdict), k2i: maps.Clone(f.k2i)})
+		r.tmpl.add(tableTemplate{keys: slices.Clone(keys), k2i: maps.Clone(f.k2i)})
 		return t, nil
 	}
 	t := d.L.CreateTable(0, n)
