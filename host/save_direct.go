@@ -85,7 +85,7 @@ func (e *encoder) encodeCtx(t *lua.LTable) ([]byte, error) {
 	if !e.noFlat && t != nil {
 		start := len(e.buf)
 		e.buf = append(e.buf, 0, 0, 0, 0, binTable)
-		e.once, e.added = true, e.added[:0]
+		e.once, e.added, e.seen = true, e.added[:0], append(e.seen[:0], t)
 		ok := e.flatBin(t)
 		e.once = false
 		if ok {

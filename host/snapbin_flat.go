@@ -7,6 +7,7 @@ package host
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -15,56 +16,75 @@ import (
 )
 
 // flatPlan is the key list of the last flat context written: the boxed
-// keys (their order is sorted) and each one's string number (-1: a long
+// keys in the table's order, the order they are written in (sorted: order
+// lists their indexes) and each written one's string number (-1: a long
 // string, written whole each time).
 type flatPlan struct {
-	keys []lua.LValue
-	nums []int
-	ok   bool
+	keys  []lua.LValue
+	order []int
+	nums  []int
+	ok    bool
 }
+
+// maxFlatKeys bounds the keys of a table flatBin sorts itself.
+const maxFlatKeys = 32
 
 // flatBin writes t's body as tableBin does when t is flat: no array part
 // and no key but strings, every key listed holding a value, and every
-// value a number, a boolean or a string; it returns false, having written
-// nothing and numbered no string, for any other table. The keys are
-// checked to be in order (tableBin sorts them), at no cost when they are
-// the plan's. It writes as it checks, and takes back what it wrote when a
-// value is not a scalar: in encodeBinOnce's walk (once), the strings it
-// numbered are listed in added, whence they are forgotten.
+// value a number, a boolean, a string or a table that is flat in turn
+// (one level: its values scalars) or a list of scalars (no hole, no other
+// key) reached once; it returns false, having written nothing and
+// numbered no string, for any other table. The keys are sorted as
+// tableBin sorts them, at no cost when they are the plan's. It writes as
+// it checks, and takes back what it wrote when a value does not fit: in
+// encodeBinOnce's walk (once), the strings it numbered are listed in
+// added, whence they are forgotten, and the tables met in seen (which
+// holds t).
 func (e *encoder) flatBin(t *lua.LTable) bool {
 	if !tableMirrored || !e.once {
 		return false
 	}
+	start, added, seen := len(e.buf), len(e.added), len(e.seen)
+	if e.flatBody(t, &e.plan, 0) {
+		return true
+	}
+	e.buf = e.buf[:start]
+	for _, s := range e.added[added:] {
+		e.strs.forget(s)
+	}
+	e.added, e.seen = e.added[:added], e.seen[:seen]
+	return false
+}
+
+// flatBody writes a flat table's body (see flatBin) at depth 0 (the
+// context, with plan p) or 1 (a table in it, no plan).
+func (e *encoder) flatBody(t *lua.LTable, p *flatPlan, depth int) bool {
 	if arr, ok := luaval.ArrayPart(t); !ok || len(arr) > 0 {
 		return false
 	}
 	keys, ok := luaval.HashKeys(t)
 	sm := luaval.StringMap(t)
-	if !ok || len(keys) == 0 || len(sm) != len(keys) {
+	if !ok || len(keys) == 0 || len(sm) != len(keys) || len(keys) > maxFlatKeys {
 		return false
 	}
-	p := &e.plan
-	same := p.ok && len(p.keys) == len(keys)
+	same := p != nil && p.ok && len(p.keys) == len(keys)
 	for i := 0; same && i < len(keys); i++ {
 		same = sameBox(p.keys[i], keys[i])
 	}
-	if !same {
-		for i, k := range keys {
-			ks, ok := k.(lua.LString)
-			if !ok || i > 0 && strings.Compare(string(keys[i-1].(lua.LString)), string(ks)) >= 0 {
-				return false
-			}
-		}
+	var order []int
+	if same {
+		order = p.order
+	} else if order, ok = e.sortedOrder(keys, depth); !ok {
+		return false
 	}
-	start, added := len(e.buf), len(e.added)
 	e.buf = append(e.buf, 0) // no list
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(keys)))
-	for i, k := range keys {
-		ks := string(k.(lua.LString))
+	for j, i := range order {
+		ks := string(keys[i].(lua.LString))
 		v := sm[ks]
-		if same && p.nums[i] >= 0 {
+		if same && p.nums[j] >= 0 {
 			e.buf = append(e.buf, binStrRef)
-			e.buf = binary.AppendUvarint(e.buf, uint64(p.nums[i]))
+			e.buf = binary.AppendUvarint(e.buf, uint64(p.nums[j]))
 		} else {
 			e.binString(ks)
 		}
@@ -75,23 +95,76 @@ func (e *encoder) flatBin(t *lua.LTable) bool {
 			e.binString(string(v))
 		case lua.LBool:
 			e.buf = append(e.buf, binFalse+byte(boolByte(bool(v))))
-		default:
-			e.buf = e.buf[:start]
-			for _, s := range e.added[added:] {
-				e.strs.forget(s)
+		case *lua.LTable:
+			if depth > 0 || !e.flatInner(v) {
+				return false
 			}
-			e.added = e.added[:added]
+		default:
 			return false
 		}
 	}
-	if !same {
-		p.keys, p.nums, p.ok = append(p.keys[:0], keys...), p.nums[:0], true
-		for _, k := range keys {
-			num, ok := e.strs.get(string(k.(lua.LString)))
-			if !ok || len(k.(lua.LString)) > binInternMax {
+	if p != nil && !same {
+		p.keys, p.order, p.nums, p.ok = append(p.keys[:0], keys...), append(p.order[:0], order...), p.nums[:0], true
+		for _, i := range order {
+			k := string(keys[i].(lua.LString))
+			num, ok := e.strs.get(k)
+			if !ok || len(k) > binInternMax {
 				num = -1
 			}
 			p.nums = append(p.nums, num)
+		}
+	}
+	return true
+}
+
+// sortedOrder is the order of keys (all strings, else false) sorted as
+// tableBin writes them, in the encoder's scratch for depth.
+func (e *encoder) sortedOrder(keys []lua.LValue, depth int) ([]int, bool) {
+	order := e.flatOrder[depth][:0]
+	for i, k := range keys {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			return nil, false
+		}
+		// Insertion sort: the keys are few, and mostly in order already.
+		j := len(order)
+		order = append(order, i)
+		for j > 0 && strings.Compare(string(keys[order[j-1]].(lua.LString)), string(ks)) > 0 {
+			order[j] = order[j-1]
+			j--
+		}
+		order[j] = i
+	}
+	e.flatOrder[depth] = order
+	return order, true
+}
+
+// flatInner writes a table inside a flat context (tag and body): a list
+// of scalars, or a flat table of scalars, reached once in this walk.
+func (e *encoder) flatInner(v *lua.LTable) bool {
+	if len(e.seen) >= 32 || slices.Contains(e.seen, v) {
+		return false
+	}
+	e.seen = append(e.seen, v)
+	arr, ok := luaval.ArrayPart(v)
+	if !ok {
+		return false
+	}
+	e.buf = append(e.buf, binTable)
+	if len(arr) == 0 {
+		return e.flatBody(v, nil, 1)
+	}
+	if keys, ok := luaval.HashKeys(v); !ok || len(keys) > 0 {
+		return false
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(arr)))
+	e.buf = append(e.buf, 0) // no pairs
+	for _, x := range arr {
+		switch x.(type) {
+		case lua.LNumber, lua.LString, lua.LBool:
+			e.writeScalar(x)
+		default:
+			return false
 		}
 	}
 	return true

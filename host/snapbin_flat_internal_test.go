@@ -13,8 +13,8 @@ import (
 // TestFlatBinLikeTableBin: a context written by flatBin is the bytes the
 // general walk writes, for contexts in turn through one encoder (the plan
 // of one reused by the next, strings numbered across them): keys in order
-// and not, deleted keys, long keys and values, every scalar, and the
-// tables flatBin leaves to the walk.
+// and not, deleted keys, long keys and values, every scalar, flat tables
+// and lists inside, and the tables flatBin leaves to the walk.
 func TestFlatBinLikeTableBin(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
@@ -43,6 +43,25 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 	}
 	list := L.NewTable()
 	list.Append(lua.LNumber(1))
+	listOf := func(vs ...lua.LValue) *lua.LTable {
+		tb := L.NewTable()
+		for _, v := range vs {
+			tb.Append(v)
+		}
+		return tb
+	}
+	body := func() *lua.LTable { return set("x", 1.5, "y", 2.0, "hp", 100.0, "enemy", 6.0) } // Sync's order
+	shared := body()
+	holed := listOf(lua.LNumber(1), lua.LNumber(2), lua.LNumber(3))
+	holed.RawSetInt(2, lua.LNil)
+	mixed := listOf(lua.LNumber(1))
+	mixed.RawSetString("n", lua.LNumber(1))
+	cyclic := set("a", 1.0)
+	cyclic.RawSetString("self", cyclic)
+	deep := set("inner", set("deeper", set("x", 1.0)))
+	rts := func() *lua.LTable {
+		return set("body", body(), "commander", 1.0, "dist", 100.0, "orders", 3.0, "range", 10.0, "target", 0.0)
+	}
 	tables := []*lua.LTable{
 		defaults("none", 0), defaults("found", 1.5), defaults("none", -0.0),
 		set("x", 3.0, "player", "none"), // out of order: sorted by the walk
@@ -59,6 +78,15 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 		fillStrings(nil, append(boxed[:2:2], lua.LString("z")), []lua.LValue{lua.LString("a"), lua.LNumber(1), lua.LTrue}),
 		fillStrings(nil, boxed[:1], []lua.LValue{lua.LString("a")}),
 		defaults("none", 7),
+		// Tables inside: flat ones (keys in any order), lists of scalars,
+		// and those left to the walk (a hole, other keys, shared, a cycle,
+		// deeper, empty).
+		rts(), rts(), set("body", body(), "squad", listOf(lua.LNumber(2), lua.LNumber(3), lua.LString("s"), lua.LTrue), "t", 0.5),
+		set("z", 1.0, "body", body(), "a", "first"),
+		set("tags", listOf(lua.LString("fresh"), lua.LString("fresh2")), "n", 1.0),
+		set("l", holed), set("l", mixed), set("a", shared, "b", shared), cyclic, deep,
+		set("e", L.NewTable()), set("in", set("t", list)),
+		rts(),
 	}
 	fast, slow := &encoder{}, &encoder{noFlat: true}
 	for i, tb := range tables {
@@ -76,8 +104,26 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 			t.Fatalf("table %d: flatBin wrote % x, the walk % x", i, got, want)
 		}
 	}
-	if !fast.plan.ok || len(fast.plan.keys) != 2 {
-		t.Fatalf("the last plan is %+v, want the defaults' two keys", fast.plan)
+	// flatBin itself writes those it should, and leaves the others.
+	for i, c := range []struct {
+		tb   *lua.LTable
+		flat bool
+	}{
+		{rts(), true}, {set("z", 1.0, "body", body(), "a", "first"), true},
+		{set("tags", listOf(lua.LString("x"), lua.LNumber(1)), "n", 1.0), true},
+		{set("l", holed), false}, {set("l", mixed), false}, {set("a", shared, "b", shared), false},
+		{cyclic, false}, {deep, false}, {set("e", L.NewTable()), false}, {list, false},
+	} {
+		e := &encoder{once: true, seen: []*lua.LTable{c.tb}}
+		if got := e.flatBin(c.tb); got != c.flat {
+			t.Errorf("case %d: flatBin took it: %v, want %v", i, got, c.flat)
+		}
+		if !c.flat && (len(e.buf) > 0 || len(e.seen) != 1 || e.strs.len() != 0) {
+			t.Errorf("case %d: flatBin left %d bytes, %d tables seen, %d strings", i, len(e.buf), len(e.seen), e.strs.len())
+		}
+	}
+	if !fast.plan.ok || len(fast.plan.keys) != 6 {
+		t.Fatalf("the last plan is %+v, want the six keys of the last context", fast.plan)
 	}
 }
 

@@ -52,7 +52,10 @@ type encoder struct {
 	// scratch for a context's values.
 	plan     flatPlan
 	flatVals []lua.LValue
-	noFlat   bool // the general walk only (for tests comparing the two)
+	// flatOrder is flatBin's scratch for the sorted order of keys, per
+	// depth (the context, a table in it).
+	flatOrder [2][]int
+	noFlat    bool // the general walk only (for tests comparing the two)
 	// strs numbers the short strings the binary form wrote (writeBin),
 	// across the agents of a save.
 	strs strNums
