@@ -44,6 +44,8 @@ type binReader struct {
 	// hold the same numbers, and one box serves them all.
 	num     lua.LValue
 	numBits uint64
+	// nums holds the numbers boxed, a block at a time.
+	nums numberBlock
 }
 
 // fail records the first error, at the current offset, and returns it.
@@ -129,10 +131,10 @@ func (r *binReader) number() int {
 }
 
 // boxed is f as a Lua value, the box of the last number read when f is
-// the same (boxes are never written to).
+// the same (boxes are never written to), else one in a block of them.
 func (r *binReader) boxed(f float64) lua.LValue {
 	if bits := math.Float64bits(f); r.num == nil || bits != r.numBits {
-		r.num, r.numBits = lua.LNumber(f), bits
+		r.num, r.numBits = r.nums.number(f), bits
 	}
 	return r.num
 }
