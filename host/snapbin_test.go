@@ -175,11 +175,39 @@ func TestBinarySnapshotDamaged(t *testing.T) {
 // is read saves (binary and JSON), and the binary save reads back to the
 // same saves.
 func FuzzBinarySnapshot(f *testing.F) {
+	fuzzBinary(f, plainSrc, nil, []byte("\x89LUAAI\r\n\x01\x01\x01\x02plain.lua"))
+}
+
+// pendingSrc keeps something of every kind pending at each save: a
+// request, messages and events, their payloads sharing a table with the
+// context.
+const pendingSrc = `local ai = require("luaai")
+return ai.fsm { initial = "idle", context = { t = { 1 } }, states = {
+  idle = { update = function(ctx)
+    ai.push("look", { n = 7, a = ctx.t })
+    ai.send_to(ai.id() % 2 + 1, "hello", { from = ai.id(), shared = ctx.t })
+    ai.send("self", ctx.t)
+  end },
+  look = { update = function(ctx) ai.pop({ n = 9 }) end },
+} }`
+
+// FuzzBinaryPending is FuzzBinarySnapshot over saves of agents with
+// requests, messages and events pending (records of tag 3).
+func FuzzBinaryPending(f *testing.F) {
+	fuzzBinary(f, pendingSrc, func(h *host.Host) error {
+		return h.Agents()[0].Send("poke", map[string]any{"n": 1})
+	})
+}
+
+// fuzzBinary fuzzes the restore of binary saves of a host of two agents
+// of src (ticked, then prepared), seeded with that save, its first half
+// and extra.
+func fuzzBinary(f *testing.F, src string, prepare func(*host.Host) error, extra ...[]byte) {
 	h, err := host.New(host.Options{Workers: 1})
 	if err != nil {
 		f.Fatal(err)
 	}
-	b, err := h.LoadString("plain.lua", plainSrc)
+	b, err := h.LoadString("plain.lua", src)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -191,6 +219,11 @@ func FuzzBinarySnapshot(f *testing.F) {
 	if err := h.Tick(0.1); err != nil {
 		f.Fatal(err)
 	}
+	if prepare != nil {
+		if err := prepare(h); err != nil {
+			f.Fatal(err)
+		}
+	}
 	var seed bytes.Buffer
 	if err := h.WriteSnapshotWith(&seed, host.SaveOptions{Format: host.SnapshotBinary}); err != nil {
 		f.Fatal(err)
@@ -198,7 +231,9 @@ func FuzzBinarySnapshot(f *testing.F) {
 	h.Close()
 	f.Add(seed.Bytes())
 	f.Add(seed.Bytes()[:seed.Len()/2])
-	f.Add([]byte("\x89LUAAI\r\n\x01\x01\x01\x02plain.lua"))
+	for _, e := range extra {
+		f.Add(e)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		load := func(data []byte) (*host.Host, error) {
 			h, err := host.New(host.Options{Workers: 1})
@@ -206,7 +241,7 @@ func FuzzBinarySnapshot(f *testing.F) {
 				t.Fatal(err)
 			}
 			t.Cleanup(h.Close)
-			b, err := h.LoadString("plain.lua", plainSrc)
+			b, err := h.LoadString("plain.lua", src)
 			if err != nil {
 				t.Fatal(err)
 			}
