@@ -53,11 +53,12 @@ func (e *encoder) flatBin(t *lua.LTable) bool {
 		e.strs.forget(s)
 	}
 	e.added, e.seen = e.added[:added], e.seen[:seen]
+	e.innerPlan.ok = false // its numbers may be of strings just forgotten
 	return false
 }
 
 // flatBody writes a flat table's body (see flatBin) at depth 0 (the
-// context, with plan p) or 1 (a table in it, no plan).
+// context) or 1 (a table in it), with plan p, which it updates.
 func (e *encoder) flatBody(t *lua.LTable, p *flatPlan, depth int) bool {
 	if arr, ok := luaval.ArrayPart(t); !ok || len(arr) > 0 {
 		return false
@@ -67,9 +68,11 @@ func (e *encoder) flatBody(t *lua.LTable, p *flatPlan, depth int) bool {
 	if !ok || len(keys) == 0 || len(sm) != len(keys) || len(keys) > maxFlatKeys {
 		return false
 	}
-	same := p != nil && p.ok && len(p.keys) == len(keys)
+	same := p.ok && len(p.keys) == len(keys)
 	for i := 0; same && i < len(keys); i++ {
-		same = sameBox(p.keys[i], keys[i])
+		// A context's keys are its behaviour's boxes; a table in it, such
+		// as a synced one, has boxes of its own, equal strings.
+		same = sameBox(p.keys[i], keys[i]) || depth > 0 && p.keys[i] == keys[i]
 	}
 	var order []int
 	if same {
@@ -103,7 +106,7 @@ func (e *encoder) flatBody(t *lua.LTable, p *flatPlan, depth int) bool {
 			return false
 		}
 	}
-	if p != nil && !same {
+	if !same {
 		p.keys, p.order, p.nums, p.ok = append(p.keys[:0], keys...), append(p.order[:0], order...), p.nums[:0], true
 		for _, i := range order {
 			k := string(keys[i].(lua.LString))
@@ -152,7 +155,7 @@ func (e *encoder) flatInner(v *lua.LTable) bool {
 	}
 	e.buf = append(e.buf, binTable)
 	if len(arr) == 0 {
-		return e.flatBody(v, nil, 1)
+		return e.flatBody(v, &e.innerPlan, 1)
 	}
 	if keys, ok := luaval.HashKeys(v); !ok || len(keys) > 0 {
 		return false

@@ -86,6 +86,9 @@ func TestFlatBinLikeTableBin(t *testing.T) {
 		set("tags", listOf(lua.LString("fresh"), lua.LString("fresh2")), "n", 1.0),
 		set("l", holed), set("l", mixed), set("a", shared, "b", shared), cyclic, deep,
 		set("e", L.NewTable()), set("in", set("t", list)),
+		// A table inside numbers new strings, then its context is left to
+		// the walk: the next one's must not name those numbers.
+		set("fresh", set("k1", 1.0, "k2", 2.0), "zz", holed), set("fresh", set("k1", 3.0, "k2", 4.0)),
 		rts(),
 	}
 	fast, slow := &encoder{}, &encoder{noFlat: true}

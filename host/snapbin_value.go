@@ -54,7 +54,7 @@ func (e *encoder) encodeBinOnce(v lua.LValue, root string) ([]byte, error) {
 	for _, s := range e.added {
 		e.strs.forget(s) // their bytes were cut with the rest
 	}
-	e.plan.ok = false
+	e.plan.ok, e.innerPlan.ok = false, false
 	e.bound = nil
 	if err := e.count(v, root, 0); err != nil {
 		return nil, err

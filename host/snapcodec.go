@@ -50,8 +50,10 @@ type encoder struct {
 	ents [][]entry
 	// plan and flatVals are flatBin's: the last flat context's keys, and
 	// scratch for a context's values.
-	plan     flatPlan
-	flatVals []lua.LValue
+	plan flatPlan
+	// innerPlan is flatBin's plan of the last table inside a context.
+	innerPlan flatPlan
+	flatVals  []lua.LValue
 	// flatOrder is flatBin's scratch for the sorted order of keys, per
 	// depth (the context, a table in it).
 	flatOrder [2][]int
