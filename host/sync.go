@@ -79,14 +79,27 @@ func (a *Agent) Sync(key string, ptr any) error {
 // syncTable is the table Sync fills at key: while the agent is given to
 // RestoreOptions.Attach, the table its restore made at a key saved as
 // synced (restored: only what the agent saved reaches it, and the fields
-// its scripts added stay); else a new one.
+// its scripts added stay), unless a script had put the context itself
+// there or the table of another synced key (then Sync would write the
+// struct's fields into those); else a new one.
 func (a *Agent) syncTable(key string, fields int) (t *lua.LTable, restored bool) {
 	if a.h.attaching == a && slices.Contains(a.h.attachKeys, key) {
-		if t, ok := a.ctx.RawGetString(key).(*lua.LTable); ok && t.Metatable == lua.LNil {
+		if t, ok := a.ctx.RawGetString(key).(*lua.LTable); ok && t.Metatable == lua.LNil && t != a.ctx && !a.syncedElsewhere(key, t) {
 			return t, true
 		}
 	}
 	return a.w.vm.L.CreateTable(0, fields), false
+}
+
+// syncedElsewhere tells whether t is the table of a key other than key
+// that a's structs are synced through.
+func (a *Agent) syncedElsewhere(key string, t *lua.LTable) bool {
+	for _, s := range a.syncs {
+		if s.key != key && s.t == t {
+			return true
+		}
+	}
+	return false
 }
 
 // Unsync stops copying the object synced at key; the table stays in the
