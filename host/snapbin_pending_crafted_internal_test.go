@@ -57,7 +57,9 @@ func TestBinaryPendingCraftedRecords(t *testing.T) {
 	req := func(path, kind, target string) binRequest {
 		return binRequest{path: path, kind: kind, target: target, payload: craftedPayload}
 	}
-	ev := func(from, age int) binEvent { return binEvent{name: "e", from: from, age: age, payload: craftedPayload} }
+	ev := func(from, age int) binEvent {
+		return binEvent{name: "e", from: from, age: age, payload: craftedPayload}
+	}
 	cases := []struct {
 		name string
 		p    *binPending
