@@ -194,3 +194,38 @@ func TestFlatBinRandomContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatBinManyInnerTables: a context of up to maxFlatKeys tables inside
+// (past the 32 tables the one-walk path tracks), each flat or a list, is
+// written as the walk writes it.
+func TestFlatBinManyInnerTables(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	fast, slow := &encoder{}, &encoder{noFlat: true}
+	for _, n := range []int{1, 30, 31, 32, 33} {
+		for _, list := range []bool{false, true} {
+			tb := L.NewTable()
+			for i := range n {
+				in := L.NewTable()
+				if list {
+					in.Append(lua.LNumber(i))
+				} else {
+					in.RawSetString("x", lua.LNumber(i))
+				}
+				tb.RawSetString(fmt.Sprintf("k%02d", n-i), in)
+			}
+			got, err := fast.encodeCtx(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow.reset()
+			want, err := slow.encodeBinOnce(tb, "ctx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d tables inside (lists %v): flatBin wrote\n% x\nthe walk\n% x", n, list, got, want)
+			}
+		}
+	}
+}
