@@ -47,7 +47,7 @@ type goThing struct{ N int }
 // game.
 func mixedHost(t *testing.T, workers int) (*host.Host, []*host.Behaviour) {
 	t.Helper()
-	h, err := host.New(host.Options{Workers: workers})
+	h, err := host.New(host.Options{Workers: workers, Budget: -1, BudgetSteps: 1_000_000})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	behs := loadMixed(t, h)
@@ -188,7 +188,8 @@ return ai.fsm { initial = "s", context = { n = 0 }, states = { s = { update = fu
   for i = 1, 100 do ai.send_to(ai.id(), "m" .. (i % 7), big) end
   for i = 1, 100 do ai.send("e" .. i, { big = big, i = i }) end
 end } } }`
-	h, err := host.New(host.Options{})
+	// No CPU time budget (a slow machine would stop the script early).
+	h, err := host.New(host.Options{Budget: -1, BudgetSteps: 10_000_000})
 	require.NoError(t, err)
 	defer h.Close()
 	b, err := h.LoadString("flood.lua", src)
