@@ -112,3 +112,31 @@ return ai.fsm { initial = "s", states = { s = {
 		h.Close()
 	}
 }
+
+// The value saved at a synced key may be anything a script put there: not
+// a table (Sync in Attach then puts a new one), or a table whose fields
+// have the wrong types (the struct's values replace them).
+func TestAttachSyncOddSavedValues(t *testing.T) {
+	for _, set := range []string{`ctx.body = 5`, `ctx.body = nil`, `ctx.body = "s"`, `ctx.body = { 1, 2, x = {}, hp = "str", [3] = true }`, `ctx.body.x = nil; ctx.body.hp = false`} {
+		src := `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = { enter = function(ctx) ` + set + ` end,
+  update = function(ctx) ctx.body.x = ctx.body.x + 1 end } } }`
+		for _, format := range []host.SnapshotFormat{host.SnapshotJSON, host.SnapshotBinary} {
+			h, err := host.New(host.Options{})
+			require.NoError(t, err)
+			b, err := h.LoadString("unit.lua", src)
+			require.NoError(t, err)
+			_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
+			require.NoError(t, err)
+			bd := &body{X: 10, HP: 3}
+			h2, got, err := restoreAttaching(t, h, format, src, 1, func(a *host.Agent, synced []string) error {
+				return a.Sync("body", bd)
+			})
+			require.NoError(t, err, set)
+			require.Equal(t, 3.0, got[0].Get("body").(map[string]any)["hp"], set)
+			require.NoError(t, h2.Tick(0.1))
+			require.Equal(t, 11.0, bd.X, "%s (format %d): the struct is not synced", set, format)
+			h.Close()
+		}
+	}
+}
