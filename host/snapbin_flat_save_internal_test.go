@@ -48,7 +48,7 @@ type syncedBody struct {
 }
 
 // A whole binary save (agents of several behaviours, interleaved, their
-// contexts of many shapes) is the bytes the general walk writes for every
+// contexts of many shapes, some with requests, messages and events pending) is the bytes the general walk writes for every
 // context: the flat path's plans carried across agents change nothing.
 func TestBinarySaveFlatLikeWalk(t *testing.T) {
 	h, err := New(Options{})
@@ -64,6 +64,11 @@ func TestBinarySaveFlatLikeWalk(t *testing.T) {
 		}
 		behs = append(behs, b)
 	}
+	pending, err := h.LoadString("pending.lua", pendingSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	behs = append(behs, pending) // agents with something pending between the flat ones
 	for i := range 60 {
 		b := behs[i%len(behs)]
 		opts := SpawnOptions{}
@@ -91,11 +96,17 @@ func TestBinarySaveFlatLikeWalk(t *testing.T) {
 			}
 		}
 		want := appendBinary(nil, copies)
-		flat := 0
+		flat, pend := 0, 0
 		for _, a := range h.agents {
+			if a.hasPending() {
+				pend++
+			}
 			if probe := (&encoder{once: true, seen: []*lua.LTable{a.ctx}}); probe.flatBin(a.ctx) {
 				flat++
 			}
+		}
+		if pend == 0 {
+			t.Fatalf("tick %d: no agent has anything pending", tick)
 		}
 		if flat < 20 || flat == len(h.agents) {
 			t.Fatalf("tick %d: %d contexts of %d take the flat path", tick, flat, len(h.agents))
