@@ -39,8 +39,9 @@ var ErrNotSyncable = errors.New("not a pointer to a struct with lua-tagged numbe
 // bind the object as well (under another key) for those. A snapshot saves
 // the table as plain data; after Restore, call Sync again: in
 // RestoreOptions.Attach, Sync fills the table the snapshot saved at key
-// (the fields scripts added to it stay), elsewhere it puts a new one
-// there.
+// (the fields scripts added to it stay; not where a script had put the
+// context itself or another synced key's table there), elsewhere it puts
+// a new one there.
 func (a *Agent) Sync(key string, ptr any) error {
 	if err := a.usable(); err != nil {
 		return err
