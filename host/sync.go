@@ -39,8 +39,9 @@ var ErrNotSyncable = errors.New("not a pointer to a struct with lua-tagged numbe
 // bind the object as well (under another key) for those. A snapshot saves
 // the table as plain data; after Restore, call Sync again: in
 // RestoreOptions.Attach, Sync fills the table the snapshot saved at key
-// (the fields scripts added to it stay), elsewhere it puts a new one
-// there.
+// (the fields scripts added to it stay; not where a script had put the
+// context itself or another synced key's table there), elsewhere it puts
+// a new one there.
 func (a *Agent) Sync(key string, ptr any) error {
 	if err := a.usable(); err != nil {
 		return err
@@ -79,14 +80,27 @@ func (a *Agent) Sync(key string, ptr any) error {
 // syncTable is the table Sync fills at key: while the agent is given to
 // RestoreOptions.Attach, the table its restore made at a key saved as
 // synced (restored: only what the agent saved reaches it, and the fields
-// its scripts added stay); else a new one.
+// its scripts added stay), unless a script had put the context itself
+// there or the table of another synced key (then Sync would write the
+// struct's fields into those); else a new one.
 func (a *Agent) syncTable(key string, fields int) (t *lua.LTable, restored bool) {
 	if a.h.attaching == a && slices.Contains(a.h.attachKeys, key) {
-		if t, ok := a.ctx.RawGetString(key).(*lua.LTable); ok && t.Metatable == lua.LNil {
+		if t, ok := a.ctx.RawGetString(key).(*lua.LTable); ok && t.Metatable == lua.LNil && t != a.ctx && !a.syncedElsewhere(key, t) {
 			return t, true
 		}
 	}
 	return a.w.vm.L.CreateTable(0, fields), false
+}
+
+// syncedElsewhere tells whether t is the table of a key other than key
+// that a's structs are synced through.
+func (a *Agent) syncedElsewhere(key string, t *lua.LTable) bool {
+	for _, s := range a.syncs {
+		if s.key != key && s.t == t {
+			return true
+		}
+	}
+	return false
 }
 
 // Unsync stops copying the object synced at key; the table stays in the
