@@ -251,11 +251,13 @@ func (h *Host) finishRestored(what string, out []*Agent, rebinds [][]boundSlot, 
 		}
 	}
 	if opts.Attach != nil {
-		defer func() { h.attaching, h.attachKeys = nil, nil }()
+		// A restore that Attach itself runs gives the outer one's back.
+		outer, outerKeys := h.attaching, h.attachKeys
+		defer func() { h.attaching, h.attachKeys = outer, outerKeys }()
 		for i, a := range out {
 			h.attaching, h.attachKeys = a, synced[i]
 			if err := opts.Attach(a, synced[i]); err != nil {
-				h.attaching, h.attachKeys = nil, nil
+				h.attaching, h.attachKeys = outer, outerKeys
 				undo()
 				return nil, fmt.Errorf("%s: agent %d: attach: %w", what, a.id, err)
 			}

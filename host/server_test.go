@@ -821,3 +821,38 @@ return ai.fsm { initial = "s", states = { s = {
 		h2.Close()
 	}
 }
+
+// A restore run inside Attach leaves the outer restore's Attach as it
+// was: Sync there still fills the table the outer save restored.
+func TestAttachSyncAfterNestedRestore(t *testing.T) {
+	src := `local ai = require("luaai")
+return ai.fsm { initial = "s", states = { s = {
+  enter = function(ctx) ctx.body.note = "kept" end } } }`
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h.Close()
+	b, err := h.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
+	require.NoError(t, err)
+	save, err := h.Snapshot()
+	require.NoError(t, err)
+
+	h2, err := host.New(host.Options{})
+	require.NoError(t, err)
+	defer h2.Close()
+	b2, err := h2.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	attach := func(a *host.Agent, synced []string) error { return a.Sync("body", &body{HP: 1}) }
+	got, err := h2.Import(save, host.ImportOptions{IDs: map[int]int{1: 10}, Attach: func(a *host.Agent, synced []string) error {
+		if _, err := h2.Import(save, host.ImportOptions{IDs: map[int]int{1: 20}, Attach: attach}, b2); err != nil {
+			return err
+		}
+		return attach(a, synced)
+	}}, b2)
+	require.NoError(t, err)
+	require.Equal(t, "kept", got[0].Get("body").(map[string]any)["note"])
+	inner, ok := h2.Agent(20)
+	require.True(t, ok)
+	require.Equal(t, "kept", inner.Get("body").(map[string]any)["note"])
+}
