@@ -315,7 +315,9 @@ func jsonRecord(what string, rec []byte, take func(*agentSnapshot) error) error 
 }
 
 // restoreBin makes the agent of a binary record: s and rng hold its plain
-// fields; its context, states and machines are read from r.
+// fields; its context, states and machines are read from r, and with
+// pending (a record of tag 3) what it has pending, its senders renamed by
+// ids (Import's id map).
 func (h *Host) restoreBin(b *Behaviour, r *binReader, s *agentSnapshot, rng []byte, pending bool, id int, ids map[int]int) (*Agent, []boundSlot, error) {
 	a, err := h.restoreHead(b, s, rng, id)
 	if err != nil {
