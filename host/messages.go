@@ -255,21 +255,32 @@ func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, 
 		if err != nil {
 			return into, fmt.Errorf("%s %q payload: %w", what, ev.Name, err)
 		}
-		if ev.From < 0 || ev.From > MaxID {
-			return into, fmt.Errorf("%s %q: sender %d is not an agent id", what, ev.Name, ev.From)
+		e, err := savedEvent(what, ev.Name, ev.From, ev.Age, &last, p, now, ids)
+		if err != nil {
+			return into, err
 		}
-		if ev.Age < 0 || ev.Age > maxSnapshotCount || (what != "message" && ev.Age != 0) {
-			return into, fmt.Errorf("%s %q: age %d out of range", what, ev.Name, ev.Age)
-		}
-		if last >= 0 && ev.Age > last {
-			return into, fmt.Errorf("%s %q: age %d after a message of age %d (messages are saved oldest first)", what, ev.Name, ev.Age, last)
-		}
-		last = ev.Age
-		from := ev.From
-		if to, ok := ids[from]; ok {
-			from = to
-		}
-		into = append(into, event{name: ev.Name, payload: p, from: from, at: now - ev.Age})
+		into = append(into, e)
 	}
 	return into, nil
+}
+
+// savedEvent is a saved event or message (what) of sender from and age
+// checked and made for a host after tick now, its sender renamed by ids;
+// last is the age of the one before it in its list (-1 for none), set to
+// this one's.
+func savedEvent(what, name string, from, age int, last *int, payload lua.LValue, now int, ids map[int]int) (event, error) {
+	if from < 0 || from > MaxID {
+		return event{}, fmt.Errorf("%s %q: sender %d is not an agent id", what, name, from)
+	}
+	if age < 0 || age > maxSnapshotCount || (what != "message" && age != 0) {
+		return event{}, fmt.Errorf("%s %q: age %d out of range", what, name, age)
+	}
+	if *last >= 0 && age > *last {
+		return event{}, fmt.Errorf("%s %q: age %d after a message of age %d (messages are saved oldest first)", what, name, age, *last)
+	}
+	*last = age
+	if to, ok := ids[from]; ok {
+		from = to
+	}
+	return event{name: name, payload: payload, from: from, at: now - age}, nil
 }

@@ -790,13 +790,7 @@ func TestAttachSyncKeepsScriptFields(t *testing.T) {
 return ai.fsm { initial = "s", states = { s = {
   enter = function(ctx) ctx.body.note = "seen at " .. ctx.body.hp end,
   update = function(ctx) ctx.body.x = ctx.body.x + 1 end } } }`
-	h, err := host.New(host.Options{})
-	require.NoError(t, err)
-	defer h.Close()
-	b, err := h.LoadString("unit.lua", src)
-	require.NoError(t, err)
-	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
-	require.NoError(t, err)
+	h := syncedUnitHost(t, src)
 	for _, format := range []host.SnapshotFormat{host.SnapshotJSON, host.SnapshotBinary} {
 		var save bytes.Buffer
 		require.NoError(t, h.WriteSnapshotWith(&save, host.SaveOptions{Format: format}))
@@ -828,13 +822,7 @@ func TestAttachSyncAfterNestedRestore(t *testing.T) {
 	src := `local ai = require("luaai")
 return ai.fsm { initial = "s", states = { s = {
   enter = function(ctx) ctx.body.note = "kept" end } } }`
-	h, err := host.New(host.Options{})
-	require.NoError(t, err)
-	defer h.Close()
-	b, err := h.LoadString("unit.lua", src)
-	require.NoError(t, err)
-	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
-	require.NoError(t, err)
+	h := syncedUnitHost(t, src)
 	save, err := h.Snapshot()
 	require.NoError(t, err)
 
@@ -855,4 +843,18 @@ return ai.fsm { initial = "s", states = { s = {
 	inner, ok := h2.Agent(20)
 	require.True(t, ok)
 	require.Equal(t, "kept", inner.Get("body").(map[string]any)["note"])
+}
+
+// syncedUnitHost is a host of one unit of src, a body of 7 hp synced at
+// "body".
+func syncedUnitHost(t *testing.T, src string) *host.Host {
+	t.Helper()
+	h, err := host.New(host.Options{})
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	b, err := h.LoadString("unit.lua", src)
+	require.NoError(t, err)
+	_, err = h.SpawnWith(b, host.SpawnOptions{Sync: map[string]any{"body": &body{HP: 7}}})
+	require.NoError(t, err)
+	return h
 }

@@ -94,7 +94,7 @@ func (h *Host) binarySave() ([]byte, error) {
 	ahead.start()
 	for i, a := range h.agents {
 		ahead.warm(i)
-		if len(a.incoming) == 0 && len(a.inbox) == 0 && !a.requestPending() {
+		if !a.hasPending() {
 			var err error
 			if b, err = w.directRecord(b, a, enc); err != nil {
 				return nil, err

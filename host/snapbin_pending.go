@@ -182,7 +182,7 @@ func (a *Agent) binPendingRead(r *binReader, d *decoder, now int, ids map[int]in
 		last := -1
 		for range n {
 			name := r.str()
-			from := r.varint()
+			from := max(min(r.varint(), MaxID+1), -1)
 			age := uint64(0)
 			if what == "message" {
 				age = r.uvarint()
@@ -194,21 +194,10 @@ func (a *Agent) binPendingRead(r *binReader, d *decoder, now int, ids map[int]in
 			if err != nil {
 				return fmt.Errorf("%s %q payload: %w", what, name, err)
 			}
-			if from < 0 || from > MaxID {
-				return fmt.Errorf("%s %q: sender %d is not an agent id", what, name, from)
+			ev, err := savedEvent(what, name, int(from), int(min(age, maxSnapshotCount+1)), &last, payload, now, ids)
+			if err != nil {
+				return err
 			}
-			if age > maxSnapshotCount {
-				return fmt.Errorf("%s %q: age %d out of range", what, name, age)
-			}
-			if last >= 0 && int(age) > last {
-				return fmt.Errorf("%s %q: age %d after a message of age %d (messages are saved oldest first)", what, name, age, last)
-			}
-			last = int(age)
-			sender := int(from)
-			if to, ok := ids[sender]; ok {
-				sender = to
-			}
-			ev := event{name: name, payload: payload, from: sender, at: now - int(age)}
 			if what == "event" {
 				a.incoming = append(a.incoming, ev)
 			} else {

@@ -108,19 +108,7 @@ func TestPendingAgentsAreBinaryRecords(t *testing.T) {
 	if got := recordTags(t, bin); !slices.Equal(got, []int{binRecPending, binRecPending, binRecPending, binRecAgent}) {
 		t.Fatalf("record tags %v", got)
 	}
-	h2, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h2.Close()
-	if _, err := h2.Restore(bin, loadPendingKinds(t, h2)...); err != nil {
-		t.Fatal(err)
-	}
-	again, err := h2.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(again) != string(want) {
+	if again := reloadedJSON(t, bin); string(again) != string(want) {
 		t.Fatalf("binary load, JSON save:\n%s\nwant\n%s", again, want)
 	}
 }
@@ -159,19 +147,7 @@ func TestBinaryJSONRecordsStillLoad(t *testing.T) {
 	if got := recordTags(t, b); !slices.Equal(got, []int{binRecJSON, binRecJSON, binRecJSON, binRecAgent}) {
 		t.Fatalf("record tags %v", got)
 	}
-	h2, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h2.Close()
-	if _, err := h2.Restore(b, loadPendingKinds(t, h2)...); err != nil {
-		t.Fatal(err)
-	}
-	again, err := h2.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(again) != string(want) {
+	if again := reloadedJSON(t, b); string(again) != string(want) {
 		t.Fatalf("load of JSON records, JSON save:\n%s\nwant\n%s", again, want)
 	}
 }
@@ -186,6 +162,25 @@ func loadPendingKinds(t *testing.T, h *Host) []*Behaviour {
 			t.Fatal(err)
 		}
 		out = append(out, b)
+	}
+	return out
+}
+
+// reloadedJSON is the JSON save of a host of pendingHost's behaviours
+// that restored data.
+func reloadedJSON(t *testing.T, data []byte) []byte {
+	t.Helper()
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Restore(data, loadPendingKinds(t, h)...); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Snapshot()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
