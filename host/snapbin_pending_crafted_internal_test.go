@@ -23,15 +23,7 @@ var craftedPayload = []byte{1, 0, 0, 0, binNil}
 // tag 3 with p pending; raw, when not nil, replaces what pending writes.
 func craftedSave(t *testing.T, p *binPending, raw []byte) []byte {
 	t.Helper()
-	h, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	b, err := h.LoadString("crafted.lua", craftedSrc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, b := craftedHost(t)
 	a, err := h.Spawn(b, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,16 +84,8 @@ func TestBinaryPendingCraftedRecords(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := craftedSave(t, tc.p, tc.raw)
-			h, err := New(Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close()
-			b, err := h.LoadString("crafted.lua", craftedSrc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = h.Restore(doc, b)
+			h, b := craftedHost(t)
+			_, err := h.Restore(doc, b)
 			if tc.name == "good" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -126,4 +110,20 @@ func TestBinaryPendingCraftedRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// craftedHost is a host with craftedSrc loaded and no agent, closed when
+// the test ends.
+func craftedHost(t *testing.T) (*Host, *Behaviour) {
+	t.Helper()
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	b, err := h.LoadString("crafted.lua", craftedSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, b
 }
