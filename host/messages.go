@@ -249,6 +249,9 @@ func encodeEvents(enc *encoder, what string, events []event, now int) ([]eventSn
 // decodeEvents reads them back into a host after tick now, appending to
 // into; ids renames senders (Import's id map).
 func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, now int, ids map[int]int) ([]event, error) {
+	if err := savedEvents(what, len(saved)); err != nil {
+		return into, err
+	}
 	last := -1
 	for _, ev := range saved {
 		p, err := d.decode(ev.Payload)
@@ -262,6 +265,16 @@ func decodeEvents(d *decoder, what string, saved []eventSnapshot, into []event, 
 		into = append(into, e)
 	}
 	return into, nil
+}
+
+// savedEvents checks the count of an agent's saved events: no more than
+// the MaxPendingEvents a running agent can be sent. (Messages are bounded
+// by the senders' quotas, and in a file by its size.)
+func savedEvents(what string, n int) error {
+	if what == "event" && n > MaxPendingEvents {
+		return fmt.Errorf("%d events waiting for the agent's next tick, more than the %d it can be sent", n, MaxPendingEvents)
+	}
+	return nil
 }
 
 // savedEvent is a saved event or message (what) of sender from and age

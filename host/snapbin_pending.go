@@ -179,6 +179,9 @@ func (a *Agent) binPendingRead(r *binReader, d *decoder, now int, ids map[int]in
 		if r.err != nil {
 			return r.err
 		}
+		if err := savedEvents(what, n); err != nil {
+			return err
+		}
 		last := -1
 		for range n {
 			name := r.str()

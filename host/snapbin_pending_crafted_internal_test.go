@@ -1,7 +1,9 @@
 package host
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -126,4 +128,67 @@ func craftedHost(t *testing.T) (*Host, *Behaviour) {
 		t.Fatal(err)
 	}
 	return h, b
+}
+
+// A load takes as many events waiting for an agent as it can be sent
+// (MaxPendingEvents) and refuses a file with more, in either format, as a
+// bad snapshot that names the count.
+func TestRestorePendingEventsCapped(t *testing.T) {
+	h, b := craftedHost(t)
+	a, err := h.Spawn(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxPendingEvents {
+		if err := a.Send("e", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Send("e", 0); err == nil {
+		t.Fatal("a send past MaxPendingEvents was taken")
+	}
+	for _, f := range []SnapshotFormat{SnapshotJSON, SnapshotBinary} {
+		var full bytes.Buffer
+		if err := h.WriteSnapshotWith(&full, SaveOptions{Format: f}); err != nil {
+			t.Fatal(err)
+		}
+		h2, b2 := craftedHost(t)
+		got, err := h2.Restore(full.Bytes(), b2)
+		if err != nil || len(got) != 1 || len(got[0].incoming) != MaxPendingEvents {
+			t.Fatalf("format %d: the full queue did not load: %v", f, err)
+		}
+	}
+
+	// One event more than a running agent can hold, crafted in each format.
+	var doc map[string]any
+	js, err := h.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ag := doc["agents"].([]any)[0].(map[string]any)
+	ag["events"] = append(ag["events"].([]any), ag["events"].([]any)[0])
+	over, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make([]binEvent, MaxPendingEvents+1)
+	for i := range events {
+		events[i] = binEvent{name: "e", payload: craftedPayload}
+	}
+	for name, data := range map[string][]byte{
+		"json":   over,
+		"binary": craftedSave(t, &binPending{events: events}, nil),
+	} {
+		h2, b2 := craftedHost(t)
+		_, err := h2.Restore(data, b2)
+		if !errors.Is(err, ErrBadSnapshot) || !strings.Contains(err.Error(), "65537 events") {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(h2.Agents()) != 0 {
+			t.Fatalf("%s: an agent was left behind", name)
+		}
+	}
 }
