@@ -226,7 +226,7 @@ func binPayload(r *binReader, d *decoder) (lua.LValue, error) {
 	if err == nil && r.i != end {
 		err = r.fail("the value ends at byte %d, not %d", r.i, end)
 	}
-	return v, err
+	return unbound(v), err
 }
 
 // requestFor is fsm n's pending request of kind to target, checked.

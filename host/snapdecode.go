@@ -94,12 +94,18 @@ func (d *decoder) decode(raw json.RawMessage) (lua.LValue, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("trailing data")
 	}
+	return unbound(v), nil
+}
+
+// unbound is a decoded value v as a whole: nil for a bound Go value, which
+// has no table slot to be bound again in (a payload that was one).
+func unbound(v lua.LValue) lua.LValue {
 	if ud, ok := v.(*lua.LUserData); ok {
 		if _, ok := ud.Value.(boundMark); ok {
-			return lua.LNil, nil // a bound value as a whole payload: nowhere to rebind it
+			return lua.LNil
 		}
 	}
-	return v, nil
+	return v
 }
 
 // objectKeys is the room a decoded object's table starts with for string
