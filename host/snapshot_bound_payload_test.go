@@ -26,14 +26,7 @@ type boundPayloadBody struct{ HP int }
 // payload or a field of it, and Rebind is asked only for the context's.
 func TestBoundPayloadsComeBackNil(t *testing.T) {
 	for _, f := range []host.SnapshotFormat{host.SnapshotJSON, host.SnapshotBinary} {
-		h, err := host.New(host.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := h.LoadString("bound.lua", boundPayloadSrc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, b := boundPayloadHost(t)
 		body := &boundPayloadBody{HP: 5}
 		a, err := h.Spawn(b, map[string]any{"body": body})
 		if err != nil {
@@ -51,14 +44,7 @@ func TestBoundPayloadsComeBackNil(t *testing.T) {
 		}
 		h.Close()
 
-		h2, err := host.New(host.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b2, err := h2.LoadString("bound.lua", boundPayloadSrc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h2, b2 := boundPayloadHost(t)
 		var paths []string
 		got, err := h2.RestoreFrom(&doc, host.RestoreOptions{Rebind: func(_ *host.Agent, path string) any {
 			paths = append(paths, path)
@@ -78,4 +64,19 @@ func TestBoundPayloadsComeBackNil(t *testing.T) {
 		}
 		h2.Close()
 	}
+}
+
+// boundPayloadHost is a host with boundPayloadSrc loaded.
+func boundPayloadHost(t *testing.T) (*host.Host, *host.Behaviour) {
+	t.Helper()
+	h, err := host.New(host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.LoadString("bound.lua", boundPayloadSrc)
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	return h, b
 }
