@@ -76,19 +76,8 @@ func benchIntervals(b *testing.B, agents int) {
 		{"tiered", func(id int) int { return map[bool]int{true: 1, false: 4}[id%5 == 0] }},
 		{"floor", func(id int) int { return map[bool]int{true: 1, false: 0}[id%5 == 0 || id%4 == 0] }},
 	}
-	hosts := make([]*host.Host, len(kinds))
-	for i, kd := range kinds {
-		h, all := lodAgents(b, agents)
-		defer h.Close()
-		for _, a := range all {
-			if k := kd.k(a.ID()); k > 0 {
-				gmust(b, a.SetInterval(k))
-			} else {
-				gmust(b, h.Remove(a)) // its memory stays where it was
-			}
-		}
-		hosts[i] = h
-	}
+	hosts := shapedHosts(b, agents, kinds[0].k, kinds[1].k, kinds[2].k)
+	defer closeHosts(hosts)
 	// Each frame's CPU time on the game loop's thread (the one worker
 	// ticks on the goroutine that calls Tick), which a busy machine's other
 	// processes do not inflate as they do wall time; the process's CPU
@@ -112,9 +101,6 @@ func benchIntervals(b *testing.B, agents int) {
 		for _, h := range hosts {
 			gmust(b, h.Tick(0.05))
 		}
-	}
-	for i := range times {
-		times[i] = frameTimes{}
 	}
 	b.ResetTimer()
 	for range b.N {
@@ -177,23 +163,14 @@ func BenchmarkIntervalLocality(b *testing.B) {
 	const agents = 50_000
 	shapes := []struct {
 		name string
-		keep func(id int) bool
+		keep func(id int) int
 	}{
-		{"all", func(int) bool { return true }},
-		{"contiguous-40%", func(id int) bool { return id <= 2*agents/5 }},
-		{"spread-40%", func(id int) bool { return id%5 < 2 }},
+		{"all", func(int) int { return 1 }},
+		{"contiguous-40%", func(id int) int { return map[bool]int{true: 1}[id <= 2*agents/5] }},
+		{"spread-40%", func(id int) int { return map[bool]int{true: 1}[id%5 < 2] }},
 	}
-	hosts := make([]*host.Host, len(shapes))
-	for i, s := range shapes {
-		h, all := lodAgents(b, agents)
-		defer h.Close()
-		for _, a := range all {
-			if !s.keep(a.ID()) {
-				gmust(b, h.Remove(a))
-			}
-		}
-		hosts[i] = h
-	}
+	hosts := shapedHosts(b, agents, shapes[0].keep, shapes[1].keep, shapes[2].keep)
+	defer closeHosts(hosts)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for range 4 {
@@ -216,6 +193,31 @@ func BenchmarkIntervalLocality(b *testing.B) {
 	}
 	for i, s := range shapes[1:] {
 		b.ReportMetric(median(ratios[i+1]), s.name+"/all")
+	}
+}
+
+// shapedHosts is a host of lodAgents for each shape (the caller closes
+// them): the agent of each id gets the interval shape gives it, or is removed
+// for 0 (its memory stays where it was).
+func shapedHosts(b *testing.B, agents int, shapes ...func(id int) int) []*host.Host {
+	hosts := make([]*host.Host, len(shapes))
+	for i, shape := range shapes {
+		h, all := lodAgents(b, agents)
+		for _, a := range all {
+			if k := shape(a.ID()); k > 0 {
+				gmust(b, a.SetInterval(k))
+			} else {
+				gmust(b, h.Remove(a))
+			}
+		}
+		hosts[i] = h
+	}
+	return hosts
+}
+
+func closeHosts(hosts []*host.Host) {
+	for _, h := range hosts {
+		h.Close()
 	}
 }
 
